@@ -1,0 +1,106 @@
+// The values that flow between adapters and audits. Adapters (git, coverage data files,
+// frozen lists) produce these; audits are pure functions over them. Paths are always
+// repository-relative and POSIX ("src/app/x.py") once they reach the core.
+
+// ---------------------------------------------------------------------------------------------
+// Patch: what git (or a user-supplied unified diff) says changed.
+
+export type ChangeStatus =
+  | "added"
+  | "modified"
+  | "deleted"
+  | "renamed"
+  | "copied"
+  | "mode-changed"
+  | "type-changed";
+
+export interface ChangedFile {
+  /** Path in the new tree (for a deletion: the path that was deleted). */
+  path: string;
+  /** Path in the old tree when it differs (renames, copies); otherwise null. */
+  oldPath: string | null;
+  status: ChangeStatus;
+  /** git could not show a text diff ("Binary files ... differ"). */
+  binary: boolean;
+  /** A gitlink (submodule pointer) change, not a file with lines. */
+  submodule: boolean;
+  /** Added or modified lines, numbered in the new file; ascending, unique. */
+  addedLines: number[];
+}
+
+export type PatchSource =
+  | { kind: "range"; base: string; head: string; mergeBase: string }
+  | { kind: "staged" }
+  | { kind: "worktree" }
+  | { kind: "diff"; file: string };
+
+export interface Patch {
+  source: PatchSource;
+  files: ChangedFile[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Coverage: which contexts (tests) executed which lines.
+
+export type CoverageFormat = "coverage.py-sqlite" | "coverage.py-json";
+
+export interface CoverageMeta {
+  format: CoverageFormat;
+  /** The data files read (absolute paths), e.g. ".coverage" and its parallel ".coverage.*". */
+  dataFiles: string[];
+  /** coverage.py version that wrote the data, when recorded. */
+  coverageVersion: string | null;
+  /** Branch (arc) data rather than line data. */
+  hasArcs: boolean;
+  /** When the data was recorded (newest of the files), when known. */
+  recordedAt: Date | null;
+}
+
+/**
+ * Read access to per-test coverage data. Implementations read lazily: the audit asks only
+ * for the files the patch touched.
+ */
+export interface CoverageSource {
+  readonly meta: CoverageMeta;
+  /** Every measured file path exactly as stored in the data (absolute or relative). */
+  measuredPaths(): string[];
+  /** Every distinct context name in the data (including the empty context ""). */
+  contextNames(): string[];
+  /**
+   * For each requested path (as stored in the data): line number -> names of the contexts
+   * that executed it. Lines <= 0 are dropped. Paths not in the data are absent from the map.
+   */
+  executedLines(paths: readonly string[]): Map<string, Map<number, string[]>>;
+  /**
+   * The statement lines coverage.py itself computed (JSON report: executed, missing and
+   * excluded lines), or null when the data does not carry them (the SQLite data file).
+   */
+  statements(path: string): ReadonlySet<number> | null;
+  close(): void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests and contexts.
+
+/** The part of a test a context was recorded in. `null`: the context name does not say. */
+export type TestPhase = "setup" | "run" | "teardown" | null;
+
+/** A context name understood as (test, phase), or as "no test" (testId null). */
+export interface ParsedContext {
+  raw: string;
+  /** pytest node id ("tests/test_a.py::TestX::test_y[p]"), or null for code outside tests. */
+  testId: string | null;
+  phase: TestPhase;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Python statements (for the SQLite path, where the data file has no statement list).
+
+export interface StatementMap {
+  /**
+   * First line of the statement that `line` belongs to (a continuation line of a multi-line
+   * statement maps to the statement's first line), or null when the line is not part of any
+   * statement (blank, comment, docstring, `else:`-like headers without code, ...).
+   */
+  statementOf(line: number): number | null;
+}
