@@ -1,0 +1,534 @@
+// The git adapter: runs git (no shell) to turn a base ref, the index or the work tree into a
+// Patch, and answers the small questions the CLI asks (repository root, HEAD, which paths on
+// disk differ from HEAD). Every diff runs with pinned options and a neutral environment, so the
+// user's or the machine's git config cannot change which lines count as changed.
+//
+// Each diff is read twice: as a -U0 patch (for line numbers) and as `--name-status -z` (whose
+// NUL-separated names are unambiguous). The parser's file list must match git's own list
+// exactly, or the run stops as a freezegate bug instead of auditing a misread patch.
+
+import { isUtf8 } from "node:buffer";
+import { spawn } from "node:child_process";
+import { lstat, open, stat } from "node:fs/promises";
+import { devNull } from "node:os";
+import { join } from "node:path";
+import { GitError, InputError, InternalError } from "../core/errors.js";
+import type { ChangedFile, Patch } from "../core/model.js";
+import { GIT_PREFIXES, parseUnifiedDiff } from "../core/unified-diff.js";
+
+/**
+ * Config that would otherwise change `git diff` output, set back to git's defaults on every
+ * call. Command-line `-c` wins over system, global, repository and GIT_CONFIG_* settings.
+ */
+export const PINNED_GIT_CONFIG: readonly string[] = [
+  "core.quotePath=false",
+  "diff.noprefix=false",
+  "diff.mnemonicPrefix=false",
+  "diff.relative=false",
+  "diff.renames=true",
+  "diff.suppressBlankEmpty=false",
+  "diff.ignoreSubmodules=none",
+  `diff.orderFile=${devNull}`,
+  "color.ui=never",
+  // The user's global gitattributes could mark sources `-diff` (binary) or give them a textconv
+  // driver; the repository's own .gitattributes still apply, as they do in CI.
+  `core.attributesFile=${devNull}`,
+];
+
+/**
+ * Flags of every patch diff. -U0: hunks hold only changed lines. -M: renames (a moved file's
+ * unchanged lines are not changes), but no -C: a copy then shows as a new file whose every line
+ * counts, which is what an audit of new code wants. myers and the indent heuristic are git's
+ * defaults, pinned because diff.algorithm / diff.indentHeuristic move hunks.
+ */
+export const PINNED_DIFF_FLAGS: readonly string[] = [
+  "--no-color",
+  "--no-ext-diff",
+  "--no-textconv",
+  "--src-prefix=a/",
+  "--dst-prefix=b/",
+  "--submodule=short",
+  "--ignore-submodules=none",
+  "-M",
+  "--no-relative",
+  "--diff-algorithm=myers",
+  "--indent-heuristic",
+  "--inter-hunk-context=0",
+];
+
+// git's buffer_is_binary() looks for a NUL in the first 8000 bytes; files above
+// core.bigFileThreshold (512 MiB by default) are always shown as binary.
+const BINARY_SNIFF_BYTES = 8000;
+const BIG_FILE_BYTES = 512 * 1024 * 1024;
+
+interface GitResult {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/**
+ * The environment for git: the caller's (so GIT_DIR / GIT_INDEX_FILE set by a hook still
+ * apply), minus the variables that rewrite diff output (GIT_DIFF_OPTS overrides -U;
+ * GIT_EXTERNAL_DIFF), with C-locale messages (the error patterns below are English), literal
+ * pathspecs and no optional index writes.
+ */
+function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.GIT_DIFF_OPTS;
+  delete env.GIT_EXTERNAL_DIFF;
+  delete env.LANGUAGE;
+  return {
+    ...env,
+    LC_ALL: "C",
+    GIT_OPTIONAL_LOCKS: "0",
+    GIT_LITERAL_PATHSPECS: "1",
+    GIT_ATTR_NOSYSTEM: "1",
+    GIT_TERMINAL_PROMPT: "0",
+  };
+}
+
+function runGit(cwd: string, args: string[], input?: string): Promise<GitResult> {
+  const full = ["--no-pager", ...PINNED_GIT_CONFIG.flatMap((c) => ["-c", c]), ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", full, { cwd, env: gitEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === "ENOENT"
+          ? new GitError("git is not installed or not on PATH", {
+              fix: "install git (2.28 or newer) and make sure `git --version` works",
+              cause: error,
+            })
+          : new GitError(`could not run git: ${error.message}`, {
+              fix: "check that git runs in this directory",
+              cause: error,
+            }),
+      );
+    });
+    child.on("close", (code) => {
+      resolve({
+        code: code ?? 128,
+        stdout: Buffer.concat(out),
+        stderr: Buffer.concat(err).toString("utf8"),
+      });
+    });
+    // A git that exits early (bad args) closes stdin; that is reported through `close`.
+    child.stdin.on("error", () => {});
+    child.stdin.end(input ?? "");
+  });
+}
+
+/** The line of git's stderr worth quoting: the first fatal/error line, else the first line. */
+function firstStderrLine(stderr: string): string {
+  const lines = stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
+  const line = lines.find((l) => /^(fatal|error):/.test(l)) ?? lines[0] ?? "(no message)";
+  return line.replace(/^(fatal|error):\s*/, "");
+}
+
+/** Errors any git command can hit, with what to do about them. */
+function gitFailure(args: string[], result: GitResult, cwd: string): GitError {
+  const line = firstStderrLine(result.stderr);
+  if (/not a git repository/i.test(result.stderr)) {
+    return new GitError(`${cwd} is not inside a git repository`, {
+      fix: "run freezegate inside your repository's work tree, or pass --diff FILE with a unified diff",
+    });
+  }
+  if (/detected dubious ownership/i.test(result.stderr)) {
+    return new GitError(`git refuses to read ${cwd}: the repository is owned by another user`, {
+      fix: `mark it as safe: git config --global --add safe.directory ${cwd}`,
+    });
+  }
+  return new GitError(`git ${args[0]} failed: ${line}`, {
+    fix: `run \`git ${args.join(" ")}\` in ${cwd} to see git's full message`,
+  });
+}
+
+async function gitOk(cwd: string, args: string[], input?: string): Promise<Buffer> {
+  const result = await runGit(cwd, args, input);
+  if (result.code !== 0) throw gitFailure(args, result, cwd);
+  return result.stdout;
+}
+
+function splitNul(buffer: Buffer): string[] {
+  return buffer
+    .toString("utf8")
+    .split("\0")
+    .filter((s) => s !== "");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repository questions.
+
+/** The top of the work tree that contains `cwd`. */
+export async function findRepoRoot(cwd: string): Promise<string> {
+  const info = await stat(cwd).catch(() => null);
+  if (!info?.isDirectory()) {
+    throw new InputError(`directory ${cwd} does not exist`, {
+      fix: "run freezegate from (or point it at) your repository's work tree",
+    });
+  }
+  const args = ["rev-parse", "--show-toplevel"];
+  const result = await runGit(cwd, args);
+  const root = result.stdout.toString("utf8").trim();
+  if (result.code !== 0 || root === "") {
+    if (result.code !== 0 && !/must be run in a work tree/.test(result.stderr)) {
+      throw gitFailure(args, result, cwd);
+    }
+    throw new GitError(`${cwd} is not inside a git work tree (a bare repository or .git itself)`, {
+      fix: "run freezegate inside the checked-out work tree",
+    });
+  }
+  return root;
+}
+
+/** The commit HEAD points at. */
+export async function readHeadCommit(root: string): Promise<string> {
+  const head = await tryHeadCommit(root);
+  if (head === null) {
+    throw new GitError("the repository has no commits yet (HEAD does not point at a commit)", {
+      fix: "commit first, or audit the staged changes with --staged",
+    });
+  }
+  return head;
+}
+
+async function tryHeadCommit(root: string): Promise<string | null> {
+  const args = ["rev-parse", "--verify", "-q", "HEAD^{commit}"];
+  const result = await runGit(root, args);
+  if (result.code === 1) return null;
+  if (result.code !== 0) throw gitFailure(args, result, root);
+  return result.stdout.toString("utf8").trim();
+}
+
+/** Is this a shallow clone (history cut off, e.g. actions/checkout's default depth 1)? */
+export async function isShallowRepository(root: string): Promise<boolean> {
+  const out = await gitOk(root, ["rev-parse", "--is-shallow-repository"]);
+  return out.toString("utf8").trim() === "true";
+}
+
+/** Resolve a ref to a commit SHA, or null when the ref does not exist (or is no commit). */
+export async function resolveCommit(root: string, ref: string): Promise<string | null> {
+  // A leading "-" would be read as an option; git forbids such ref names anyway.
+  if (ref === "" || ref.startsWith("-")) return null;
+  const args = ["rev-parse", "--verify", "-q", "--end-of-options", `${ref}^{commit}`];
+  const result = await runGit(root, args);
+  if (result.code === 1) return null;
+  if (result.code !== 0) throw gitFailure(args, result, root);
+  return result.stdout.toString("utf8").trim();
+}
+
+/** How to fetch a missing ref: `git fetch origin main` for "origin/main". */
+async function fetchCommand(root: string, ref: string): Promise<string> {
+  const remotes = (await gitOk(root, ["remote"])).toString("utf8").split("\n");
+  const short = ref.replace(/^refs\/remotes\//, "");
+  for (const remote of remotes.filter((r) => r !== "")) {
+    if (short.startsWith(`${remote}/`)) {
+      return `git fetch ${remote} ${short.slice(remote.length + 1)}`;
+    }
+  }
+  return `git fetch origin ${ref}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Patches.
+
+/**
+ * The changes on `head` since it forked from `base`: `git diff $(git merge-base base head) head`,
+ * the meaning of `base...head`. Never `base..head`, which would also count (reverted) every
+ * change made on `base` since the fork.
+ */
+export async function patchFromRange(root: string, base: string, head = "HEAD"): Promise<Patch> {
+  const baseSha = await resolveCommit(root, base);
+  if (baseSha === null) {
+    const shallow = await isShallowRepository(root);
+    throw new GitError(
+      `base ref '${base}' does not exist in this ${shallow ? "shallow " : ""}clone (or is not a commit)`,
+      {
+        fix: `fetch it first (\`${await fetchCommand(root, base)}\`); in GitHub Actions use actions/checkout with fetch-depth: 0`,
+      },
+    );
+  }
+  const headSha = await resolveCommit(root, head);
+  if (headSha === null) {
+    throw new GitError(`head ref '${head}' does not exist (or is not a commit)`, {
+      fix: "pass an existing branch, tag or commit as the head",
+    });
+  }
+  const mergeBase = await findMergeBase(root, base, head, baseSha, headSha);
+  const files = await diffFiles(root, [mergeBase, headSha]);
+  return { source: { kind: "range", base, head, mergeBase }, files };
+}
+
+async function findMergeBase(
+  root: string,
+  base: string,
+  head: string,
+  baseSha: string,
+  headSha: string,
+): Promise<string> {
+  const args = ["merge-base", baseSha, headSha];
+  const result = await runGit(root, args);
+  const sha = result.stdout.toString("utf8").trim();
+  if (result.code === 0 && sha !== "") return sha;
+  if (result.code !== 1) throw gitFailure(args, result, root);
+  if (await isShallowRepository(root)) {
+    throw new GitError(
+      `no merge base between '${base}' and '${head}': this clone is shallow and the commits that join them were not fetched`,
+      {
+        fix: "fetch the history: actions/checkout with fetch-depth: 0, or `git fetch --deepen=200` (or `git fetch --unshallow`)",
+      },
+    );
+  }
+  throw new GitError(
+    `'${base}' and '${head}' have no common history (unrelated histories), so there is no merge base to diff from`,
+    { fix: `pass as --base the branch that '${head}' was branched from` },
+  );
+}
+
+/** What is staged: the index against HEAD (against nothing before the first commit). */
+export async function patchFromStaged(root: string): Promise<Patch> {
+  const unmerged = splitNul(await gitOk(root, ["ls-files", "-u", "-z"]))
+    .map((entry) => entry.slice(entry.indexOf("\t") + 1))
+    .filter((p, i, all) => all.indexOf(p) === i);
+  if (unmerged.length > 0) {
+    throw new GitError(
+      `the index has unresolved merge conflicts (${unmerged.slice(0, 3).join(", ")}${unmerged.length > 3 ? ", ..." : ""})`,
+      { fix: "resolve the conflicts and `git add` the files, or audit the work tree instead" },
+    );
+  }
+  return { source: { kind: "staged" }, files: await diffFiles(root, ["--cached"]) };
+}
+
+/**
+ * The work tree against HEAD: staged and unstaged edits, plus untracked files that are not
+ * ignored, each counted as a new file with all its lines. Someone auditing their work tree
+ * expects the module they just created (and have not `git add`ed yet) to count; leaving it out
+ * would hide exactly the newest code.
+ */
+export async function patchFromWorktree(root: string): Promise<Patch> {
+  const head = (await tryHeadCommit(root)) ?? (await emptyTree(root));
+  const [tracked, untracked] = await Promise.all([diffFiles(root, [head]), untrackedFiles(root)]);
+  const seen = new Set(tracked.map((f) => f.path));
+  const clash = untracked.find((f) => seen.has(f.path));
+  if (clash) {
+    throw new InternalError(`untracked file ${clash.path} is also in the diff against HEAD`);
+  }
+  const files = [...tracked, ...untracked].sort((a, b) =>
+    a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
+  );
+  return { source: { kind: "worktree" }, files };
+}
+
+/** Diff with the pinned options, parsed, and checked against git's own list of names. */
+async function diffFiles(root: string, revs: string[]): Promise<ChangedFile[]> {
+  const patchArgs = ["diff", "-U0", ...PINNED_DIFF_FLAGS, ...revs, "--"];
+  const namesArgs = ["diff", "--name-status", "-z", ...PINNED_DIFF_FLAGS, ...revs, "--"];
+  const [patch, names] = await Promise.all([gitOk(root, patchArgs), gitOk(root, namesArgs)]);
+  let files: ChangedFile[];
+  try {
+    files = parseUnifiedDiff(patch.toString("utf8"), {
+      prefixes: GIT_PREFIXES,
+      source: "git diff output",
+    });
+  } catch (error) {
+    // git's own pinned output must always parse; if it does not, the bug is ours.
+    if (!(error instanceof InputError)) throw error;
+    throw new InternalError(`could not read git's diff output: ${error.message}`, {
+      fix: "report this as a freezegate bug, with the file names involved",
+      cause: error,
+    });
+  }
+  if (!isUtf8(patch)) {
+    // Content may be any encoding (line counting does not care), but a path that is not UTF-8
+    // cannot be matched against coverage data reliably.
+    const bad = files.find((f) => f.path.includes("\uFFFD") || f.oldPath?.includes("\uFFFD"));
+    if (bad) {
+      throw new GitError(`the changed path "${bad.path}" is not valid UTF-8`, {
+        fix: "rename the file to a UTF-8 name, or pass --diff with a diff you prepared",
+      });
+    }
+  }
+  checkAgainstNameStatus(files, names);
+  return files;
+}
+
+const STATUS_LETTER: Record<ChangedFile["status"], string> = {
+  added: "A",
+  deleted: "D",
+  modified: "M",
+  "mode-changed": "M",
+  renamed: "R",
+  copied: "C",
+  "type-changed": "T",
+};
+
+/**
+ * The parsed patch must name exactly the files `git diff --name-status -z` names (same diff
+ * options); otherwise InternalError. Exported for its unit test.
+ */
+export function checkAgainstNameStatus(files: ChangedFile[], nameStatus: Buffer): void {
+  const tokens = nameStatus.toString("utf8").split("\0");
+  if (tokens.at(-1) === "") tokens.pop();
+  const fromGit: string[] = [];
+  for (let i = 0; i < tokens.length; ) {
+    const letter = (tokens[i] ?? "").charAt(0);
+    if (letter === "R" || letter === "C") {
+      fromGit.push(`${letter} ${tokens[i + 1]} -> ${tokens[i + 2]}`);
+      i += 3;
+    } else {
+      fromGit.push(`${letter} ${tokens[i + 1]}`);
+      i += 2;
+    }
+  }
+  const fromPatch = files.map((f) =>
+    f.oldPath === null
+      ? `${STATUS_LETTER[f.status]} ${f.path}`
+      : `${STATUS_LETTER[f.status]} ${f.oldPath} -> ${f.path}`,
+  );
+  const a = [...fromGit].sort();
+  const b = [...fromPatch].sort();
+  const differ = a.length !== b.length || a.some((x, i) => x !== b[i]);
+  if (differ) {
+    const missing = a.filter((x) => !b.includes(x));
+    const extra = b.filter((x) => !a.includes(x));
+    throw new InternalError(
+      `the diff parser disagrees with git --name-status: git lists [${missing.join("; ")}], the parser has [${extra.join("; ")}]`,
+      { fix: "report this as a freezegate bug, with the file names involved" },
+    );
+  }
+}
+
+async function emptyTree(root: string): Promise<string> {
+  // Computed rather than hard-coded: SHA-256 repositories have a different empty tree.
+  return (await gitOk(root, ["hash-object", "-t", "tree", devNull])).toString("utf8").trim();
+}
+
+/** Untracked, non-ignored files as new files with every line added. */
+async function untrackedFiles(root: string): Promise<ChangedFile[]> {
+  const paths = splitNul(await gitOk(root, ["ls-files", "--others", "--exclude-standard", "-z"]));
+  if (paths.length === 0) return [];
+  // The repository's .gitattributes can mark files binary (`-diff`, `binary`), as git diff
+  // would honour them for tracked files.
+  const attrOut = (
+    await gitOk(root, ["check-attr", "-z", "--stdin", "diff"], `${paths.join("\0")}\0`)
+  )
+    .toString("utf8")
+    .split("\0");
+  const noDiff = new Set<string>();
+  const forceText = new Set<string>();
+  // Output records are "<path> NUL diff NUL <value> NUL".
+  for (let i = 0; i + 2 < attrOut.length; i += 3) {
+    const path = attrOut[i] as string;
+    const value = attrOut[i + 2];
+    if (value === "unset") noDiff.add(path);
+    if (value === "set") forceText.add(path);
+  }
+  return Promise.all(
+    paths.map(async (path): Promise<ChangedFile> => {
+      const entry = { oldPath: null, status: "added" as const, submodule: false, binary: false };
+      // ls-files shows a nested repository (not yet a submodule) as "dir/".
+      if (path.endsWith("/")) {
+        return { ...entry, path: path.slice(0, -1), submodule: true, addedLines: [] };
+      }
+      const full = join(root, path);
+      const info = await lstat(full);
+      if (info.isSymbolicLink()) {
+        // git shows a new symlink as one line: its target.
+        return { ...entry, path, addedLines: [1] };
+      }
+      if (noDiff.has(path) || info.size > BIG_FILE_BYTES) {
+        return { ...entry, path, binary: true, addedLines: [] };
+      }
+      const { lines, binary } = await scanFile(full);
+      if (binary && !forceText.has(path)) return { ...entry, path, binary: true, addedLines: [] };
+      return { ...entry, path, addedLines: Array.from({ length: lines }, (_, i) => i + 1) };
+    }),
+  );
+}
+
+/** Count lines the way git does (a last line without "\n" counts) and sniff for binary. */
+async function scanFile(path: string): Promise<{ lines: number; binary: boolean }> {
+  const handle = await open(path, "r");
+  try {
+    const chunk = Buffer.alloc(64 * 1024);
+    let lines = 0;
+    let offset = 0;
+    let last = 0x0a;
+    let binary = false;
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      const view = chunk.subarray(0, bytesRead);
+      if (offset < BINARY_SNIFF_BYTES) {
+        const nul = view.indexOf(0);
+        if (nul !== -1 && offset + nul < BINARY_SNIFF_BYTES) binary = true;
+      }
+      for (let i = view.indexOf(0x0a); i !== -1; i = view.indexOf(0x0a, i + 1)) lines++;
+      last = view[bytesRead - 1] ?? last;
+      offset += bytesRead;
+    }
+    if (offset > 0 && last !== 0x0a) lines++;
+    return { lines, binary };
+  } finally {
+    await handle.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Work tree versus HEAD.
+
+/**
+ * Which of `paths` differ between the work tree and HEAD: modified, deleted, or present on disk
+ * while HEAD has no such path. The CLI refuses to audit a range whose files on disk (the ones
+ * coverage measured) are not the ones the diff describes.
+ */
+export async function changedPathsDirty(root: string, paths: readonly string[]): Promise<string[]> {
+  if (paths.length === 0) return [];
+  await readHeadCommit(root);
+  const changed = new Set(
+    splitNul(
+      await gitOk(root, [
+        "diff",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--no-ext-diff",
+        "--no-relative",
+        "--ignore-submodules=none",
+        "HEAD",
+        "--",
+      ]),
+    ),
+  );
+  const unique = [...new Set(paths)];
+  const onDiskOnly: string[] = [];
+  const rest = unique.filter((p) => !changed.has(p));
+  const exists = await Promise.all(
+    rest.map((p) =>
+      lstat(join(root, p)).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  const present = rest.filter((_, i) => exists[i]);
+  if (present.length > 0) {
+    const inHead = new Set<string>();
+    // Chunked so a long path list cannot exceed the OS argument limit.
+    for (let i = 0; i < present.length; i += 200) {
+      const chunk = present.slice(i, i + 200);
+      const out = await gitOk(root, ["ls-tree", "-z", "--name-only", "HEAD", "--", ...chunk]);
+      for (const p of splitNul(out)) inHead.add(p);
+    }
+    for (const p of present) if (!inHead.has(p)) onDiskOnly.push(p);
+  }
+  const dirty = new Set([...unique.filter((p) => changed.has(p)), ...onDiskOnly]);
+  return unique.filter((p) => dirty.has(p));
+}
