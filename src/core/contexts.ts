@@ -1,0 +1,177 @@
+// Context names -> tests. coverage.py labels each executed line with a context; which test
+// that context stands for depends on who recorded it:
+//   pytest-cov --cov-context=test   "tests/test_a.py::test_x[p|q]|run"   (node id + phase)
+//   coverage dynamic_context=test_function   "tests.test_a.TestX.test_y" (dotted, no phase)
+//   the empty context ""            code run outside any test (imports, collection)
+// Static contexts are prefixed with "static|". We never guess: a dotted name becomes a node
+// id only when exactly one test file in the repository can be its module.
+
+import { InputError } from "./errors.js";
+import type { ParsedContext, TestPhase } from "./model.js";
+
+const PHASES = new Set(["run", "setup", "teardown"]);
+
+export type ContextStyle = "pytest-cov" | "test-function" | "none";
+
+/**
+ * Parse a pytest-cov context name. The phase is after the LAST "|" (parameter ids may contain
+ * "|" and "::"). A static-context prefix ("shardA|tests/x.py::t|run") is recognised because a
+ * node id's file part (before the first "::") never contains "|".
+ */
+export function parsePytestCovContext(raw: string): ParsedContext | null {
+  const bar = raw.lastIndexOf("|");
+  if (bar < 0) return null;
+  const phase = raw.slice(bar + 1);
+  if (!PHASES.has(phase)) return null;
+  let nodeId = raw.slice(0, bar);
+  const sep = nodeId.indexOf("::");
+  if (sep < 0) return null;
+  const staticBar = nodeId.lastIndexOf("|", sep);
+  if (staticBar >= 0) nodeId = nodeId.slice(staticBar + 1);
+  if (nodeId.indexOf("::") <= 0) return null;
+  return { raw, testId: nodeId, phase: phase as TestPhase };
+}
+
+const DOTTED = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/;
+
+/** The dynamic part of a context name (after a static prefix), for dotted test_function names. */
+function dynamicPart(raw: string): string {
+  const bar = raw.lastIndexOf("|");
+  return bar < 0 ? raw : raw.slice(bar + 1);
+}
+
+export function looksLikeDottedTest(raw: string): boolean {
+  return DOTTED.test(dynamicPart(raw));
+}
+
+/** Python files grouped by module name (basename without ".py"), for dotted-name lookups. */
+export type ModuleIndex = Map<string, string[]>;
+
+export function buildModuleIndex(pythonFiles: Iterable<string>): ModuleIndex {
+  const index: ModuleIndex = new Map();
+  for (const file of pythonFiles) {
+    if (!file.endsWith(".py")) continue;
+    const stem = file.slice(file.lastIndexOf("/") + 1, -3);
+    const list = index.get(stem);
+    if (list) list.push(file);
+    else index.set(stem, [file]);
+  }
+  return index;
+}
+
+/**
+ * Candidate node ids for a dotted test_function name. "tests.test_b.TestCalc.test_mul" can be
+ * tests/test_b.py::TestCalc::test_mul, or tests/test_b/TestCalc.py::test_mul, and, because
+ * pytest's rootdir-less imports name a module by its basename, any ".../test_b.py": every
+ * split whose module path is the tail of an existing file is a candidate.
+ */
+export function dottedCandidates(dotted: string, modules: ModuleIndex): string[] {
+  const parts = dynamicPart(dotted).split(".");
+  const out: string[] = [];
+  for (let i = 1; i < parts.length; i++) {
+    const files = modules.get(parts[i - 1] as string);
+    if (!files) continue;
+    const tail = `${parts.slice(0, i).join("/")}.py`;
+    for (const file of files) {
+      if (file === tail || file.endsWith(`/${tail}`)) {
+        out.push([file, ...parts.slice(i)].join("::"));
+      }
+    }
+  }
+  return out;
+}
+
+export interface ContextIndex {
+  style: ContextStyle;
+  /** raw context name -> parsed (testId null for "no test" contexts). */
+  byName: Map<string, ParsedContext>;
+  /** Every test id that appears in the data, in first-seen order. */
+  testIds: Set<string>;
+  /** Context names that name no test (the empty context, static-only labels). */
+  nonTestContexts: string[];
+}
+
+/**
+ * Understand every context name in the data. Mixed styles are refused (a data file combined
+ * from a pytest-cov run and a test_function run cannot be read consistently). Dotted names are
+ * mapped to node ids only when exactly one candidate exists; otherwise this throws with the
+ * names that could not be mapped.
+ */
+export function indexContexts(names: readonly string[], modules: ModuleIndex): ContextIndex {
+  const byName = new Map<string, ParsedContext>();
+  const testIds = new Set<string>();
+  const nonTestContexts: string[] = [];
+  let pytestCov = 0;
+  const dotted: string[] = [];
+  for (const raw of names) {
+    if (raw === "") {
+      byName.set(raw, { raw, testId: null, phase: null });
+      nonTestContexts.push(raw);
+      continue;
+    }
+    const parsed = parsePytestCovContext(raw);
+    if (parsed) {
+      pytestCov++;
+      byName.set(raw, parsed);
+      testIds.add(parsed.testId as string);
+      continue;
+    }
+    if (looksLikeDottedTest(raw)) {
+      dotted.push(raw);
+      continue;
+    }
+    byName.set(raw, { raw, testId: null, phase: null });
+    nonTestContexts.push(raw);
+  }
+  if (pytestCov > 0 && dotted.length > 0) {
+    throw new InputError(
+      `the coverage data mixes pytest-cov contexts (e.g. "${firstPytestCov(byName)}") with coverage.py test_function contexts (e.g. "${dotted[0]}")`,
+      {
+        fix: "record contexts one way only: pytest --cov-context=test, or dynamic_context = test_function",
+      },
+    );
+  }
+  if (dotted.length > 0) {
+    const unmapped: string[] = [];
+    const ambiguous: string[] = [];
+    for (const raw of dotted) {
+      const candidates = dottedCandidates(raw, modules);
+      if (candidates.length === 1) {
+        const testId = candidates[0] as string;
+        byName.set(raw, { raw, testId, phase: null });
+        testIds.add(testId);
+      } else if (candidates.length === 0) {
+        unmapped.push(raw);
+      } else {
+        ambiguous.push(`${raw} -> ${candidates.join(" or ")}`);
+      }
+    }
+    if (ambiguous.length > 0) {
+      throw new InputError(
+        `${ambiguous.length} test_function context name(s) fit more than one test file, e.g. ${ambiguous[0]}`,
+        {
+          fix: "record node ids instead: run pytest --cov --cov-context=test (pytest-cov)",
+        },
+      );
+    }
+    if (unmapped.length > 0) {
+      throw new InputError(
+        `${unmapped.length} test_function context name(s) match no test file in the repository, e.g. "${unmapped[0]}"`,
+        {
+          fix: "check --test-root (the directory pytest ran in), or record node ids with pytest --cov --cov-context=test",
+        },
+      );
+    }
+  }
+  return {
+    style: pytestCov > 0 ? "pytest-cov" : dotted.length > 0 ? "test-function" : "none",
+    byName,
+    testIds,
+    nonTestContexts,
+  };
+}
+
+function firstPytestCov(byName: Map<string, ParsedContext>): string {
+  for (const c of byName.values()) if (c.testId) return c.raw;
+  return "";
+}

@@ -1,0 +1,181 @@
+// `freezegate doctor`: the checks to run before anyone trusts an audit (seed 000's "two
+// assertions" and more). Each check is a pure function of values the app layer gathered and
+// returns one line with a fix; the doctor runs them all rather than stopping at the first.
+
+import type { ContextIndex } from "./contexts.js";
+import type { FrozenResolution } from "./frozen.js";
+import type { PathMapping } from "./path-map.js";
+
+export type CheckStatus = "ok" | "warn" | "fail" | "skip";
+
+export interface DoctorCheck {
+  id: string;
+  status: CheckStatus;
+  message: string;
+  fix?: string;
+}
+
+function sample(items: readonly string[], n = 3): string {
+  const shown = items.slice(0, n).map((s) => `"${s}"`);
+  return items.length > n ? `${shown.join(", ")}, ... (${items.length} in all)` : shown.join(", ");
+}
+
+/** Seed 000 assertion 1: contexts exist and are not all the empty "no test" context. */
+export function checkContextsPresent(names: readonly string[], index: ContextIndex): DoctorCheck {
+  if (names.length === 0 || names.every((n) => n === "")) {
+    return {
+      id: "contexts",
+      status: "fail",
+      message:
+        names.length === 0
+          ? "the coverage data has no contexts: it cannot say which test ran a line"
+          : 'every line is recorded under the empty context "": no per-test contexts were recorded',
+      fix: "run pytest --cov --cov-context=test (or set [run] dynamic_context = test_function)",
+    };
+  }
+  if (index.testIds.size === 0) {
+    return {
+      id: "contexts",
+      status: "fail",
+      message: `no context names a test: ${sample(index.nonTestContexts)}`,
+      fix: "record per-test contexts: pytest --cov --cov-context=test",
+    };
+  }
+  const styleWord =
+    index.style === "pytest-cov" ? "pytest-cov node ids" : "test_function names mapped to node ids";
+  return {
+    id: "contexts",
+    status: "ok",
+    message: `${index.testIds.size} tests in ${names.length} contexts (${styleWord}); ${index.nonTestContexts.length} context(s) outside tests`,
+  };
+}
+
+/** Seed 000 assertion 2: context names are node ids of test files that exist. */
+export function checkNodeIdFiles(
+  testIds: Iterable<string>,
+  existingFiles: ReadonlySet<string>,
+): DoctorCheck {
+  const missing = new Set<string>();
+  let total = 0;
+  for (const id of testIds) {
+    total++;
+    const file = id.slice(0, id.indexOf("::"));
+    if (!existingFiles.has(file)) missing.add(file);
+  }
+  if (missing.size === 0) {
+    return {
+      id: "node-ids",
+      status: "ok",
+      message: `every test id names a test file that exists (${total} tests)`,
+    };
+  }
+  return {
+    id: "node-ids",
+    status: "fail",
+    message: `test ids name ${missing.size} file(s) that do not exist in the repository: ${sample([...missing].sort())}`,
+    fix: "set --test-root to the directory pytest ran in, or re-record the data on this checkout",
+  };
+}
+
+export function checkPathMapping(
+  measured: readonly string[],
+  mapping: PathMapping,
+  existing: readonly string[],
+): DoctorCheck {
+  if (measured.length === 0) {
+    return {
+      id: "paths",
+      status: "fail",
+      message: "the coverage data has no measured files",
+      fix: "check [run] source / --cov= so that coverage measures your code",
+    };
+  }
+  if (existing.length === 0) {
+    return {
+      id: "paths",
+      status: "fail",
+      message: `no data path maps onto a file in the repository: data has ${sample(measured)}`,
+      fix: "map the recorded prefix with --path-map FROM=TO (e.g. --path-map /app/=.), or record with relative_files = true",
+    };
+  }
+  const lost = measured.length - existing.length;
+  if (lost > 0) {
+    const missing = [...mapping.toData.entries()]
+      .filter(([repoPath]) => !existing.includes(repoPath))
+      .map(([, dataPath]) => dataPath);
+    return {
+      id: "paths",
+      status: "warn",
+      message: `${existing.length} of ${measured.length} data paths map onto repository files; not found: ${sample([...mapping.outside, ...missing])}`,
+      fix: "add --path-map FROM=TO for the rest, or ignore if those files were deleted or live outside the repository",
+    };
+  }
+  return {
+    id: "paths",
+    status: "ok",
+    message: `all ${measured.length} data paths map onto repository files`,
+  };
+}
+
+export function checkFrozenResolved(
+  label: string,
+  entries: number,
+  resolution: FrozenResolution,
+  allowUnresolved: boolean,
+): DoctorCheck {
+  if (resolution.unresolved.length === 0) {
+    return {
+      id: "frozen",
+      status: "ok",
+      message: `${label}: ${entries} entr${entries === 1 ? "y" : "ies"} resolve to ${resolution.frozenTests.size} test(s) in the data`,
+    };
+  }
+  return {
+    id: "frozen",
+    status: allowUnresolved ? "warn" : "fail",
+    message: `${label}: ${resolution.unresolved.length} of ${entries} frozen id(s) match no test in the data: ${sample(resolution.unresolved)}`,
+    fix: "use exact node ids as printed by pytest --collect-only -q (no suffix matching), or remove freezes of deleted tests",
+  };
+}
+
+export interface FreshnessInput {
+  /** Changed files whose content contradicts the data (path -> evidence sentence). */
+  contradicted: Array<{ path: string; evidence: string }>;
+  /** Changed files modified on disk after the data was recorded. */
+  newerThanData: string[];
+  recordedAt: Date | null;
+  checkedFiles: number;
+}
+
+export function checkFreshness(input: FreshnessInput | null): DoctorCheck {
+  if (input === null) {
+    return {
+      id: "freshness",
+      status: "skip",
+      message: "no patch given, so the patch's files were not compared with the data",
+      fix: "pass --base REF (or --staged, --worktree, --diff FILE) to check them",
+    };
+  }
+  const first = input.contradicted[0];
+  if (first) {
+    return {
+      id: "freshness",
+      status: "fail",
+      message: `the data does not match ${first.path} on disk (${first.evidence})${input.contradicted.length > 1 ? ` and ${input.contradicted.length - 1} more file(s)` : ""}: stale data shifts line numbers`,
+      fix: "re-run the tests with coverage on this checkout",
+    };
+  }
+  if (input.newerThanData.length > 0) {
+    return {
+      id: "freshness",
+      status: "warn",
+      message: `${input.newerThanData.length} changed file(s) were modified after the data was recorded (${input.recordedAt?.toISOString() ?? "unknown time"}): ${sample(input.newerThanData)}`,
+      fix: "if you edited them since the test run, re-run the tests with coverage (a fresh checkout also looks newer; then this is harmless)",
+    };
+  }
+  return {
+    id: "freshness",
+    status: "ok",
+    message: `the data matches the ${input.checkedFiles} changed file(s) it measures`,
+  };
+}

@@ -1,0 +1,135 @@
+// Frozen tests: which test ids the gate no longer listens to. Three seed formats carry them:
+//   {"frozen": [...]}                       quarantine.json (seed 000) and properties.json (seed 003)
+//   {"freezes": [{"test_id": ...}, ...]}    the freeze ledger (seed 004 and ours)
+// Ids match exactly. An entry containing "*" is a glob ("*" = any run of characters; every
+// other character is literal, so "[p1]" in a parametrized id stays literal). There is no
+// suffix ("endswith") matching: it would freeze tests nobody named.
+
+import { InputError } from "./errors.js";
+
+export type FrozenFormat = "quarantine" | "ledger";
+
+export interface FrozenEntry {
+  /** As written in the file. */
+  pattern: string;
+  isGlob: boolean;
+}
+
+export interface FrozenList {
+  format: FrozenFormat;
+  entries: FrozenEntry[];
+}
+
+/** Parse the JSON value of a frozen-test file. `label` names the file in messages. */
+export function parseFrozenList(value: unknown, label: string): FrozenList {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw malformed(label, "the top level is not a JSON object");
+  }
+  const record = value as Record<string, unknown>;
+  const hasFrozen = "frozen" in record;
+  const hasFreezes = "freezes" in record;
+  if (hasFrozen && hasFreezes) {
+    throw malformed(
+      label,
+      'it has both "frozen" and "freezes"; freezegate cannot tell which is meant',
+    );
+  }
+  if (hasFrozen) {
+    const list = record.frozen;
+    if (!Array.isArray(list)) throw malformed(label, '"frozen" is not an array');
+    return {
+      format: "quarantine",
+      entries: dedupe(
+        list.map((item, i) => {
+          if (typeof item !== "string" || item.trim() === "") {
+            throw malformed(label, `"frozen"[${i}] is not a non-empty string`);
+          }
+          return item;
+        }),
+      ),
+    };
+  }
+  if (hasFreezes) {
+    const list = record.freezes;
+    if (!Array.isArray(list)) throw malformed(label, '"freezes" is not an array');
+    return {
+      format: "ledger",
+      entries: dedupe(
+        list.map((item, i) => {
+          const id =
+            typeof item === "object" && item !== null
+              ? (item as Record<string, unknown>).test_id
+              : undefined;
+          if (typeof id !== "string" || id.trim() === "") {
+            throw malformed(label, `"freezes"[${i}].test_id is missing or not a non-empty string`);
+          }
+          return id;
+        }),
+      ),
+    };
+  }
+  throw malformed(label, 'it has neither "frozen" (a list of test ids) nor "freezes" (a ledger)');
+}
+
+function malformed(label: string, why: string): InputError {
+  return new InputError(`frozen-test file ${label} is malformed: ${why}`, {
+    fix: 'write {"frozen": ["tests/test_x.py::test_y", ...]} or a freeze ledger with "freezes"',
+  });
+}
+
+function dedupe(ids: string[]): FrozenEntry[] {
+  return [...new Set(ids)].map((pattern) => ({ pattern, isGlob: pattern.includes("*") }));
+}
+
+function globToRegExp(glob: string): RegExp {
+  const body = glob
+    .split("*")
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".*");
+  return new RegExp(`^${body}$`, "s");
+}
+
+export interface FrozenResolution {
+  /** Every test id in the data that the list freezes. */
+  frozenTests: Set<string>;
+  /** Entries that match no test in the data (a typo here hides shadow). */
+  unresolved: string[];
+  /** entry pattern -> the test ids it matched. */
+  matches: Map<string, string[]>;
+}
+
+/** Match the list against the test ids present in the coverage data. */
+export function resolveFrozen(list: FrozenList, testIds: Iterable<string>): FrozenResolution {
+  const ids = [...testIds];
+  const known = new Set(ids);
+  const frozenTests = new Set<string>();
+  const unresolved: string[] = [];
+  const matches = new Map<string, string[]>();
+  for (const entry of list.entries) {
+    let matched: string[];
+    if (entry.isGlob) {
+      const re = globToRegExp(entry.pattern);
+      matched = ids.filter((id) => re.test(id));
+    } else {
+      matched = known.has(entry.pattern) ? [entry.pattern] : [];
+    }
+    matches.set(entry.pattern, matched);
+    if (matched.length === 0) unresolved.push(entry.pattern);
+    for (const id of matched) frozenTests.add(id);
+  }
+  return { frozenTests, unresolved, matches };
+}
+
+/**
+ * The ids of a list as test ids, for data recorded with test_function contexts: parametrized
+ * cases collapse into one context there, so freezing one case of several cannot be expressed.
+ */
+export function refuseParametrizedForCollapsedContexts(list: FrozenList, label: string): void {
+  const param = list.entries.find((e) => /\[.*\]$/s.test(e.pattern));
+  if (param) {
+    throw new InputError(
+      `${label} freezes the parametrized case "${param.pattern}", but the coverage data uses test_function contexts, which merge all cases of a test into one name`,
+      { fix: "record node ids with pytest --cov --cov-context=test, or freeze the whole test" },
+    );
+  }
+}

@@ -1,0 +1,58 @@
+// Path globs for choosing which changed files are audited (source files) and which are tests.
+// gitignore-like: "*" and "?" stay within one path segment, "**" spans segments, and a pattern
+// without "/" matches the file's basename anywhere ("test_*.py" matches "a/b/test_x.py").
+// A trailing "/**" matches everything below a directory ("tests/**").
+
+export type PathMatcher = (path: string) => boolean;
+
+function segmentToRegExp(glob: string): string {
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i] as string;
+    if (ch === "*") {
+      if (glob[i + 1] === "*") {
+        // "**/" spans zero or more directories; a bare "**" spans anything.
+        if (glob[i + 2] === "/") {
+          out += "(?:.*/)?";
+          i += 2;
+        } else {
+          out += ".*";
+          i += 1;
+        }
+      } else {
+        out += "[^/]*";
+      }
+    } else if (ch === "?") {
+      out += "[^/]";
+    } else if (ch === "[") {
+      const close = glob.indexOf("]", i + 2);
+      if (close < 0) {
+        out += "\\[";
+      } else {
+        let set = glob.slice(i + 1, close);
+        if (set.startsWith("!")) set = `^${set.slice(1)}`;
+        out += `[${set.replace(/\\/g, "\\\\")}]`;
+        i = close;
+      }
+    } else {
+      out += ch.replace(/[.+^${}()|\\]/g, "\\$&");
+    }
+  }
+  return out;
+}
+
+export function compileGlob(pattern: string): PathMatcher {
+  const anchored = pattern.includes("/");
+  const clean = pattern.replace(/^\.\//, "").replace(/^\//, "");
+  const body = segmentToRegExp(clean);
+  const re = anchored ? new RegExp(`^${body}$`, "s") : new RegExp(`(?:^|/)${body}$`, "s");
+  return (path) => re.test(path);
+}
+
+export function compileGlobs(patterns: readonly string[]): PathMatcher {
+  const matchers = patterns.map(compileGlob);
+  return (path) => matchers.some((m) => m(path));
+}
+
+export const DEFAULT_TEST_GLOBS = ["tests/**", "test_*.py", "*_test.py", "conftest.py"] as const;
+export const DEFAULT_SOURCE_GLOBS = ["**/*.py"] as const;

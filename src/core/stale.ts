@@ -1,0 +1,28 @@
+// Evidence that coverage data was recorded from a different version of a file than the one on
+// disk. Stale data shifts line numbers, and shifted numbers give wrong verdicts with no error.
+// Timestamps cannot tell (a CI job checks out after the tests ran; a downloaded artifact is
+// older than the checkout), but content can: a tracer never reports a line past the end of
+// the file, nor a blank or comment-only line (they have no bytecode).
+
+export function splitLines(source: string): string[] {
+  const lines = source.split(/\r\n|\r|\n/);
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** A human sentence saying why the data cannot belong to this source, or null. */
+export function staleEvidence(source: string, recordedLines: Iterable<number>): string | null {
+  const lines = splitLines(source);
+  let worst: string | null = null;
+  for (const n of recordedLines) {
+    if (n > lines.length) {
+      return `line ${n} is recorded as executed, but the file has ${lines.length} lines`;
+    }
+    const text = lines[n - 1] ?? "";
+    const trimmed = text.trim();
+    if (worst === null && (trimmed === "" || trimmed.startsWith("#"))) {
+      worst = `line ${n} is recorded as executed, but it is ${trimmed === "" ? "blank" : "a comment"}`;
+    }
+  }
+  return worst;
+}

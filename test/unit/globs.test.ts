@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { compileGlobs, DEFAULT_TEST_GLOBS } from "../../src/core/globs.js";
+
+describe("path globs", () => {
+  const isTest = compileGlobs(DEFAULT_TEST_GLOBS);
+
+  it.each([
+    ["tests/test_a.py", true],
+    ["tests/helpers/data.py", true],
+    ["src/pkg/test_util.py", true],
+    ["src/pkg/util_test.py", true],
+    ["conftest.py", true],
+    ["src/conftest.py", true],
+    ["src/app/tests.py", false],
+    ["src/app/latest_results.py", false],
+    ["src/tests_helper/x.py", false],
+    ["src/app/contest.py", false],
+  ])("default test globs: %s -> %s", (path, expected) => {
+    expect(isTest(path)).toBe(expected);
+  });
+
+  it("supports ** across directories and character classes", () => {
+    const m = compileGlobs(["src/**/gen_[0-9].py", "docs/*.md"]);
+    expect(m("src/gen_1.py")).toBe(true);
+    expect(m("src/a/b/gen_7.py")).toBe(true);
+    expect(m("src/a/gen_x.py")).toBe(false);
+    expect(m("docs/a.md")).toBe(true);
+    expect(m("docs/sub/a.md")).toBe(false);
+  });
+});

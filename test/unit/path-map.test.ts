@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { mapDataPath, normalizePath, parsePathRule } from "../../src/core/path-map.js";
+
+describe("mapDataPath", () => {
+  const roots = ["/work/repo", "/private/work/repo"];
+
+  it("maps absolute paths under the root and relative paths as they are", () => {
+    expect(mapDataPath("/work/repo/src/a.py", roots, [])).toBe("src/a.py");
+    expect(mapDataPath("/private/work/repo/src/a.py", roots, [])).toBe("src/a.py");
+    expect(mapDataPath("src/a.py", roots, [])).toBe("src/a.py");
+    expect(mapDataPath("./src/../src/a.py", roots, [])).toBe("src/a.py");
+  });
+
+  it("leaves paths outside the repository unmapped", () => {
+    expect(mapDataPath("/usr/lib/python3/x.py", roots, [])).toBeNull();
+    expect(mapDataPath("/work/repository/x.py", roots, [])).toBeNull();
+    expect(mapDataPath("../elsewhere/x.py", roots, [])).toBeNull();
+  });
+
+  it("applies --path-map rules on whole segments, first match wins", () => {
+    const rules = [parsePathRule("/app/=."), parsePathRule("/app2=/work/repo/lib")];
+    expect(mapDataPath("/app/src/a.py", roots, rules)).toBe("src/a.py");
+    expect(mapDataPath("/app2/b.py", roots, rules)).toBe("lib/b.py");
+    expect(mapDataPath("/application/a.py", roots, [parsePathRule("/app=.")])).toBeNull();
+    expect(mapDataPath("C:\\build\\src\\a.py", roots, [parsePathRule("C:\\build\\=")])).toBe(
+      "src/a.py",
+    );
+  });
+
+  it("an empty FROM prefixes relative paths only", () => {
+    const rules = [parsePathRule("=backend/")];
+    expect(mapDataPath("src/a.py", roots, rules)).toBe("backend/src/a.py");
+    expect(mapDataPath("/work/repo/src/a.py", roots, rules)).toBe("src/a.py");
+  });
+
+  it("refuses a rule without =", () => {
+    expect(() => parsePathRule("/app")).toThrow(/has no "="/);
+  });
+
+  it("normalizes", () => {
+    expect(normalizePath("/a/./b/../c/")).toBe("/a/c");
+    expect(normalizePath("a\\b")).toBe("a/b");
+  });
+});

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { staleEvidence } from "../../src/core/stale.js";
+
+describe("staleEvidence", () => {
+  const source = "import os\n\n# note\ndef f():\n    return 1\n";
+
+  it("accepts lines that hold code", () => {
+    expect(staleEvidence(source, [1, 4, 5])).toBeNull();
+  });
+
+  it("flags executed lines past the end of the file", () => {
+    expect(staleEvidence(source, [1, 9])).toBe(
+      "line 9 is recorded as executed, but the file has 5 lines",
+    );
+  });
+
+  it("flags executed blank and comment lines", () => {
+    expect(staleEvidence(source, [2])).toBe("line 2 is recorded as executed, but it is blank");
+    expect(staleEvidence(source, [3])).toBe("line 3 is recorded as executed, but it is a comment");
+  });
+
+  it("handles CRLF sources", () => {
+    expect(staleEvidence("a = 1\r\n\r\nb = 2\r\n", [1, 3])).toBeNull();
+    expect(staleEvidence("a = 1\r\n\r\nb = 2\r\n", [2])).toMatch(/blank/);
+  });
+});
