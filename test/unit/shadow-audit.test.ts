@@ -18,14 +18,7 @@ const FROZEN = "tests/test_a.py::test_frozen";
 const OTHER = "tests/test_b.py::test_other[a|b]";
 
 const contexts = indexContexts(
-  [
-    "",
-    `${LIVE}|run`,
-    `${LIVE}|setup`,
-    `${FROZEN}|run`,
-    `${FROZEN}|teardown`,
-    `${OTHER}|setup`,
-  ],
+  ["", `${LIVE}|run`, `${LIVE}|setup`, `${FROZEN}|run`, `${FROZEN}|teardown`, `${OTHER}|setup`],
   buildModuleIndex([]),
 );
 
