@@ -1,0 +1,1963 @@
+// Which lines of a Python file coverage.py counts as statements, from the source text alone.
+//
+// coverage.py's SQLite data file stores the lines each test executed, not the lines that are
+// code, so a changed blank line, comment or docstring would otherwise look "never executed".
+// coverage.py 6.5 (the version on Debian's Python 3.11) computes statements as: every line
+// that has a bytecode instruction in any code object of the compiled module, mapped to the
+// first line of its logical line (tokenizer NEWLINE to NEWLINE), minus docstrings (a STRING
+// token right after an INDENT, or first in the file). We cannot run the compiler, so this
+// module reproduces that answer: a tokenizer equivalent to Python 3.11's `tokenize` module,
+// a statement parser, and a model of what CPython 3.11 emits bytecode for, including its
+// dead-code elimination (code after return/raise/break/continue, `while True` without break,
+// constant tests such as `if 0:` or `if __debug__:`, `assert False`, exhaustive `match`).
+// scripts/check-statements.mjs measures agreement with coverage.py over the standard library.
+
+import { InputError } from "./errors.js";
+import type { StatementMap } from "./model.js";
+
+export interface PythonStatementsOptions {
+  /** Used only in error messages. */
+  path?: string;
+}
+
+/** Computes coverage.py's statement map for Python 3.11 source text (any line endings). */
+export function findPythonStatements(
+  source: string,
+  options: PythonStatementsOptions = {},
+): StatementMap {
+  const text = normalizeSource(source);
+  const where = options.path ?? "Python source";
+  const tokens = tokenize(text, where);
+  const parser = new StatementParser(text, tokens, where);
+  const module = parser.parseModule();
+  const future = hasFutureAnnotations(text, tokens, module);
+  let emitted = new Uint8Array(tokens.logicalCount);
+  const detector = new DeadCodeDetector();
+  new Analyzer(text, tokens, parser, emitted, future, detector).module(module);
+  if (detector.found) {
+    emitted = new Uint8Array(tokens.logicalCount);
+    new Analyzer(text, tokens, parser, emitted, future, null).module(module);
+  }
+
+  const physical = tokens.physicalCount;
+  const firstLineOf = new Int32Array(physical + 1);
+  for (let n = 0; n < tokens.logicalCount; n++) {
+    if (emitted[n] !== 1 || tokens.lineDocstring[n] === 1) continue;
+    const first = tokens.lineFirst[n] as number;
+    const last = Math.min(tokens.lineLast[n] as number, physical);
+    for (let l = first; l <= last; l++) firstLineOf[l] = first;
+  }
+  return new LineTable(firstLineOf);
+}
+
+class LineTable implements StatementMap {
+  readonly #firstLineOf: Int32Array;
+  constructor(firstLineOf: Int32Array) {
+    this.#firstLineOf = firstLineOf;
+  }
+  statementOf(line: number): number | null {
+    if (!Number.isInteger(line) || line < 1 || line >= this.#firstLineOf.length) return null;
+    const first = this.#firstLineOf[line] ?? 0;
+    return first === 0 ? null : first;
+  }
+}
+
+// coverage.py reads the file as bytes, turns CRLF and CR into LF and form feeds into spaces
+// before decoding (coverage/python.py get_python_source); the decoder drops a UTF-8 BOM.
+// Line numbers therefore count CR, LF and CRLF as line ends, like CPython's compiler, whose
+// numbers are the ones in the data file. (coverage.py's tokenizer also breaks lines at \v,
+// \x1c-\x1e, \x85, U+2028 and U+2029, which the compiler does not: for a file containing one
+// of those its own answers are skewed. We follow the compiler and git.)
+function normalizeSource(source: string): string {
+  let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+  if (text.includes("\r")) text = text.replace(/\r\n?/g, "\n");
+  if (text.includes("\f")) text = text.replaceAll("\f", " ");
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokenizer. Follows CPython 3.11's Lib/tokenize.py, which is what coverage.py uses to find
+// logical lines and docstrings: f-strings are plain STRING tokens (no nesting of the same
+// quote before 3.12), indentation columns use tab stops of 8, comments and blank lines never
+// open or close blocks.
+
+const T_NAME = 1;
+const T_NUMBER = 2;
+const T_STRING = 3;
+const T_OP = 4;
+
+/**
+ * The token stream, as columns. Token i: kind[i] (T_NAME...), source offsets
+ * [start[i], end[i]). Logical line n (NEWLINE to NEWLINE): physical lines
+ * [lineFirst[n], lineLast[n]], tokens [lineTokStart[n], lineTokEnd[n]), indentation level
+ * lineDepth[n], and coverage.py's docstring rule in lineDocstring[n] (it starts with a STRING
+ * token right after an INDENT, or first in the file). Typed arrays, because large growing JS
+ * arrays and many small objects cost more in garbage collection than the tokenizing itself.
+ */
+interface Tokens {
+  kind: Uint8Array;
+  start: Int32Array;
+  end: Int32Array;
+  lineFirst: Int32Array;
+  lineLast: Int32Array;
+  lineTokStart: Int32Array;
+  lineTokEnd: Int32Array;
+  lineDepth: Int32Array;
+  lineDocstring: Uint8Array;
+  logicalCount: number;
+  /** Physical lines, numbered as coverage.py numbers them. */
+  physicalCount: number;
+}
+
+function grown<T extends Uint8Array | Int32Array>(array: T, size: number): T {
+  const bigger = new (array.constructor as new (n: number) => T)(size);
+  bigger.set(array);
+  return bigger;
+}
+
+// ASCII character classes: 1 identifier start, 2 digit (both are identifier characters).
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) ASCII_CLASS[c] = 1;
+  else if (c >= 48 && c <= 57) ASCII_CLASS[c] = 2;
+}
+
+function isIdentStart(c: number): boolean {
+  return c < 128 ? ASCII_CLASS[c] === 1 : !isOddSpace(c);
+}
+
+function isIdentChar(c: number): boolean {
+  return c < 128 ? ASCII_CLASS[c] !== 0 : !isOddSpace(c);
+}
+
+// Non-ASCII characters are identifier characters in valid Python except these separators;
+// treating them as such keeps the tokenizer linear and never splits a line.
+function isOddSpace(c: number): boolean {
+  return c === 0xa0 || c === 0x85 || c === 0x2028 || c === 0x2029 || c === 0xfeff;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Length of the operator at `i`: Python's two- and three-character operators, else 1. */
+function operatorLength(text: string, i: number, eol: number): number {
+  const c = text.charCodeAt(i);
+  const d = i + 1 < eol ? text.charCodeAt(i + 1) : 0;
+  const e = i + 2 < eol ? text.charCodeAt(i + 2) : 0;
+  switch (c) {
+    case 42: // * ** *= **=
+    case 47: // / // /= //=
+    case 60: // < << <= <<=
+    case 62: // > >> >= >>=
+      if (d === c) return e === 61 ? 3 : 2;
+      return d === 61 || (c === 60 && d === 62) ? 2 : 1;
+    case 46: // . ...
+      return d === 46 && e === 46 ? 3 : 1;
+    case 45: // - -= ->
+      return d === 61 || d === 62 ? 2 : 1;
+    case 43: // + +=
+    case 37: // % %=
+    case 38: // & &=
+    case 124: // | |=
+    case 94: // ^ ^=
+    case 64: // @ @=
+    case 61: // = ==
+    case 33: // !=
+    case 58: // : :=
+      return d === 61 ? 2 : 1;
+    default:
+      return 1;
+  }
+}
+
+function isStringPrefix(text: string, from: number, to: number): boolean {
+  const len = to - from;
+  if (len === 0 || len > 2) return len === 0;
+  const a = text.charCodeAt(from) | 0x20;
+  if (len === 1) return a === 0x72 || a === 0x75 || a === 0x66 || a === 0x62; // r u f b
+  const b = text.charCodeAt(from + 1) | 0x20;
+  // br rb fr rf
+  return (
+    (a === 0x62 && b === 0x72) ||
+    (a === 0x72 && b === 0x62) ||
+    (a === 0x66 && b === 0x72) ||
+    (a === 0x72 && b === 0x66)
+  );
+}
+
+function syntaxError(where: string, line: number, what: string): InputError {
+  return new InputError(`${where} is not valid Python 3.11: ${what} at line ${line}`, {
+    fix: "make the file importable by Python 3.11 (coverage.py cannot measure it either)",
+  });
+}
+
+function tokenize(text: string, where: string): Tokens {
+  let capacity = 64 + (text.length >> 2);
+  let kind = new Uint8Array(capacity);
+  let start = new Int32Array(capacity);
+  let end = new Int32Array(capacity);
+  let count = 0;
+  let lineCapacity = 64 + (text.length >> 5);
+  let lineFirst = new Int32Array(lineCapacity);
+  let lineLast = new Int32Array(lineCapacity);
+  let lineTokStart = new Int32Array(lineCapacity);
+  let lineTokEnd = new Int32Array(lineCapacity);
+  let lineDepth = new Int32Array(lineCapacity);
+  let lineDocstring = new Uint8Array(lineCapacity);
+  let logicalCount = 0;
+  const indents: number[] = [0];
+  const len = text.length;
+
+  let lineNo = 0;
+  let pos = 0; // start of the current physical line
+  let parenLevel = 0;
+  let continued = false;
+  // Whether the token emitted last was an INDENT, for the docstring rule; coverage.py starts
+  // with prev_toktype = INDENT, so a string first in the file is the module docstring.
+  let prevWasIndent = true;
+  // The logical line being read: its first token's index (-1 between lines) and line.
+  let logicalStart = -1;
+  let logicalFirst = 0;
+  let logicalDocstring = false;
+
+  while (pos < len || continued || parenLevel > 0) {
+    if (pos >= len) {
+      throw syntaxError(where, lineNo, "unexpected end of file in a multi-line statement");
+    }
+    lineNo++;
+    let eol = text.indexOf("\n", pos);
+    if (eol < 0) eol = len;
+    let i = pos;
+
+    if (parenLevel === 0 && !continued) {
+      // Indentation: columns with tab stops of 8, as Lib/tokenize.py computes them.
+      let column = 0;
+      while (i < eol) {
+        const c = text.charCodeAt(i);
+        if (c === 32) column++;
+        else if (c === 9) column = (Math.floor(column / 8) + 1) * 8;
+        else if (c === 12) column = 0;
+        else break;
+        i++;
+      }
+      if (i === eol || text.charCodeAt(i) === 35 /* # */) {
+        // Blank or comment-only line: an NL token, no INDENT/DEDENT.
+        prevWasIndent = false;
+        pos = eol + 1;
+        continue;
+      }
+      const top = indents[indents.length - 1] as number;
+      if (column > top) {
+        indents.push(column);
+        prevWasIndent = true;
+      } else if (column < top) {
+        while (column < (indents[indents.length - 1] as number)) indents.pop();
+        if (column !== indents[indents.length - 1]) {
+          throw syntaxError(where, lineNo, "unindent does not match any outer indentation level");
+        }
+        prevWasIndent = false;
+      }
+    } else {
+      continued = false;
+    }
+
+    // Tokens of this physical line (a string token may carry on over further lines).
+    while (i < eol) {
+      const c = text.charCodeAt(i);
+      if (c === 32 || c === 9 || c === 12) {
+        i++;
+        continue;
+      }
+      if (c === 35) break; // a comment runs to the end of the line
+      if (c === 92 /* \ */ && i + 1 === eol && eol < len) {
+        continued = true;
+        break;
+      }
+      let k = T_OP;
+      let j: number;
+      if (isIdentStart(c)) {
+        j = i + 1;
+        while (j < eol && isIdentChar(text.charCodeAt(j))) j++;
+        const q = j < eol ? text.charCodeAt(j) : 0;
+        if ((q === 34 || q === 39) && isStringPrefix(text, i, j)) k = T_STRING;
+        else k = T_NAME;
+      } else if (isDigit(c) || (c === 46 && i + 1 < eol && isDigit(text.charCodeAt(i + 1)))) {
+        k = T_NUMBER;
+        j = scanNumber(text, i, eol);
+      } else if (c === 34 || c === 39) {
+        k = T_STRING;
+        j = i;
+      } else {
+        j = i + operatorLength(text, i, eol);
+        if (c === 40 || c === 91 || c === 123) parenLevel++;
+        else if ((c === 41 || c === 93 || c === 125) && parenLevel > 0) parenLevel--;
+      }
+      let newlines = 0;
+      if (k === T_STRING) {
+        // j is at the opening quote, after any prefix.
+        j = scanString(text, j, lineNo, where);
+        newlines = stringNewlines;
+        if (newlines > 0) {
+          lineNo += newlines;
+          eol = text.indexOf("\n", j);
+          if (eol < 0) eol = len;
+        }
+      }
+      if (logicalStart < 0) {
+        logicalStart = count;
+        logicalFirst = lineNo - newlines;
+        logicalDocstring = k === T_STRING && prevWasIndent;
+      }
+      if (count === capacity) {
+        capacity *= 2;
+        kind = grown(kind, capacity);
+        start = grown(start, capacity);
+        end = grown(end, capacity);
+      }
+      kind[count] = k;
+      start[count] = i;
+      end[count] = j;
+      count++;
+      prevWasIndent = false;
+      i = j;
+    }
+
+    // End of the physical line: NEWLINE closes a logical line; NL (inside brackets or after
+    // a backslash) does not.
+    if (!continued && parenLevel === 0 && logicalStart >= 0) {
+      if (logicalCount === lineCapacity) {
+        lineCapacity *= 2;
+        lineFirst = grown(lineFirst, lineCapacity);
+        lineLast = grown(lineLast, lineCapacity);
+        lineTokStart = grown(lineTokStart, lineCapacity);
+        lineTokEnd = grown(lineTokEnd, lineCapacity);
+        lineDepth = grown(lineDepth, lineCapacity);
+        lineDocstring = grown(lineDocstring, lineCapacity);
+      }
+      lineFirst[logicalCount] = logicalFirst;
+      lineLast[logicalCount] = lineNo;
+      lineTokStart[logicalCount] = logicalStart;
+      lineTokEnd[logicalCount] = count;
+      lineDepth[logicalCount] = indents.length - 1;
+      lineDocstring[logicalCount] = logicalDocstring ? 1 : 0;
+      logicalCount++;
+      logicalStart = -1;
+    }
+    prevWasIndent = false;
+    pos = eol + 1;
+  }
+  // coverage.py numbers text.split("\n") minus the empty remainder after a final newline.
+  const physicalCount = len === 0 ? 0 : text.endsWith("\n") ? lineNo : Math.max(lineNo, 1);
+  return {
+    kind,
+    start,
+    end,
+    lineFirst,
+    lineLast,
+    lineTokStart,
+    lineTokEnd,
+    lineDepth,
+    lineDocstring,
+    logicalCount,
+    physicalCount,
+  };
+}
+
+function scanNumber(text: string, i: number, eol: number): number {
+  const c1 = i + 1 < eol ? text.charCodeAt(i + 1) | 0x20 : 0;
+  if (text.charCodeAt(i) === 48 && (c1 === 0x78 || c1 === 0x6f || c1 === 0x62)) {
+    // 0x.. 0o.. 0b..
+    let j = i + 2;
+    while (j < eol) {
+      const c = text.charCodeAt(j);
+      if (c === 95 || isDigit(c) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66)) j++;
+      else break;
+    }
+    return j;
+  }
+  let j = skipDigits(text, i, eol);
+  if (j < eol && text.charCodeAt(j) === 46) j = skipDigits(text, j + 1, eol);
+  // An exponent only when digits follow: `1else` is 1 then else.
+  if (j < eol && (text.charCodeAt(j) | 0x20) === 0x65) {
+    let k = j + 1;
+    const sign = k < eol ? text.charCodeAt(k) : 0;
+    if (sign === 43 || sign === 45) k++;
+    if (k < eol && isDigit(text.charCodeAt(k))) j = skipDigits(text, k, eol);
+  }
+  if (j < eol && (text.charCodeAt(j) | 0x20) === 0x6a) j++; // imaginary
+  return j;
+}
+
+function skipDigits(text: string, j: number, eol: number): number {
+  while (j < eol) {
+    const c = text.charCodeAt(j);
+    if (isDigit(c) || c === 95) j++;
+    else break;
+  }
+  return j;
+}
+
+/**
+ * Newlines crossed by the string literal scanString read last: a second result without an
+ * allocation per string. Only tokenize() reads it, right after the call.
+ */
+let stringNewlines = 0;
+
+/** Scans the string literal whose opening quote is at `quote`; returns its end offset. */
+function scanString(text: string, quote: number, lineNo: number, where: string): number {
+  const q = text.charCodeAt(quote);
+  const len = text.length;
+  let lines = 0;
+  if (text.charCodeAt(quote + 1) === q && text.charCodeAt(quote + 2) === q) {
+    let i = quote + 3;
+    while (i < len) {
+      const c = text.charCodeAt(i);
+      if (c === 92) {
+        if (text.charCodeAt(i + 1) === 10) lines++;
+        i += 2;
+        continue;
+      }
+      if (c === 10) lines++;
+      else if (c === q && text.charCodeAt(i + 1) === q && text.charCodeAt(i + 2) === q) {
+        stringNewlines = lines;
+        return i + 3;
+      }
+      i++;
+    }
+    throw syntaxError(where, lineNo, "unterminated triple-quoted string");
+  }
+  let i = quote + 1;
+  while (i < len) {
+    const c = text.charCodeAt(i);
+    if (c === 92) {
+      // A backslash escapes the next character; before a newline it continues the string.
+      if (text.charCodeAt(i + 1) === 10) lines++;
+      i += 2;
+      continue;
+    }
+    if (c === q) {
+      stringNewlines = lines;
+      return i + 1;
+    }
+    if (c === 10) break;
+    i++;
+  }
+  throw syntaxError(where, lineNo + lines, "unterminated string literal");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statements: logical lines grouped into a tree by indentation.
+
+/** Bound on recursion into nested brackets and patterns; deeper is treated as unknown. */
+const MAX_NESTING = 32;
+
+const SCOPE_MODULE = 0;
+const SCOPE_CLASS = 1;
+const SCOPE_FUNCTION = 2;
+
+const TERM_NONE = 0;
+const TERM_RETURN = 1; // return, raise, assert <always false>
+const TERM_BREAK = 2;
+const TERM_CONTINUE = 3;
+
+// A bare annotation (`x: int`) compiles to code depending on the target and the scope.
+const ANN_NONE = 0; // not a bare annotation
+const ANN_NAME = 1; // x: int
+const ANN_PAREN_NAME = 2; // (x): int
+const ANN_COMPLEX = 3; // x.y: int, x[0]: int
+
+/** global, nonlocal and `del ()` compile to nothing. */
+const NO_CODE = 1;
+/** An expression statement that is only a constant (a NOP, no constant is stored). */
+const CONSTANT_EXPR = 2;
+
+interface SimplePart {
+  /** Token range of the statement. */
+  from: number;
+  to: number;
+  flags: number;
+  term: number;
+  ann: number;
+}
+
+/** Truth value of a test known at compile time: 1 true, 0 false, -1 unknown. */
+type Truth = 1 | 0 | -1;
+
+interface Clause {
+  /** Logical line index of the clause header. */
+  line: number;
+  /** Whether the header itself compiles to an instruction (`else:`/`finally:` do not). */
+  headerCode: boolean;
+  /** Header tokens between the keyword(s) and the colon. */
+  headFrom: number;
+  headTo: number;
+  body: Stmt[];
+}
+
+interface MatchCase {
+  clause: Clause;
+  /** The pattern can fail (or a guard can be false). */
+  refutable: boolean;
+  /** The guard's compile-time truth; 1 when there is no guard. */
+  guard: Truth;
+  /** `case _:` (CPython's WILDCARD_CHECK), whatever the guard. */
+  wildcard: boolean;
+}
+
+/**
+ * A statement. A plain number n is the most common case, a logical line n that is entirely a
+ * simple statement list (kept unboxed: dense files have tens of thousands of them); `inline`
+ * is the simple statement list after a compound header's colon on the same line.
+ */
+type Stmt =
+  | number
+  | { kind: "inline"; line: number; from: number; to: number }
+  | { kind: "if"; tests: { clause: Clause; truth: Truth }[]; orelse: Clause | null }
+  | { kind: "while"; clause: Clause; truth: Truth; orelse: Clause | null }
+  | { kind: "for"; clause: Clause; orelse: Clause | null }
+  | {
+      kind: "try";
+      clause: Clause;
+      handlers: Clause[];
+      orelse: Clause | null;
+      finalbody: Clause | null;
+    }
+  | { kind: "with"; clause: Clause }
+  | { kind: "match"; clause: Clause; cases: MatchCase[] }
+  | { kind: "def"; decorators: number[]; clause: Clause; isClass: boolean };
+
+function isOpenBracket(c: number): boolean {
+  return c === 40 || c === 91 || c === 123;
+}
+
+function isCloseBracket(c: number): boolean {
+  return c === 41 || c === 93 || c === 125;
+}
+
+class StatementParser {
+  #next = 0;
+  readonly #text: string;
+  readonly #t: Tokens;
+  readonly #where: string;
+
+  constructor(text: string, tokens: Tokens, where: string) {
+    this.#text = text;
+    this.#t = tokens;
+    this.#where = where;
+  }
+
+  parseModule(): Stmt[] {
+    const body = this.#block(0);
+    if (this.#next < this.#t.logicalCount) throw this.#error(this.#next, "unexpected indent");
+    return body;
+  }
+
+  #error(lineIndex: number, what: string): InputError {
+    const line =
+      lineIndex < this.#t.logicalCount ? this.#t.lineFirst[lineIndex] : this.#t.physicalCount;
+    return syntaxError(this.#where, line ?? 0, what);
+  }
+
+  #tokText(i: number): string {
+    return this.#text.slice(this.#t.start[i], this.#t.end[i]);
+  }
+
+  /** First character of an operator token, or 0 for other tokens. */
+  #opChar(i: number): number {
+    return this.#t.kind[i] === T_OP ? this.#text.charCodeAt(this.#t.start[i] as number) : 0;
+  }
+
+  #isOp(i: number, op: string): boolean {
+    return this.#t.kind[i] === T_OP && this.#tokText(i) === op;
+  }
+
+  #isName(i: number, name: string): boolean {
+    return this.#t.kind[i] === T_NAME && this.#tokText(i) === name;
+  }
+
+  /** Indentation level of logical line n, or -1 past the end. */
+  #depthOf(n: number): number {
+    return n < this.#t.logicalCount ? (this.#t.lineDepth[n] as number) : -1;
+  }
+
+  #tokStart(n: number): number {
+    return this.#t.lineTokStart[n] as number;
+  }
+
+  #tokEnd(n: number): number {
+    return this.#t.lineTokEnd[n] as number;
+  }
+
+  #block(depth: number): Stmt[] {
+    const out: Stmt[] = [];
+    while (this.#next < this.#t.logicalCount) {
+      const lineDepth = this.#depthOf(this.#next);
+      if (lineDepth < depth) break;
+      if (lineDepth > depth) throw this.#error(this.#next, "unexpected indent");
+      out.push(this.#statement(depth));
+    }
+    return out;
+  }
+
+  /** The keyword that makes logical line `index` a compound statement header, or null. */
+  #headerKeyword(index: number): string | null {
+    const t0 = this.#tokStart(index);
+    if (this.#t.kind[t0] === T_OP) return this.#isOp(t0, "@") ? "@" : null;
+    if (this.#t.kind[t0] !== T_NAME) return null;
+    let word = this.#tokText(t0);
+    if (word === "async" && t0 + 1 < this.#tokEnd(index)) {
+      const second = this.#tokText(t0 + 1);
+      if (second === "def" || second === "for" || second === "with") word = second;
+    }
+    switch (word) {
+      case "if":
+      case "elif":
+      case "else":
+      case "while":
+      case "for":
+      case "try":
+      case "except":
+      case "finally":
+      case "with":
+      case "def":
+      case "class":
+        return word;
+      case "match":
+        // A soft keyword: `match x:` ends its line with the colon (the cases follow on their
+        // own lines), and no simple statement ends with a top-level colon.
+        return this.#endsWithColon(index) ? word : null;
+      default:
+        return null;
+    }
+  }
+
+  #endsWithColon(n: number): boolean {
+    const last = this.#tokEnd(n) - 1;
+    if (last <= this.#tokStart(n) || !this.#isOp(last, ":")) return false;
+    return this.#headerColon(this.#tokStart(n) + 1, last + 1) === last;
+  }
+
+  /** Index of the colon that ends a clause header: the first top-level one not a lambda's. */
+  #headerColon(from: number, to: number): number {
+    let depth = 0;
+    let lambdas = 0;
+    for (let i = from; i < to; i++) {
+      const k = this.#t.kind[i];
+      if (k === T_OP) {
+        const c = this.#opChar(i);
+        if (isOpenBracket(c)) depth++;
+        else if (isCloseBracket(c)) depth--;
+        else if (
+          c === 58 &&
+          depth === 0 &&
+          (this.#t.end[i] as number) - (this.#t.start[i] as number) === 1
+        ) {
+          if (lambdas === 0) return i;
+          lambdas--;
+        }
+      } else if (k === T_NAME && depth === 0 && this.#tokText(i) === "lambda") {
+        lambdas++;
+      }
+    }
+    return -1;
+  }
+
+  /** Parses the clause whose header is the current line and advances past its body. */
+  #clause(depth: number, headerCode: boolean, keywordTokens: number): Clause {
+    const index = this.#next;
+    const headFrom = this.#tokStart(index) + keywordTokens;
+    const lineEnd = this.#tokEnd(index);
+    const colon = this.#headerColon(headFrom, lineEnd);
+    if (colon < 0) throw this.#error(index, "expected ':'");
+    this.#next++;
+    let body: Stmt[];
+    if (colon + 1 < lineEnd) {
+      body = [{ kind: "inline", line: index, from: colon + 1, to: lineEnd }];
+    } else {
+      const bodyDepth = this.#depthOf(this.#next);
+      if (bodyDepth <= depth) throw this.#error(index, "expected an indented block");
+      body = this.#block(bodyDepth);
+    }
+    return { line: index, headerCode, headFrom, headTo: colon, body };
+  }
+
+  #atClause(depth: number, keyword: string): boolean {
+    const n = this.#next;
+    return this.#depthOf(n) === depth && this.#isName(this.#tokStart(n), keyword);
+  }
+
+  #elseClause(depth: number): Clause | null {
+    return this.#atClause(depth, "else") ? this.#clause(depth, false, 1) : null;
+  }
+
+  #statement(depth: number): Stmt {
+    const index = this.#next;
+    const keyword = this.#headerKeyword(index);
+    const skip = 1 + (keyword !== null && this.#isName(this.#tokStart(index), "async") ? 1 : 0);
+    switch (keyword) {
+      case null:
+        this.#next++;
+        return index;
+      case "@": {
+        const decorators: number[] = [];
+        while (this.#depthOf(this.#next) === depth && this.#headerKeyword(this.#next) === "@") {
+          decorators.push(this.#next++);
+        }
+        const atDepth = this.#depthOf(this.#next) === depth;
+        const next = atDepth ? this.#headerKeyword(this.#next) : null;
+        if (next !== "def" && next !== "class") {
+          throw this.#error(this.#next - 1, "a decorator must precede def or class");
+        }
+        const def = this.#statement(depth);
+        if (typeof def === "object" && def.kind === "def") def.decorators = decorators;
+        return def;
+      }
+      case "def":
+      case "class":
+        return {
+          kind: "def",
+          decorators: [],
+          clause: this.#clause(depth, true, skip),
+          isClass: keyword === "class",
+        };
+      case "if": {
+        const first = this.#clause(depth, true, 1);
+        const tests = [{ clause: first, truth: this.#truth(first.headFrom, first.headTo) }];
+        while (this.#atClause(depth, "elif")) {
+          const next = this.#clause(depth, true, 1);
+          tests.push({ clause: next, truth: this.#truth(next.headFrom, next.headTo) });
+        }
+        return { kind: "if", tests, orelse: this.#elseClause(depth) };
+      }
+      case "while": {
+        const clause = this.#clause(depth, true, 1);
+        const truth = this.#truth(clause.headFrom, clause.headTo);
+        return { kind: "while", clause, truth, orelse: this.#elseClause(depth) };
+      }
+      case "for": {
+        const clause = this.#clause(depth, true, skip);
+        return { kind: "for", clause, orelse: this.#elseClause(depth) };
+      }
+      case "with":
+        return { kind: "with", clause: this.#clause(depth, true, skip) };
+      case "try": {
+        const clause = this.#clause(depth, true, 1);
+        const handlers: Clause[] = [];
+        while (this.#atClause(depth, "except")) handlers.push(this.#clause(depth, true, 1));
+        const orelse = this.#elseClause(depth);
+        const finalbody = this.#atClause(depth, "finally") ? this.#clause(depth, false, 1) : null;
+        if (handlers.length === 0 && finalbody === null) {
+          throw this.#error(index, "try without except or finally");
+        }
+        return { kind: "try", clause, handlers, orelse, finalbody };
+      }
+      case "match":
+        return this.#match(depth);
+      default:
+        // elif/else/except/finally without their statement.
+        throw this.#error(index, `'${keyword}' without a matching statement`);
+    }
+  }
+
+  #match(depth: number): Stmt {
+    const index = this.#next;
+    const clause: Clause = {
+      line: index,
+      headerCode: true,
+      headFrom: this.#tokStart(index) + 1,
+      headTo: this.#tokEnd(index) - 1,
+      body: [],
+    };
+    this.#next++;
+    const caseDepth = this.#depthOf(this.#next);
+    if (caseDepth <= depth) throw this.#error(index, "expected an indented block");
+    const cases: MatchCase[] = [];
+    while (this.#next < this.#t.logicalCount) {
+      const at = this.#depthOf(this.#next);
+      if (at < caseDepth) break;
+      if (at > caseDepth || !this.#isName(this.#tokStart(this.#next), "case")) {
+        throw this.#error(this.#next, "expected 'case'");
+      }
+      const head = this.#clause(caseDepth, true, 1);
+      // `case P if guard:` splits at the first top-level `if`.
+      let guardAt = -1;
+      let d = 0;
+      for (let i = head.headFrom; i < head.headTo; i++) {
+        const c = this.#opChar(i);
+        if (isOpenBracket(c)) d++;
+        else if (isCloseBracket(c)) d--;
+        else if (d === 0 && this.#isName(i, "if")) {
+          guardAt = i;
+          break;
+        }
+      }
+      const patternEnd = guardAt < 0 ? head.headTo : guardAt;
+      const guard: Truth = guardAt < 0 ? 1 : this.#truth(guardAt + 1, head.headTo);
+      const refutable = guard !== 1 || this.#patternRefutable(head.headFrom, patternEnd - 1);
+      const wildcard = this.#isWildcard(head.headFrom, patternEnd - 1);
+      cases.push({ clause: head, refutable, guard, wildcard });
+    }
+    return { kind: "match", clause, cases };
+  }
+
+  /** Splits a simple statement list on top-level semicolons and classifies each part. */
+  simpleParts(from: number, to: number): SimplePart[] {
+    const parts: SimplePart[] = [];
+    let depth = 0;
+    let partStart = from;
+    for (let i = from; i <= to; i++) {
+      if (i < to) {
+        const c = this.#opChar(i);
+        if (isOpenBracket(c)) depth++;
+        else if (isCloseBracket(c)) depth--;
+        if (!(c === 59 && depth === 0)) continue;
+      }
+      if (i > partStart) parts.push(this.#classify(partStart, i));
+      partStart = i + 1;
+    }
+    return parts;
+  }
+
+  #classify(from: number, to: number): SimplePart {
+    const part: SimplePart = { from, to, flags: 0, term: TERM_NONE, ann: ANN_NONE };
+    const k = this.#t.kind[from];
+    if (k === T_NAME) {
+      switch (this.#tokText(from)) {
+        case "global":
+        case "nonlocal":
+          part.flags = NO_CODE;
+          return part;
+        case "return":
+        case "raise":
+          part.term = TERM_RETURN;
+          return part;
+        case "break":
+          part.term = TERM_BREAK;
+          return part;
+        case "continue":
+          part.term = TERM_CONTINUE;
+          return part;
+        case "del":
+          // Deleting an empty tuple or list target deletes nothing.
+          if (to - from === 3 && isOpenBracket(this.#opChar(from + 1))) part.flags = NO_CODE;
+          return part;
+        case "assert": {
+          // `assert <always false>` compiles to an unconditional raise.
+          let end = to;
+          let depth = 0;
+          for (let i = from + 1; i < to; i++) {
+            const c = this.#opChar(i);
+            if (isOpenBracket(c)) depth++;
+            else if (isCloseBracket(c)) depth--;
+            else if (c === 44 && depth === 0) {
+              end = i;
+              break;
+            }
+          }
+          if (this.#truth(from + 1, end) === 0) part.term = TERM_RETURN;
+          return part;
+        }
+        case "pass":
+        case "import":
+        case "from":
+          return part;
+        case "None":
+        case "True":
+        case "False":
+          if (to - from === 1) part.flags = CONSTANT_EXPR;
+          return part;
+        default:
+          break;
+      }
+    }
+    // A constant alone (a string that is not a docstring, a number, `...`) is a NOP.
+    let strings = from;
+    while (strings < to && this.#t.kind[strings] === T_STRING) strings++;
+    if (strings === to || (to - from === 1 && (k === T_NUMBER || this.#isOp(from, "...")))) {
+      part.flags = CONSTANT_EXPR;
+      return part;
+    }
+    part.ann = this.#annotation(from, to);
+    return part;
+  }
+
+  /** Recognises a bare annotation `target: annotation` (no value) and its target's shape. */
+  #annotation(from: number, to: number): number {
+    let depth = 0;
+    let colon = -1;
+    for (let i = from; i < to && colon < 0; i++) {
+      const k = this.#t.kind[i];
+      if (k === T_NAME) {
+        if (depth === 0 && this.#tokText(i) === "lambda") return ANN_NONE;
+        continue;
+      }
+      if (k !== T_OP) continue;
+      const c = this.#opChar(i);
+      const single = (this.#t.end[i] as number) - (this.#t.start[i] as number) === 1;
+      if (isOpenBracket(c)) depth++;
+      else if (isCloseBracket(c)) depth--;
+      else if (depth === 0 && single && c === 61)
+        return ANN_NONE; // `=` before any colon
+      else if (depth === 0 && single && c === 58) colon = i;
+    }
+    if (colon < 0) return ANN_NONE;
+    // A value after the annotation makes it an ordinary (annotated) assignment.
+    depth = 0;
+    for (let i = colon + 1; i < to; i++) {
+      const c = this.#opChar(i);
+      if (isOpenBracket(c)) depth++;
+      else if (isCloseBracket(c)) depth--;
+      else if (depth === 0 && c === 61 && this.#isOp(i, "=")) return ANN_NONE;
+    }
+    if (colon === from + 1 && this.#t.kind[from] === T_NAME) return ANN_NAME;
+    // (x) or ((x)): a parenthesised plain name.
+    let a = from;
+    let b = colon - 1;
+    let parens = 0;
+    while (a < b && this.#isOp(a, "(") && this.#isOp(b, ")")) {
+      a++;
+      b--;
+      parens++;
+    }
+    if (parens > 0 && a === b && this.#t.kind[a] === T_NAME) return ANN_PAREN_NAME;
+    return ANN_COMPLEX;
+  }
+
+  /** Tokens [a, b] (inclusive) without the parentheses that wrap all of them. */
+  #unwrap(a: number, b: number): [number, number] {
+    for (let layers = 0; layers < MAX_NESTING; layers++) {
+      if (!(a < b && this.#isOp(a, "(") && this.#isOp(b, ")") && this.#wraps(a, b))) break;
+      a++;
+      b--;
+    }
+    return [a, b];
+  }
+
+  #isWildcard(from: number, to: number): boolean {
+    const [a, b] = this.#unwrap(from, to);
+    return a === b && this.#isName(a, "_");
+  }
+
+  /** Whether the pattern in tokens [from, to] (inclusive) can fail to match. */
+  #patternRefutable(from: number, to: number, nesting = 0): boolean {
+    if (nesting > MAX_NESTING) return true;
+    const [a, b] = this.#unwrap(from, to);
+    // An or-pattern always matches when one of its alternatives does.
+    let depth = 0;
+    let alternative = a;
+    let isOr = false;
+    for (let i = a; i <= b; i++) {
+      const c = this.#opChar(i);
+      if (isOpenBracket(c)) depth++;
+      else if (isCloseBracket(c)) depth--;
+      else if (depth === 0 && c === 124) {
+        isOr = true;
+        if (!this.#patternRefutable(alternative, i - 1, nesting + 1)) return false;
+        alternative = i + 1;
+      }
+    }
+    if (isOr) return this.#patternRefutable(alternative, b, nesting + 1);
+    if (a === b) {
+      // A capture name or `_` always matches; None/True/False are literal patterns.
+      if (this.#t.kind[a] !== T_NAME) return true;
+      const word = this.#tokText(a);
+      return word === "None" || word === "True" || word === "False";
+    }
+    // P as name
+    if (b - a >= 2 && this.#isName(b - 1, "as") && this.#t.kind[b] === T_NAME) {
+      return this.#patternRefutable(a, b - 2, nesting + 1);
+    }
+    return true;
+  }
+
+  /** Whether the brackets at `a` and `b` match each other. */
+  #wraps(a: number, b: number): boolean {
+    let depth = 0;
+    for (let i = a; i <= b; i++) {
+      const c = this.#opChar(i);
+      if (isOpenBracket(c)) depth++;
+      else if (isCloseBracket(c)) {
+        depth--;
+        if (depth === 0 && i !== b) return false;
+      }
+    }
+    return depth === 0;
+  }
+
+  /** The compile-time truth of a test expression, as CPython 3.11's jump folding sees it. */
+  #truth(from: number, to: number): Truth {
+    return new ConstEvaluator(this.#text, this.#t).truth(from, to);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compile-time constants in tests. CPython 3.11 folds constant expressions in its AST
+// optimizer (literals, unary and binary operators on constants, tuples of constants,
+// `__debug__`), and its jump compiler follows `not`/`and`/`or` so that `x and False` never
+// enters the body. A test that is always false (`if 0:`) leaves its body without bytecode; a
+// test that is always true (`while True:`) makes the else branch, and what follows a loop
+// without break, unreachable. Anything this evaluator does not understand is "unknown".
+
+type Const =
+  | { t: "num"; v: number }
+  | { t: "str"; empty: boolean }
+  | { t: "other"; truthy: boolean };
+
+const TRUE: Const = { t: "other", truthy: true };
+const FALSE: Const = { t: "other", truthy: false };
+
+function truthOf(value: Const): Truth {
+  if (value.t === "num") return value.v !== 0 ? 1 : 0;
+  if (value.t === "str") return value.empty ? 0 : 1;
+  return value.truthy ? 1 : 0;
+}
+
+function invert(truth: Truth): Truth {
+  return truth === -1 ? -1 : truth === 1 ? 0 : 1;
+}
+
+// Binary operators by binding power (higher binds tighter), as in Python's grammar.
+const BINARY_POWER: Record<string, number> = {
+  "|": 1,
+  "^": 2,
+  "&": 3,
+  "<<": 4,
+  ">>": 4,
+  "+": 5,
+  "-": 5,
+  "*": 6,
+  "/": 6,
+  "//": 6,
+  "%": 6,
+  "@": 6,
+};
+
+class ConstEvaluator {
+  readonly #text: string;
+  readonly #t: Tokens;
+
+  constructor(text: string, tokens: Tokens) {
+    this.#text = text;
+    this.#t = tokens;
+  }
+
+  #tok(i: number): string {
+    return this.#text.slice(this.#t.start[i], this.#t.end[i]);
+  }
+
+  #isOpen(i: number): boolean {
+    if (this.#t.kind[i] !== T_OP) return false;
+    const c = this.#text.charCodeAt(this.#t.start[i] as number);
+    return c === 40 || c === 91 || c === 123;
+  }
+
+  #isClose(i: number): boolean {
+    if (this.#t.kind[i] !== T_OP) return false;
+    const c = this.#text.charCodeAt(this.#t.start[i] as number);
+    return c === 41 || c === 93 || c === 125;
+  }
+
+  /** Splits [from, to) on a top-level keyword or operator; null when it does not occur. */
+  #split(from: number, to: number, word: string): [number, number][] | null {
+    let depth = 0;
+    let partStart = from;
+    let parts: [number, number][] | null = null;
+    for (let i = from; i < to; i++) {
+      if (this.#isOpen(i)) depth++;
+      else if (this.#isClose(i)) depth--;
+      else if (depth === 0 && this.#tok(i) === word) {
+        parts ??= [];
+        parts.push([partStart, i]);
+        partStart = i + 1;
+      }
+    }
+    if (parts) parts.push([partStart, to]);
+    return parts;
+  }
+
+  /** Whether [from, to) is one bracketed group `( ... )`. */
+  #wrapped(from: number, to: number): boolean {
+    if (to - from < 2 || this.#tok(from) !== "(" || this.#tok(to - 1) !== ")") return false;
+    let depth = 0;
+    for (let i = from; i < to; i++) {
+      if (this.#isOpen(i)) depth++;
+      else if (this.#isClose(i)) {
+        depth--;
+        if (depth === 0 && i !== to - 1) return false;
+      }
+    }
+    return true;
+  }
+
+  #hasTopLevel(from: number, to: number, words: readonly string[]): boolean {
+    let depth = 0;
+    for (let i = from; i < to; i++) {
+      if (this.#isOpen(i)) depth++;
+      else if (this.#isClose(i)) depth--;
+      else if (depth === 0 && words.includes(this.#tok(i))) return true;
+    }
+    return false;
+  }
+
+  // Nesting deeper than this is "unknown": keeps pathological inputs linear.
+  #depth = 0;
+
+  /** Truth of a test in jump context (compiler_jump_if). */
+  truth(from: number, to: number): Truth {
+    if (this.#depth > MAX_NESTING) return -1;
+    this.#depth++;
+    const truth = this.#truth(from, to);
+    this.#depth--;
+    return truth;
+  }
+
+  /** The folded constant of [from, to) (ast_opt), or null when it is not a constant. */
+  value(from: number, to: number): Const | null {
+    if (this.#depth > MAX_NESTING) return null;
+    this.#depth++;
+    const value = this.#value(from, to);
+    this.#depth--;
+    return value;
+  }
+
+  #truth(from: number, to: number): Truth {
+    if (from >= to) return -1;
+    if (this.#hasTopLevel(from, to, ["if", "lambda", ":=", ","])) return -1;
+    const ors = this.#split(from, to, "or");
+    if (ors) {
+      let unknown = false;
+      for (const [a, b] of ors) {
+        const v = this.truth(a, b);
+        if (v === 1) return 1;
+        if (v === -1) unknown = true;
+      }
+      return unknown ? -1 : 0;
+    }
+    const ands = this.#split(from, to, "and");
+    if (ands) {
+      let unknown = false;
+      for (const [a, b] of ands) {
+        const v = this.truth(a, b);
+        if (v === 0) return 0;
+        if (v === -1) unknown = true;
+      }
+      return unknown ? -1 : 1;
+    }
+    if (this.#tok(from) === "not" && this.#t.kind[from] === T_NAME) {
+      return invert(this.truth(from + 1, to));
+    }
+    if (to - from > 2 && this.#wrapped(from, to) && !this.#hasTopLevel(from + 1, to - 1, [","])) {
+      return this.truth(from + 1, to - 1);
+    }
+    const value = this.value(from, to);
+    return value === null ? -1 : truthOf(value);
+  }
+
+  #value(from: number, to: number): Const | null {
+    if (from >= to) return null;
+    if (this.#hasTopLevel(from, to, ["if", "lambda", ":=", "or", "and"])) return null;
+    if (this.#t.kind[from] === T_NAME && this.#tok(from) === "not") {
+      const v = this.value(from + 1, to);
+      return v === null ? null : truthOf(v) === 1 ? FALSE : TRUE;
+    }
+    const state = { i: from };
+    const v = this.#binary(state, to, 0);
+    return state.i === to ? v : null;
+  }
+
+  #binary(state: { i: number }, to: number, minPower: number): Const | null {
+    let left = this.#unary(state, to);
+    while (state.i < to && this.#t.kind[state.i] === T_OP) {
+      const op = this.#tok(state.i);
+      const power = BINARY_POWER[op];
+      if (power === undefined || power <= minPower) break;
+      state.i++;
+      const right = this.#binary(state, to, power);
+      left = left !== null && right !== null ? fold(op, left, right) : null;
+    }
+    return left;
+  }
+
+  #unary(state: { i: number }, to: number): Const | null {
+    if (state.i >= to) return null;
+    const op = this.#t.kind[state.i] === T_OP ? this.#tok(state.i) : "";
+    if (op === "-" || op === "+" || op === "~") {
+      state.i++;
+      const v = this.#unary(state, to);
+      if (v === null) return null;
+      const n = v.t === "num" ? v.v : v.t === "other" ? (v.truthy ? 1 : 0) : null;
+      if (n === null) return null;
+      return { t: "num", v: op === "-" ? -n : op === "~" ? ~n : n };
+    }
+    const base = this.#atom(state, to);
+    if (state.i < to && this.#tok(state.i) === "**") {
+      state.i++;
+      const exponent = this.#unary(state, to);
+      return base !== null && exponent !== null ? fold("**", base, exponent) : null;
+    }
+    return base;
+  }
+
+  #atom(state: { i: number }, to: number): Const | null {
+    const i = state.i;
+    const k = this.#t.kind[i];
+    const text = this.#tok(i);
+    let value: Const | null;
+    if (k === T_NUMBER) {
+      state.i++;
+      value = numberConst(text);
+    } else if (k === T_STRING) {
+      let empty = true;
+      let formatted = false;
+      while (state.i < to && this.#t.kind[state.i] === T_STRING) {
+        const info = stringInfo(this.#tok(state.i));
+        if (!info.empty) empty = false;
+        if (info.formatted) formatted = true;
+        state.i++;
+      }
+      value = formatted ? null : { t: "str", empty };
+    } else if (k === T_NAME) {
+      state.i++;
+      if (text === "True" || text === "__debug__") value = TRUE;
+      else if (text === "False" || text === "None") value = FALSE;
+      else value = null;
+    } else if (text === "...") {
+      state.i++;
+      value = TRUE;
+    } else if (text === "(") {
+      let depth = 0;
+      let close = -1;
+      for (let j = i; j < to; j++) {
+        if (this.#isOpen(j)) depth++;
+        else if (this.#isClose(j) && --depth === 0) {
+          close = j;
+          break;
+        }
+      }
+      if (close < 0) return null;
+      state.i = close + 1;
+      const items = this.#split(i + 1, close, ",");
+      if (close === i + 1)
+        value = FALSE; // ()
+      else if (items) {
+        // A tuple of constants is a constant; a non-empty one is true.
+        const real = items.filter(([a, b]) => b > a);
+        value = real.every(([a, b]) => this.value(a, b) !== null) ? TRUE : null;
+      } else value = this.value(i + 1, close);
+    } else {
+      return null;
+    }
+    // Calls, attributes and subscripts make it a runtime value.
+    if (state.i < to) {
+      const next = this.#tok(state.i);
+      if (next === "(" || next === "[" || next === ".") return null;
+    }
+    return value;
+  }
+}
+
+function fold(op: string, a: Const, b: Const): Const | null {
+  if (a.t === "str" && b.t === "str" && op === "+") return { t: "str", empty: a.empty && b.empty };
+  // "ab" * 0 is "".
+  if (op === "*" && a.t === "str" && b.t === "num") return { t: "str", empty: a.empty || b.v <= 0 };
+  if (op === "*" && a.t === "num" && b.t === "str") return { t: "str", empty: b.empty || a.v <= 0 };
+  const num = (c: Const): number | null =>
+    c.t === "num" ? c.v : c.t === "other" ? (c.truthy ? 1 : 0) : null;
+  const x = num(a);
+  const y = num(b);
+  if (x === null || y === null) return null;
+  switch (op) {
+    case "+":
+      return { t: "num", v: x + y };
+    case "-":
+      return { t: "num", v: x - y };
+    case "*":
+      return { t: "num", v: x * y };
+    case "**":
+      return { t: "num", v: x ** y };
+    case "|":
+      return { t: "num", v: x | y };
+    case "&":
+      return { t: "num", v: x & y };
+    case "^":
+      return { t: "num", v: x ^ y };
+    case "<<":
+      return { t: "num", v: x * 2 ** y };
+    case ">>":
+      return { t: "num", v: Math.floor(x / 2 ** y) };
+    default:
+      // Division by zero is left to run time by the optimizer; the rest is rare in tests.
+      return null;
+  }
+}
+
+function numberConst(text: string): Const {
+  const clean = text.replaceAll("_", "").toLowerCase();
+  if (clean.endsWith("j")) return { t: "num", v: Number.parseFloat(clean.slice(0, -1)) };
+  if (clean.startsWith("0x") || clean.startsWith("0o") || clean.startsWith("0b")) {
+    return { t: "num", v: /[^0]/.test(clean.slice(2)) ? 1 : 0 };
+  }
+  const v = Number(clean);
+  return { t: "num", v: Number.isNaN(v) ? 1 : v };
+}
+
+function stringInfo(token: string): { empty: boolean; formatted: boolean } {
+  let p = 0;
+  let formatted = false;
+  while (p < token.length) {
+    const c = token.charCodeAt(p);
+    if (c === 34 || c === 39) break;
+    if ((c | 0x20) === 0x66) formatted = true;
+    p++;
+  }
+  const q = token.charCodeAt(p);
+  const triple =
+    token.length - p >= 6 && token.charCodeAt(p + 1) === q && token.charCodeAt(p + 2) === q;
+  const quoteLength = triple ? 3 : 1;
+  // An f-string is never a constant for the compiler, even without replacement fields.
+  return { empty: token.length - p - 2 * quoteLength === 0, formatted };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which statements get bytecode. The walk follows CPython 3.11's compiler: statements in
+// compile order, a reachability flag for the basic blocks it lays out (dead blocks lose their
+// instructions), and three quirks that put line numbers on code that looks dead:
+// - co_consts is trimmed only at its end (trim_unused_consts), so a function, class, lambda
+//   or comprehension compiled in dead code survives when a live instruction loads a constant
+//   added after it; coverage.py walks co_consts and counts the lines of such code objects.
+// - The jump that ends a `case` body, and the RERAISE that ends the exception path of a
+//   `finally` body, carry the location of the last statement compiled before them, even
+//   when that statement is dead (`if False: x = 1` as the last statement).
+// - Tuples folded by the bytecode optimizer (constant default values, constant annotations)
+//   are appended after all other constants, so a live one keeps every dead code object.
+
+interface LoopState {
+  broken: boolean;
+}
+
+interface Ctx {
+  scope: number;
+  loop: LoopState | null;
+  pool: Pool;
+}
+
+interface Pool {
+  add(key: string, live: boolean): void;
+  code(live: boolean, survive: () => void): void;
+  appendFolded(live: boolean): void;
+  finish(): void;
+}
+
+/**
+ * Stands in for ConstPool on the first pass: constants matter only when dead code holds a
+ * code object, which is rare; the first pass only notices whether that happens.
+ */
+class DeadCodeDetector implements Pool {
+  found = false;
+  add(): void {}
+  code(live: boolean): void {
+    if (!live) this.found = true;
+  }
+  appendFolded(): void {}
+  finish(): void {}
+}
+
+/** A code object's constant table, as far as trimming is concerned. */
+class ConstPool implements Pool {
+  readonly #keys = new Map<string, number>();
+  #maxLive = 0; // the first constant (docstring or None) is always kept
+  #appended = false;
+  #codeObjects = 0;
+  readonly #pending: { index: number; survive: () => void }[] = [];
+
+  add(key: string, live: boolean): void {
+    let index = this.#keys.get(key);
+    if (index === undefined) {
+      index = this.#keys.size;
+      this.#keys.set(key, index);
+    }
+    if (live && index > this.#maxLive) this.#maxLive = index;
+  }
+
+  /** A nested code object; `survive` runs if it stays in co_consts although dead. */
+  code(live: boolean, survive: () => void): void {
+    const key = `#${this.#codeObjects++}`;
+    this.add(key, live);
+    if (!live) this.#pending.push({ index: this.#keys.get(key) as number, survive });
+  }
+
+  /** A tuple the bytecode optimizer folds and appends after every other constant. */
+  appendFolded(live: boolean): void {
+    if (live) this.#appended = true;
+  }
+
+  finish(): void {
+    for (const { index, survive } of this.#pending) {
+      if (this.#appended || index <= this.#maxLive) survive();
+    }
+  }
+}
+
+const KEYWORDS = new Set([
+  "False",
+  "None",
+  "True",
+  "and",
+  "as",
+  "assert",
+  "async",
+  "await",
+  "break",
+  "class",
+  "continue",
+  "def",
+  "del",
+  "elif",
+  "else",
+  "except",
+  "finally",
+  "for",
+  "from",
+  "global",
+  "if",
+  "import",
+  "in",
+  "is",
+  "lambda",
+  "nonlocal",
+  "not",
+  "or",
+  "pass",
+  "raise",
+  "return",
+  "try",
+  "while",
+  "with",
+  "yield",
+]);
+
+class Analyzer {
+  readonly #text: string;
+  readonly #t: Tokens;
+  readonly #parser: StatementParser;
+  readonly #emitted: Uint8Array;
+  readonly #future: boolean;
+  /** The first pass's detector, or null when modelling constant pools in full. */
+  readonly #detector: DeadCodeDetector | null;
+
+  constructor(
+    text: string,
+    tokens: Tokens,
+    parser: StatementParser,
+    emitted: Uint8Array,
+    future: boolean,
+    detector: DeadCodeDetector | null,
+  ) {
+    this.#text = text;
+    this.#t = tokens;
+    this.#parser = parser;
+    this.#emitted = emitted;
+    this.#future = future;
+    this.#detector = detector;
+  }
+
+  #newPool(): Pool {
+    return this.#detector ?? new ConstPool();
+  }
+
+  module(stmts: readonly Stmt[]): void {
+    const pool = this.#newPool();
+    const ctx: Ctx = { scope: SCOPE_MODULE, loop: null, pool };
+    const end = this.#block(stmts, true, ctx, true);
+    pool.add("c:None", end);
+    pool.finish();
+  }
+
+  #mark(line: number): void {
+    this.#emitted[line] = 1;
+  }
+
+  #tok(i: number): string {
+    return this.#text.slice(this.#t.start[i], this.#t.end[i]);
+  }
+
+  /** `stmts` in order; `docScope`: a leading string is a module or class docstring. */
+  #block(stmts: readonly Stmt[], reachable: boolean, ctx: Ctx, docScope = false): boolean {
+    let r = reachable;
+    for (let i = 0; i < stmts.length; i++) {
+      const stmt = stmts[i] as Stmt;
+      const docstring = i === 0 && docScope ? this.#docstringKey(stmt) : null;
+      if (docstring !== null) {
+        // Stored as __doc__: code, and a constant.
+        if (r) this.#mark(stmt as number);
+        ctx.pool.add(docstring, r);
+        continue;
+      }
+      r = this.#stmt(stmt, r, ctx);
+    }
+    return r;
+  }
+
+  /** The constant key of a docstring statement, or null when `stmt` is not one. */
+  #docstringKey(stmt: Stmt): string | null {
+    if (typeof stmt !== "number") return null;
+    const from = this.#t.lineTokStart[stmt] as number;
+    const to = this.#t.lineTokEnd[stmt] as number;
+    let key = "s:";
+    for (let i = from; i < to; i++) {
+      if (this.#t.kind[i] !== T_STRING) return null;
+      const text = this.#tok(i);
+      // Bytes and f-strings are not docstrings.
+      if (/^[a-zA-Z]*[bBfF]/.test(text)) return null;
+      key += text;
+    }
+    return key;
+  }
+
+  #clause(clause: Clause, reachable: boolean, ctx: Ctx): boolean {
+    if (clause.headerCode && reachable) this.#mark(clause.line);
+    return this.#block(clause.body, reachable, ctx);
+  }
+
+  #hasCode(part: SimplePart, ctx: Ctx): boolean {
+    if (part.flags & NO_CODE) return false;
+    switch (part.ann) {
+      case ANN_NAME:
+        // Local variable annotations are never evaluated; module and class ones are stored.
+        return ctx.scope !== SCOPE_FUNCTION;
+      case ANN_PAREN_NAME:
+        // Not stored anywhere; evaluated only outside functions, and not under PEP 563.
+        return ctx.scope !== SCOPE_FUNCTION && !this.#future;
+      default:
+        return true;
+    }
+  }
+
+  /** A simple statement list on logical line `line`, tokens [from, to). */
+  #simple(line: number, from: number, to: number, reachable: boolean, ctx: Ctx): boolean {
+    let r = reachable;
+    for (const part of this.#parser.simpleParts(from, to)) {
+      this.#partConsts(part, r, ctx, line);
+      if (!r) continue;
+      if (this.#hasCode(part, ctx)) this.#mark(line);
+      if (part.term === TERM_BREAK && ctx.loop) ctx.loop.broken = true;
+      if (part.term !== TERM_NONE) r = false;
+    }
+    return r;
+  }
+
+  #stmt(stmt: Stmt, reachable: boolean, ctx: Ctx): boolean {
+    if (typeof stmt === "number") {
+      const from = this.#t.lineTokStart[stmt] as number;
+      return this.#simple(stmt, from, this.#t.lineTokEnd[stmt] as number, reachable, ctx);
+    }
+    switch (stmt.kind) {
+      case "inline":
+        return this.#simple(stmt.line, stmt.from, stmt.to, reachable, ctx);
+      case "if": {
+        let r = reachable;
+        let out = false;
+        for (const { clause, truth } of stmt.tests) {
+          if (r) this.#mark(clause.line);
+          this.#scan(clause.headFrom, clause.headTo, r && truth === -1, ctx, clause.line);
+          if (this.#block(clause.body, r && truth !== 0, ctx)) out = true;
+          r = r && truth !== 1;
+        }
+        if (stmt.orelse) {
+          if (this.#clause(stmt.orelse, r, ctx)) out = true;
+        } else if (r) {
+          out = true;
+        }
+        return out;
+      }
+      case "while": {
+        const { clause, truth } = stmt;
+        const loop: LoopState = { broken: false };
+        if (reachable) this.#mark(clause.line);
+        this.#scan(clause.headFrom, clause.headTo, reachable && truth === -1, ctx, clause.line);
+        this.#block(clause.body, reachable && truth !== 0, { ...ctx, loop });
+        const exits = reachable && truth !== 1;
+        const out = stmt.orelse ? this.#clause(stmt.orelse, exits, ctx) : exits;
+        return out || loop.broken;
+      }
+      case "for": {
+        const { clause } = stmt;
+        const loop: LoopState = { broken: false };
+        if (reachable) this.#mark(clause.line);
+        this.#scan(clause.headFrom, clause.headTo, reachable, ctx, clause.line);
+        this.#block(clause.body, reachable, { ...ctx, loop });
+        const out = stmt.orelse ? this.#clause(stmt.orelse, reachable, ctx) : reachable;
+        return out || loop.broken;
+      }
+      case "with": {
+        const { clause } = stmt;
+        this.#scan(clause.headFrom, clause.headTo, reachable, ctx, clause.line);
+        this.#clause(clause, reachable, ctx);
+        ctx.pool.add("c:None", reachable); // __exit__(None, None, None)
+        // The exception path calls __exit__, which may swallow the exception: the code after
+        // a with statement is reachable even when its body always returns or raises.
+        return reachable;
+      }
+      case "try": {
+        const bodyOut = this.#clause(stmt.clause, reachable, ctx);
+        let out = stmt.orelse ? this.#clause(stmt.orelse, bodyOut, ctx) : bodyOut;
+        for (const handler of stmt.handlers) {
+          this.#scan(handler.headFrom, handler.headTo, reachable, ctx, handler.line);
+          if (this.#clause(handler, reachable, ctx)) out = true;
+          if (this.#hasName(handler.headFrom, handler.headTo, "as")) {
+            ctx.pool.add("c:None", reachable); // name = None; del name
+          }
+        }
+        if (stmt.finalbody) {
+          // Compiled twice: on the normal path (reachable when the try part falls through)
+          // and on the exception path (reachable whenever the try is). The exception path's
+          // cleanup handler is located at the last statement compiled, and is reachable
+          // even when the finally body always returns.
+          const finalOut = this.#clause(stmt.finalbody, reachable, ctx);
+          if (reachable) this.#markLast(stmt.finalbody.body);
+          out = out && finalOut;
+        }
+        return out;
+      }
+      case "match": {
+        const { clause, cases } = stmt;
+        if (reachable) this.#mark(clause.line);
+        this.#scan(clause.headFrom, clause.headTo, reachable, ctx, clause.line);
+        let r = reachable;
+        let out = false;
+        for (let i = 0; i < cases.length; i++) {
+          const c = cases[i] as MatchCase;
+          if (r) this.#mark(c.clause.line);
+          this.#scan(c.clause.headFrom, c.clause.headTo, r, ctx, c.clause.line);
+          const bodyOut = this.#block(c.clause.body, r && c.guard !== 0, ctx);
+          if (bodyOut) {
+            out = true;
+            const isDefault = i === cases.length - 1 && c.wildcard && cases.length > 1;
+            if (!isDefault) this.#markLast(c.clause.body);
+          }
+          r = r && c.refutable;
+        }
+        return out || r;
+      }
+      case "def":
+        return this.#def(stmt, reachable, ctx);
+    }
+  }
+
+  #def(stmt: Extract<Stmt, { kind: "def" }>, reachable: boolean, ctx: Ctx): boolean {
+    const { clause, decorators } = stmt;
+    for (const line of decorators) {
+      if (reachable) this.#mark(line);
+      const at = this.#t.lineTokStart[line] as number;
+      this.#scan(at + 1, this.#t.lineTokEnd[line] as number, reachable, ctx, line);
+    }
+    if (reachable) this.#mark(clause.line);
+    if (stmt.isClass) {
+      ctx.pool.code(reachable, () => this.#defBody(stmt, true));
+      ctx.pool.add(`s:${this.#tok(clause.headFrom)}`, reachable);
+      this.#scan(clause.headFrom + 1, clause.headTo, reachable, ctx, clause.line);
+    } else {
+      this.#defHeader(clause, reachable, ctx);
+      ctx.pool.code(reachable, () => this.#defBody(stmt, true));
+    }
+    if (reachable) this.#defBody(stmt, false);
+    return reachable;
+  }
+
+  /** Compiles a function or class body; `dead`: it only survives in co_consts. */
+  #defBody(stmt: Extract<Stmt, { kind: "def" }>, dead: boolean): void {
+    // A code object's first line (its RESUME) is the first decorator's, or the def's.
+    if (dead) this.#mark(stmt.decorators[0] ?? stmt.clause.line);
+    const pool = this.#newPool();
+    let body = stmt.clause.body;
+    if (stmt.isClass) {
+      pool.add("q:", true); // __qualname__
+      const ctx: Ctx = { scope: SCOPE_CLASS, loop: null, pool };
+      const end = this.#block(body, true, ctx, true);
+      pool.add("c:None", end);
+    } else {
+      const first = body[0];
+      const docstring = first === undefined ? null : this.#docstringKey(first);
+      // co_consts[0] is the docstring, or None.
+      pool.add(docstring ?? "c:None", true);
+      if (docstring !== null) body = body.slice(1);
+      const ctx: Ctx = { scope: SCOPE_FUNCTION, loop: null, pool };
+      const end = this.#block(body, true, ctx);
+      pool.add("c:None", end);
+    }
+    pool.finish();
+  }
+
+  /** Constants of a def header: defaults, annotations; folded tuples are appended. */
+  #defHeader(clause: Clause, live: boolean, ctx: Ctx): void {
+    if (this.#detector && live) return;
+    const open = clause.headFrom + 1;
+    if (!(this.#t.kind[open] === T_OP && this.#tok(open) === "(")) return;
+    let depth = 0;
+    let close = open;
+    for (let i = open; i < clause.headTo; i++) {
+      const c = this.#text.charCodeAt(this.#t.start[i] as number);
+      if (this.#t.kind[i] !== T_OP) continue;
+      if (isOpenBracket(c)) depth++;
+      else if (isCloseBracket(c) && --depth === 0) {
+        close = i;
+        break;
+      }
+    }
+    let keywordOnly = false;
+    let defaults = 0;
+    let constantDefaults = 0;
+    let annotations = 0;
+    let constantAnnotations = 0;
+    let paramStart = open + 1;
+    const param = (from: number, to: number) => {
+      if (from >= to) return;
+      const first = this.#tok(from);
+      if (first === "*" || first === "**") keywordOnly = true;
+      let colon = -1;
+      let equals = -1;
+      let d = 0;
+      for (let i = from; i < to; i++) {
+        const text = this.#tok(i);
+        if (this.#t.kind[i] !== T_OP) continue;
+        const c = text.charCodeAt(0);
+        if (isOpenBracket(c)) d++;
+        else if (isCloseBracket(c)) d--;
+        else if (d === 0 && text === ":" && colon < 0) colon = i;
+        else if (d === 0 && text === "=" && equals < 0) equals = i;
+      }
+      const nameEnd = colon >= 0 ? colon : equals >= 0 ? equals : to;
+      if (colon >= 0) {
+        annotations++;
+        const annEnd = equals >= 0 ? equals : to;
+        ctx.pool.add(`s:${this.#tok(nameEnd - 1)}`, live);
+        if (this.#future || this.#isLiteral(colon + 1, annEnd)) constantAnnotations++;
+        if (this.#future) ctx.pool.add(`a:${this.#tok(colon + 1)}`, live);
+        else this.#scan(colon + 1, annEnd, live, ctx, clause.line);
+      }
+      if (equals >= 0) {
+        if (!keywordOnly) {
+          defaults++;
+          if (this.#isLiteral(equals + 1, to)) constantDefaults++;
+        } else {
+          ctx.pool.add(`s:${this.#tok(nameEnd - 1)}`, live);
+        }
+        this.#scan(equals + 1, to, live, ctx, clause.line);
+      }
+    };
+    depth = 0;
+    for (let i = open + 1; i < close; i++) {
+      if (this.#t.kind[i] !== T_OP) continue;
+      const text = this.#tok(i);
+      const c = text.charCodeAt(0);
+      if (isOpenBracket(c)) depth++;
+      else if (isCloseBracket(c)) depth--;
+      else if (depth === 0 && text === ",") {
+        param(paramStart, i);
+        paramStart = i + 1;
+      }
+    }
+    param(paramStart, close);
+    if (close + 1 < clause.headTo && this.#tok(close + 1) === "->") {
+      annotations++;
+      ctx.pool.add("s:return", live);
+      if (this.#future || this.#isLiteral(close + 2, clause.headTo)) constantAnnotations++;
+      if (!this.#future) this.#scan(close + 2, clause.headTo, live, ctx, clause.line);
+    }
+    // BUILD_TUPLE of constants is folded after compilation and appended to co_consts.
+    if (defaults > 0 && constantDefaults === defaults) ctx.pool.appendFolded(live);
+    if (annotations > 0 && constantAnnotations === annotations) ctx.pool.appendFolded(live);
+  }
+
+  #isLiteral(from: number, to: number): boolean {
+    if (from >= to) return false;
+    for (let i = from; i < to; i++) {
+      const k = this.#t.kind[i];
+      const text = this.#tok(i);
+      if (k === T_NUMBER || (k === T_STRING && !/^[a-zA-Z]*[fF]/.test(text))) continue;
+      if (k === T_NAME && (text === "None" || text === "True" || text === "False")) continue;
+      if (k === T_OP && (text === "-" || text === "(" || text === ")" || text === ",")) continue;
+      if (k === T_OP && text === "...") continue;
+      return false;
+    }
+    return true;
+  }
+
+  #hasName(from: number, to: number, word: string): boolean {
+    for (let i = from; i < to; i++) {
+      if (this.#t.kind[i] === T_NAME && this.#tok(i) === word) return true;
+    }
+    return false;
+  }
+
+  /** Constants a simple statement adds to the pool. */
+  #partConsts(part: SimplePart, live: boolean, ctx: Ctx, line: number): void {
+    const { from, to } = part;
+    if (part.flags !== 0) return;
+    if (part.ann === ANN_NAME || part.ann === ANN_PAREN_NAME) {
+      if (ctx.scope === SCOPE_FUNCTION) return;
+      if (part.ann === ANN_NAME) ctx.pool.add(`s:${this.#tok(from)}`, live);
+      this.#scan(from + 1, to, live, ctx, line);
+      return;
+    }
+    const first = this.#t.kind[from] === T_NAME ? this.#tok(from) : "";
+    if (first === "import") {
+      ctx.pool.add("n:0", live);
+      ctx.pool.add("c:None", live);
+      return;
+    }
+    if (first === "from") {
+      let level = 0;
+      let i = from + 1;
+      for (; i < to; i++) {
+        const text = this.#tok(i);
+        if (text === ".") level++;
+        else if (text === "...") level += 3;
+        else break;
+      }
+      while (i < to && this.#tok(i) !== "import") i++;
+      let names = "";
+      for (let j = i + 1; j < to; j++) {
+        if (this.#t.kind[j] === T_NAME && this.#tok(j - 1) !== "as") names += `${this.#tok(j)},`;
+        else if (this.#tok(j) === "*") names += "*";
+      }
+      ctx.pool.add(`n:${level}`, live);
+      ctx.pool.add(`t:${names}`, live);
+      return;
+    }
+    if ((first === "return" || first === "yield") && to - from === 1) {
+      ctx.pool.add("c:None", live);
+      return;
+    }
+    this.#scan(from, to, live, ctx, line);
+  }
+
+  /**
+   * Adds the constants an expression's bytecode loads (approximately: literals, keyword
+   * argument names, the None of await/yield) and its nested code objects (lambdas,
+   * comprehensions) to the pool.
+   */
+  #scan(from: number, to: number, live: boolean, ctx: Ctx, line: number): void {
+    if (this.#detector && live) return;
+    // Per open bracket: keyword names when it is a call's parenthesis, null otherwise; and
+    // whether a comprehension was already counted inside it.
+    const calls: (string[] | null)[] = [];
+    const comprehensions: boolean[] = [];
+    const survive = () => this.#mark(line);
+    for (let i = from; i < to; i++) {
+      const k = this.#t.kind[i];
+      if (k === T_STRING) {
+        let key = "s:";
+        while (i < to && this.#t.kind[i] === T_STRING) key += this.#tok(i++);
+        i--;
+        ctx.pool.add(key, live);
+        continue;
+      }
+      const text = this.#tok(i);
+      if (k === T_NUMBER) {
+        const prev = i > from ? this.#tok(i - 1) : "";
+        const before = i - 1 > from ? i - 2 : -1;
+        const unary =
+          prev === "-" &&
+          (before < 0 ||
+            (this.#t.kind[before] === T_OP && !isCloseBracket(this.#tok(before).charCodeAt(0))) ||
+            (this.#t.kind[before] === T_NAME && KEYWORDS.has(this.#tok(before))));
+        ctx.pool.add(`n:${unary ? "-" : ""}${text}`, live);
+        continue;
+      }
+      if (k === T_NAME) {
+        if (text === "None" || text === "True" || text === "False") {
+          ctx.pool.add(`c:${text}`, live);
+        } else if (text === "lambda") {
+          ctx.pool.code(live, survive);
+        } else if (text === "for" && calls.length > 0 && !comprehensions[calls.length - 1]) {
+          comprehensions[calls.length - 1] = true;
+          ctx.pool.code(live, survive);
+        } else if (text === "await" || text === "yield") {
+          ctx.pool.add("c:None", live);
+        }
+        continue;
+      }
+      if (k !== T_OP) continue;
+      const c = text.charCodeAt(0);
+      if (text === "...") {
+        ctx.pool.add("c:...", live);
+      } else if (isOpenBracket(c)) {
+        const prevKind = i > from ? this.#t.kind[i - 1] : 0;
+        const prev = i > from ? this.#tok(i - 1) : "";
+        const call =
+          c === 40 &&
+          ((prevKind === T_NAME && !KEYWORDS.has(prev)) ||
+            prevKind === T_STRING ||
+            (prevKind === T_OP && isCloseBracket(prev.charCodeAt(0))));
+        calls.push(call ? [] : null);
+        comprehensions.push(false);
+      } else if (isCloseBracket(c)) {
+        const names = calls.pop();
+        comprehensions.pop();
+        if (names && names.length > 0) ctx.pool.add(`k:${names.join(",")}`, live);
+      } else if (text === "=" && calls.length > 0) {
+        const top = calls[calls.length - 1];
+        if (top && this.#t.kind[i - 1] === T_NAME) top.push(this.#tok(i - 1));
+      }
+    }
+  }
+
+  /** Marks the location the compiler holds after `stmts`: that of the last one compiled. */
+  #markLast(stmts: readonly Stmt[]): void {
+    const line = this.#lastLocation(stmts);
+    if (line >= 0) this.#mark(line);
+  }
+
+  #lastLocation(stmts: readonly Stmt[]): number {
+    const stmt = stmts[stmts.length - 1];
+    if (stmt === undefined) return -1;
+    if (typeof stmt === "number") return stmt;
+    switch (stmt.kind) {
+      case "inline":
+        return stmt.line;
+      case "if":
+        return stmt.orelse
+          ? this.#lastLocation(stmt.orelse.body)
+          : this.#lastLocation(
+              (stmt.tests[stmt.tests.length - 1] as { clause: Clause }).clause.body,
+            );
+      case "while":
+        return stmt.orelse ? this.#lastLocation(stmt.orelse.body) : stmt.clause.line;
+      case "for":
+        return stmt.orelse ? this.#lastLocation(stmt.orelse.body) : -1;
+      case "with":
+        return -1;
+      case "try":
+        return stmt.finalbody ? this.#lastLocation(stmt.finalbody.body) : -1;
+      case "match": {
+        const last = stmt.cases[stmt.cases.length - 1] as MatchCase;
+        const hasDefault = last.wildcard && stmt.cases.length > 1;
+        return hasDefault ? this.#lastLocation(last.clause.body) : last.clause.line;
+      }
+      case "def":
+        return stmt.clause.line;
+    }
+  }
+}
+
+/** `from __future__ import annotations` among the module's leading statements. */
+function hasFutureAnnotations(text: string, tokens: Tokens, module: readonly Stmt[]): boolean {
+  for (const stmt of module) {
+    if (typeof stmt !== "number") return false;
+    const from = tokens.lineTokStart[stmt] as number;
+    const words: string[] = [];
+    for (let i = from; i < (tokens.lineTokEnd[stmt] as number); i++) {
+      words.push(text.slice(tokens.start[i], tokens.end[i]));
+    }
+    if (words[0] === "from" && words[1] === "__future__") {
+      if (words.includes("annotations")) return true;
+      continue;
+    }
+    // The module docstring may come before __future__ imports.
+    if (stmt === module[0] && tokens.kind[from] === T_STRING) continue;
+    return false;
+  }
+  return false;
+}
