@@ -1,0 +1,272 @@
+// Reads a coverage.py JSON report written with `coverage json --show-contexts` as a
+// CoverageSource. Understands the layouts of coverage.py 5.x/6.x (no meta.format), 7.4.1+
+// (meta.format 2) and 7.6+ (format 3, which adds per-file `functions`/`classes` regions that
+// repeat the file's data and are ignored here). Unlike the SQLite data file, the report
+// carries the statements coverage.py computed, so `statements()` answers from it.
+
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { InputError, InternalError } from "../core/errors.js";
+import type { CoverageMeta, CoverageSource } from "../core/model.js";
+
+/** Report layouts this reader knows; 1 stands for reports without a `meta.format` field. */
+const KNOWN_FORMATS = new Set([1, 2, 3]);
+
+const SHOW_CONTEXTS_FIX =
+  "run `coverage json --show-contexts` (after pytest --cov --cov-context=test)";
+
+type JsonObject = Record<string, unknown>;
+
+/** Opens and validates a JSON report; throws InputError when it cannot say which test ran what. */
+export function openCoverageJson(file: string): CoverageSource {
+  const path = resolve(file);
+  const report = parseReport(path);
+  return new JsonCoverageSource(path, report.meta, report.files);
+}
+
+function parseReport(path: string): { meta: JsonObject; files: JsonObject } {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new InputError(`cannot read coverage report ${path}: ${messageOf(error)}`, {
+      fix: SHOW_CONTEXTS_FIX,
+      cause: error,
+    });
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.trim() === "") {
+    throw new InputError(`coverage report ${path} is empty`, { fix: SHOW_CONTEXTS_FIX });
+  }
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`${path} is not JSON (${messageOf(error)})`, {
+      fix: SHOW_CONTEXTS_FIX,
+      cause: error,
+    });
+  }
+  if (!isObject(root) || !isObject(root.meta) || !isObject(root.files)) {
+    throw new InputError(
+      `${path} is JSON but not a coverage.py JSON report (it has no "meta" and "files" objects)`,
+      { fix: SHOW_CONTEXTS_FIX },
+    );
+  }
+  const { meta, files } = root;
+  if (typeof meta.version !== "string") {
+    throw new InputError(`${path} is not a coverage.py JSON report (meta.version is missing)`, {
+      fix: SHOW_CONTEXTS_FIX,
+    });
+  }
+  const format = meta.format ?? 1;
+  if (typeof format !== "number" || !KNOWN_FORMATS.has(format)) {
+    throw new InputError(
+      `${path} is coverage.py JSON report format ${JSON.stringify(format)}, freezegate reads formats 1 to 3`,
+      { fix: "write the report with coverage.py 5.0 to 7.x, or upgrade freezegate" },
+    );
+  }
+  if (meta.show_contexts !== true) {
+    throw new InputError(
+      `${path} was written without --show-contexts, so it does not say which test ran each line`,
+      { fix: SHOW_CONTEXTS_FIX },
+    );
+  }
+  const paths = Object.keys(files);
+  if (paths.length === 0) {
+    throw new InputError(`coverage report ${path} measured no files at all`, {
+      fix: "check that the tests ran under coverage and that [run] source/include match your code",
+    });
+  }
+  for (const measured of paths) {
+    const entry = files[measured];
+    if (!isObject(entry) || !isObject(entry.contexts)) {
+      throw new InputError(
+        `${path} has no per-test contexts for ${measured}, so it does not say which test ran each line`,
+        { fix: SHOW_CONTEXTS_FIX },
+      );
+    }
+  }
+  return { meta, files };
+}
+
+class JsonCoverageSource implements CoverageSource {
+  readonly meta: CoverageMeta;
+  private readonly path: string;
+  private readonly files: JsonObject;
+  /** One string object per distinct context name, shared by every line that names it. */
+  private readonly interned = new Map<string, string>();
+  private readonly statementCache = new Map<string, ReadonlySet<number>>();
+  private names: string[] | null = null;
+  private closed = false;
+
+  constructor(path: string, meta: JsonObject, files: JsonObject) {
+    this.path = path;
+    this.files = files;
+    this.meta = {
+      format: "coverage.py-json",
+      dataFiles: [path],
+      coverageVersion: meta.version as string,
+      hasArcs: meta.branch_coverage === true,
+      recordedAt: typeof meta.timestamp === "string" ? parseLocalTimestamp(meta.timestamp) : null,
+    };
+  }
+
+  measuredPaths(): string[] {
+    this.assertOpen();
+    return Object.keys(this.files);
+  }
+
+  contextNames(): string[] {
+    this.assertOpen();
+    if (this.names === null) {
+      // A large report repeats each name on thousands of lines: only collect them here
+      // (validation and interning happen per path in executedLines).
+      const seen = new Set<string>();
+      for (const measured of Object.keys(this.files)) {
+        for (const contexts of Object.values(this.contextsOf(measured))) {
+          if (!Array.isArray(contexts)) throw this.malformed(measured);
+          for (const name of contexts) {
+            if (typeof name !== "string") throw this.malformed(measured);
+            seen.add(name);
+          }
+        }
+      }
+      this.names = [...seen];
+    }
+    return this.names.slice();
+  }
+
+  executedLines(paths: readonly string[]): Map<string, Map<number, string[]>> {
+    this.assertOpen();
+    const result = new Map<string, Map<number, string[]>>();
+    for (const measured of paths) {
+      if (result.has(measured) || !Object.hasOwn(this.files, measured)) continue;
+      const lines = new Map<number, string[]>();
+      // Integer-like keys iterate in ascending numeric order, so the map comes out sorted.
+      for (const [key, contexts] of Object.entries(this.contextsOf(measured))) {
+        const line = lineNumber(key);
+        if (line === null) {
+          throw new InputError(
+            `${this.path} has a non-numeric line ${JSON.stringify(key)} in the contexts of ${measured}`,
+            { fix: SHOW_CONTEXTS_FIX },
+          );
+        }
+        const names = this.namesAt(measured, contexts);
+        if (line > 0 && names.length > 0) lines.set(line, names);
+      }
+      result.set(measured, lines);
+    }
+    return result;
+  }
+
+  statements(path: string): ReadonlySet<number> | null {
+    this.assertOpen();
+    const cached = this.statementCache.get(path);
+    if (cached) return cached;
+    if (!Object.hasOwn(this.files, path)) return null;
+    const entry = this.files[path] as JsonObject;
+    // coverage.py 6.5 does not intersect executed_lines with the statements (it can hold
+    // line 0 and excluded lines); 7.x does. The union minus lines <= 0 is right for both.
+    const statements = new Set<number>();
+    for (const key of ["executed_lines", "missing_lines", "excluded_lines"]) {
+      const list = entry[key];
+      if (!Array.isArray(list)) {
+        throw new InputError(`${this.path} has no usable ${key} list for ${path}`, {
+          fix: SHOW_CONTEXTS_FIX,
+        });
+      }
+      for (const line of list) {
+        if (!Number.isInteger(line)) {
+          throw new InputError(`${this.path} has a non-integer line in ${key} for ${path}`, {
+            fix: SHOW_CONTEXTS_FIX,
+          });
+        }
+        if ((line as number) > 0) statements.add(line as number);
+      }
+    }
+    this.statementCache.set(path, statements);
+    return statements;
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new InternalError("coverage report was used after close()");
+  }
+
+  private contextsOf(measured: string): JsonObject {
+    return (this.files[measured] as JsonObject).contexts as JsonObject;
+  }
+
+  private malformed(measured: string): InputError {
+    return new InputError(`${this.path} has a malformed contexts entry for ${measured}`, {
+      fix: SHOW_CONTEXTS_FIX,
+    });
+  }
+
+  private namesAt(measured: string, contexts: unknown): string[] {
+    if (!Array.isArray(contexts)) throw this.malformed(measured);
+    const names: string[] = [];
+    for (const name of contexts) {
+      if (typeof name !== "string") throw this.malformed(measured);
+      let shared = this.interned.get(name);
+      if (shared === undefined) {
+        shared = name;
+        this.interned.set(name, name);
+      }
+      names.push(shared);
+    }
+    // coverage.py writes each name once per line; keep it that way whatever the input.
+    if (names.length > 1) {
+      const unique = new Set(names);
+      if (unique.size !== names.length) return [...unique];
+    }
+    return names;
+  }
+}
+
+function lineNumber(key: string): number | null {
+  return /^-?\d+$/.test(key) ? Number(key) : null;
+}
+
+/**
+ * coverage.py timestamps carry no zone: the JSON report's `meta.timestamp` is
+ * `datetime.now().isoformat()` and the data file's `when` is `%Y-%m-%d %H:%M:%S`, both local
+ * wall time where they were written. Read as local time of this machine; null if malformed.
+ */
+export function parseLocalTimestamp(text: string): Date | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/.exec(text);
+  if (!match) return null;
+  const [, year, month, day, hour, minute, second, fraction] = match;
+  const millis = fraction ? Math.floor(Number(`0.${fraction}`) * 1000) : 0;
+  const date = new Date(
+    Number(year),
+    Number(month) - 1,
+    Number(day),
+    Number(hour),
+    Number(minute),
+    Number(second),
+    millis,
+  );
+  // The Date constructor silently rolls over impossible values (month 13, day 32, 24:61).
+  if (
+    date.getFullYear() !== Number(year) ||
+    date.getMonth() !== Number(month) - 1 ||
+    date.getDate() !== Number(day) ||
+    date.getMinutes() !== Number(minute)
+  ) {
+    return null;
+  }
+  return date;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

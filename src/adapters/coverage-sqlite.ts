@@ -1,0 +1,745 @@
+// Reads coverage.py SQLite data files (`.coverage` and its parallel `.coverage.*` files) as
+// one CoverageSource. Several files are combined in memory by context name and file path,
+// the way `coverage combine` merges them, without writing anything: the files are opened
+// read-only and stay byte-for-byte unchanged. Reading is lazy: opening reads the small
+// `meta` and `file` tables; contexts are read on first use, and line data only for the paths
+// asked for (one indexed query per path and data file, its rows packed into one blob).
+
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import Database from "better-sqlite3";
+import { InputError, InternalError } from "../core/errors.js";
+import type { CoverageMeta, CoverageSource } from "../core/model.js";
+import { decodeNumbitsInto } from "../core/numbits.js";
+import { parseLocalTimestamp } from "./coverage-json.js";
+
+/** The only schema version coverage.py has written since 5.0 (and up to 7.x). */
+export const COVERAGE_SCHEMA_VERSION = 7;
+
+const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
+const COVERAGE4_SIGNATURE = Buffer.from("!coverage.py: This is a private format", "latin1");
+const SQLITE_HEADER_SIZE = 100;
+const REQUIRED_TABLES = ["meta", "file", "context", "line_bits", "arc"] as const;
+
+const MMAP_BYTES = 1 << 30;
+
+/** Far beyond any real source file; bounds the per-line arrays a corrupt file could blow up. */
+const MAX_LINE = 10_000_000;
+
+/*
+ * Reading one file's rows through better-sqlite3 costs about a microsecond per row (a row
+ * array, and a Buffer per blob), which dominates on large data: a file of a 20,000-test
+ * suite has thousands of rows. So each query packs one file's rows into a single value,
+ * with the row count to check the framing against (a NULL would vanish from group_concat).
+ */
+
+/** line_bits as one blob of `<context_id: 8 hex><length: 8 hex><numbits>` records. */
+const PACKED_LINE_BITS = `
+  SELECT count(*),
+         CAST(group_concat(
+           printf('%08x%08x', context_id, length(CAST(numbits AS BLOB))) || CAST(numbits AS BLOB),
+           '') AS BLOB)
+  FROM line_bits WHERE file_id = ?`;
+
+/** Plain rows, for line data whose blobs SQLite would transcode (a non-UTF-8 database). */
+const LINE_BITS_ROWS = "SELECT context_id, numbits FROM line_bits WHERE file_id = ?";
+
+/** arc as one ASCII string of `context_id,fromno,tono` records separated by `;`. */
+const PACKED_ARCS = `
+  SELECT count(*), group_concat(context_id || ',' || fromno || ',' || tono, ';')
+  FROM arc WHERE file_id = ?`;
+
+const RERUN_FIX = "re-run the tests with coverage (pytest --cov --cov-context=test)";
+
+type Row = unknown[];
+
+interface DataFile {
+  readonly path: string;
+  readonly db: Database.Database;
+  readonly hasArcs: boolean;
+  /** `has_arcs` was recorded; when absent the file holds no measurements at all. */
+  readonly kindKnown: boolean;
+  readonly version: string | null;
+  readonly recordedAt: Date;
+  /** file.path -> file.id */
+  readonly fileIds: Map<string, number>;
+  /** Prepared once: one file's rows, by one of the queries above. */
+  readonly rowsForFile: Database.Statement;
+  /** How `rowsForFile` returns them. */
+  readonly rowFormat: "packed-arcs" | "packed-lines" | "line-rows";
+  /** context.id -> index into the source's shared name table, filled on first use. */
+  contextIndex: Int32Array | null;
+}
+
+/**
+ * Opens one or more coverage.py data files as a single source. Every file is validated
+ * before anything is read (SQLite, not truncated, schema 7, lines vs arcs); any problem is
+ * an InputError naming the file.
+ */
+export function openCoverageSqlite(files: string[]): CoverageSource {
+  const unique = [...new Set(files.map((file) => resolve(file)))];
+  if (unique.length === 0) {
+    throw new InputError("no coverage.py data file was given", { fix: RERUN_FIX });
+  }
+  const opened: DataFile[] = [];
+  try {
+    for (const file of unique) opened.push(openDataFile(file));
+    checkSameKind(opened);
+    return new SqliteCoverageSource(opened);
+  } catch (error) {
+    for (const data of opened) data.db.close();
+    throw error;
+  }
+}
+
+class SqliteCoverageSource implements CoverageSource {
+  readonly meta: CoverageMeta;
+  private readonly files: DataFile[];
+  /** path -> the data files that measured it, in data-file order. */
+  private readonly pathIndex = new Map<string, DataFile[]>();
+  /** Shared, interned context names; every data file maps its ids into this table. */
+  private readonly names: string[] = [];
+  private readonly nameIndex = new Map<string, number>();
+  private contextsLoaded = false;
+  private scratch = new Int32Array(1024);
+  private readonly pairs = new LinePairs();
+  private closed = false;
+
+  constructor(files: DataFile[]) {
+    this.files = files;
+    for (const data of files) {
+      for (const path of data.fileIds.keys()) {
+        const list = this.pathIndex.get(path);
+        if (list) list.push(data);
+        else this.pathIndex.set(path, [data]);
+      }
+    }
+    if (this.pathIndex.size === 0) {
+      const which = files.map((data) => data.path).join(", ");
+      throw new InputError(`coverage data ${which} measured no files at all`, {
+        fix: "check that the tests ran under coverage and that [run] source/include match your code",
+      });
+    }
+    let recordedAt = files[0]?.recordedAt ?? null;
+    let version: string | null = null;
+    for (const data of files) {
+      if (recordedAt === null || data.recordedAt > recordedAt) recordedAt = data.recordedAt;
+      version ??= data.version;
+    }
+    this.meta = {
+      format: "coverage.py-sqlite",
+      dataFiles: files.map((data) => data.path),
+      coverageVersion: version,
+      hasArcs: files.some((data) => data.hasArcs),
+      recordedAt,
+    };
+  }
+
+  measuredPaths(): string[] {
+    this.assertOpen();
+    return [...this.pathIndex.keys()];
+  }
+
+  contextNames(): string[] {
+    this.assertOpen();
+    this.loadContexts();
+    return this.names.slice();
+  }
+
+  executedLines(paths: readonly string[]): Map<string, Map<number, string[]>> {
+    this.assertOpen();
+    this.loadContexts();
+    const result = new Map<string, Map<number, string[]>>();
+    for (const path of paths) {
+      if (result.has(path)) continue;
+      const sources = this.pathIndex.get(path);
+      if (sources) result.set(path, this.readPath(path, sources));
+    }
+    return result;
+  }
+
+  statements(_path: string): ReadonlySet<number> | null {
+    // The data file never stores statements: coverage.py computes them from the source.
+    return null;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const data of this.files) data.db.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new InternalError("coverage data was used after close()");
+  }
+
+  /** Reads every context table once, mapping each file's ids onto one interned name table. */
+  private loadContexts(): void {
+    if (this.contextsLoaded) return;
+    // With one data file every name is already unique (context.context is UNIQUE), so the
+    // interning map is only needed to merge several files.
+    const merge = this.files.length > 1;
+    for (const data of this.files) {
+      const rows = query(data, () =>
+        data.db.prepare("SELECT id, context FROM context").raw(true).all(),
+      ) as Row[];
+      let maxId = 0;
+      for (const row of rows) {
+        const id = row[0];
+        if (
+          typeof id !== "number" ||
+          !Number.isInteger(id) ||
+          id < 0 ||
+          typeof row[1] !== "string"
+        ) {
+          throw new InputError(`${data.path} has a malformed row in its context table`, {
+            fix: RERUN_FIX,
+          });
+        }
+        if (id > maxId) maxId = id;
+      }
+      // coverage.py numbers contexts 1, 2, 3, ...; a wildly sparse table is not its data.
+      if (maxId > rows.length * 8 + 1024) {
+        throw new InputError(
+          `${data.path} has context ids up to ${maxId} for ${rows.length} contexts, which coverage.py does not write`,
+          { fix: RERUN_FIX },
+        );
+      }
+      const index = new Int32Array(maxId + 1).fill(-1);
+      for (const row of rows) {
+        const name = row[1] as string;
+        let id = merge ? this.nameIndex.get(name) : undefined;
+        if (id === undefined) {
+          id = this.names.length;
+          this.names.push(name);
+          if (merge) this.nameIndex.set(name, id);
+        }
+        index[row[0] as number] = id;
+      }
+      data.contextIndex = index;
+    }
+    this.contextsLoaded = true;
+  }
+
+  private readPath(path: string, sources: DataFile[]): Map<number, string[]> {
+    this.pairs.reset();
+    for (let source = 0; source < sources.length; source++) {
+      const data = sources[source] as DataFile;
+      const fileId = data.fileIds.get(path) as number;
+      if (data.rowFormat === "packed-arcs") this.readPackedArcs(data, path, fileId, source);
+      else if (data.rowFormat === "packed-lines") this.readPackedLines(data, path, fileId, source);
+      else this.readLineRows(data, path, fileId, source);
+    }
+    return this.pairs.toMap(this.names);
+  }
+
+  private readPackedLines(data: DataFile, path: string, fileId: number, source: number): void {
+    const [rows, packed] = packedRows(data, fileId);
+    if (rows === 0) return;
+    if (!(packed instanceof Uint8Array)) throw unreadable(data, path);
+    const contextIndex = data.contextIndex as Int32Array;
+    const end = packed.length;
+    let offset = 0;
+    let seen = 0;
+    while (offset < end) {
+      const local = readHex8(packed, offset);
+      const length = readHex8(packed, offset + 8);
+      offset += 16;
+      if (local < 0 || length < 0 || offset + length > end) throw unreadable(data, path);
+      this.addNumbits(
+        data,
+        path,
+        contextId(data, contextIndex, local),
+        packed,
+        offset,
+        length,
+        source,
+      );
+      offset += length;
+      seen++;
+    }
+    if (seen !== rows) throw unreadable(data, path);
+  }
+
+  private readLineRows(data: DataFile, path: string, fileId: number, source: number): void {
+    const contextIndex = data.contextIndex as Int32Array;
+    query(data, () => {
+      for (const row of data.rowsForFile.iterate(fileId) as IterableIterator<Row>) {
+        const bits = row[1];
+        if (!(bits instanceof Uint8Array)) throw unreadable(data, path);
+        const context = contextId(data, contextIndex, row[0]);
+        this.addNumbits(data, path, context, bits, 0, bits.length, source);
+      }
+    });
+  }
+
+  private addNumbits(
+    data: DataFile,
+    path: string,
+    context: number,
+    bytes: Uint8Array,
+    start: number,
+    length: number,
+    source: number,
+  ): void {
+    if (length === 0) return;
+    if (length * 8 > MAX_LINE) throw beyondSource(data, path);
+    if (this.scratch.length < length * 8) {
+      this.scratch = new Int32Array(Math.max(length * 8, this.scratch.length * 2));
+    }
+    const scratch = this.scratch;
+    const count = decodeNumbitsInto(bytes, scratch, start, start + length);
+    for (let i = 0; i < count; i++) this.pairs.add(scratch[i] as number, context, source);
+  }
+
+  private readPackedArcs(data: DataFile, path: string, fileId: number, source: number): void {
+    const [rows, packed] = packedRows(data, fileId);
+    if (rows === 0) return;
+    if (typeof packed !== "string") throw unreadable(data, path);
+    const contextIndex = data.contextIndex as Int32Array;
+    const pairs = this.pairs;
+    const end = packed.length;
+    // Three integers per record: context id, then the arc's two line numbers.
+    const fields = [0, 0, 0];
+    let field = 0;
+    let value = 0;
+    let negative = false;
+    let digits = 0;
+    let seen = 0;
+    let previousLocal = -1;
+    for (let i = 0; i <= end; i++) {
+      const c = i < end ? packed.charCodeAt(i) : 59; // a final ";"
+      if (c >= 48 && c <= 57) {
+        value = value * 10 + (c - 48);
+        digits++;
+        continue;
+      }
+      if (c === 45 && digits === 0 && !negative) {
+        negative = true;
+        continue;
+      }
+      if ((c !== 44 && c !== 59) || digits === 0 || digits > 15) throw unreadable(data, path);
+      fields[field++] = negative ? -value : value;
+      value = 0;
+      digits = 0;
+      negative = false;
+      if (c === 44) {
+        if (field === 3) throw unreadable(data, path);
+        continue;
+      }
+      if (field !== 3) throw unreadable(data, path);
+      field = 0;
+      seen++;
+      const local = fields[0] as number;
+      const from = fields[1] as number;
+      const to = fields[2] as number;
+      // The de-duplication in LinePairs needs each context's arcs together; the index
+      // delivers them that way, and anything else is caught here rather than trusted.
+      if (local < previousLocal) pairs.markUnordered();
+      previousLocal = local;
+      if (from > MAX_LINE || to > MAX_LINE) throw beyondSource(data, path);
+      const context = contextId(data, contextIndex, local);
+      pairs.add(from, context, source);
+      pairs.add(to, context, source);
+    }
+    if (seen !== rows) throw unreadable(data, path);
+  }
+}
+
+function packedRows(data: DataFile, fileId: number): [rows: number, packed: unknown] {
+  const row = query(data, () => data.rowsForFile.get(fileId)) as Row;
+  return [row[0] as number, row[1]];
+}
+
+function unreadable(data: DataFile, path: string): InputError {
+  return new InputError(`${data.path} has unreadable line data for ${path}`, { fix: RERUN_FIX });
+}
+
+function beyondSource(data: DataFile, path: string): InputError {
+  return new InputError(
+    `${data.path} records lines beyond ${MAX_LINE} for ${path}, which no source file has`,
+    { fix: RERUN_FIX },
+  );
+}
+
+/** Eight lowercase hex digits at `offset` as a number, or -1. */
+function readHex8(bytes: Uint8Array, offset: number): number {
+  if (offset + 8 > bytes.length) return -1;
+  let value = 0;
+  for (let i = offset; i < offset + 8; i++) {
+    const c = bytes[i] as number;
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+/**
+ * (line, context) pairs of one path, gathered in typed arrays and then turned into
+ * line -> names with arrays allocated at their final size: far fewer allocations than
+ * growing one array per line, which matters at millions of pairs. Reused across paths.
+ */
+class LinePairs {
+  private lines = new Int32Array(1 << 14);
+  private contexts = new Int32Array(1 << 14);
+  private size = 0;
+  private counts = new Int32Array(1 << 10);
+  /** Last context added per line: drops the repeats arcs produce (rows come grouped by context). */
+  private lastContext = new Int32Array(1 << 10).fill(-1);
+  private lastSource = new Int32Array(1 << 10).fill(-1);
+  /** 1 for lines that got names from more than one data file: those need a real de-dup. */
+  private mixed = new Uint8Array(1 << 10);
+  /** Rows did not come grouped by context, so every line needs a real de-dup. */
+  private unordered = false;
+  private maxLine = 0;
+
+  markUnordered(): void {
+    this.unordered = true;
+  }
+
+  reset(): void {
+    const end = this.maxLine + 1;
+    this.counts.fill(0, 0, end);
+    this.lastContext.fill(-1, 0, end);
+    this.lastSource.fill(-1, 0, end);
+    this.mixed.fill(0, 0, end);
+    this.size = 0;
+    this.maxLine = 0;
+    this.unordered = false;
+  }
+
+  add(line: number, context: number, source: number): void {
+    if (line <= 0) return;
+    if (line >= this.counts.length) this.growLines(line);
+    if (this.lastContext[line] === context) return;
+    this.lastContext[line] = context;
+    const previous = this.lastSource[line] as number;
+    if (previous !== source) {
+      if (previous !== -1) this.mixed[line] = 1;
+      this.lastSource[line] = source;
+    }
+    if (this.size === this.lines.length) this.growPairs();
+    this.lines[this.size] = line;
+    this.contexts[this.size] = context;
+    this.size++;
+    (this.counts[line] as number)++;
+    if (line > this.maxLine) this.maxLine = line;
+  }
+
+  toMap(names: readonly string[]): Map<number, string[]> {
+    const { counts, lines, contexts, size, maxLine } = this;
+    const perLine: string[][] = new Array(maxLine + 1);
+    const fill = new Int32Array(maxLine + 1);
+    for (let line = 1; line <= maxLine; line++) {
+      const count = counts[line] as number;
+      if (count > 0) perLine[line] = new Array<string>(count);
+    }
+    for (let i = 0; i < size; i++) {
+      const line = lines[i] as number;
+      (perLine[line] as string[])[(fill[line] as number)++] = names[
+        contexts[i] as number
+      ] as string;
+    }
+    const result = new Map<number, string[]>();
+    for (let line = 1; line <= maxLine; line++) {
+      const list = perLine[line];
+      if (list === undefined) continue;
+      const dedup = list.length > 1 && (this.unordered || this.mixed[line] === 1);
+      result.set(line, dedup ? [...new Set(list)] : list);
+    }
+    return result;
+  }
+
+  private growLines(line: number): void {
+    const size = Math.max(line + 1, this.counts.length * 2);
+    const counts = new Int32Array(size);
+    counts.set(this.counts);
+    this.counts = counts;
+    const lastContext = new Int32Array(size).fill(-1);
+    lastContext.set(this.lastContext);
+    this.lastContext = lastContext;
+    const lastSource = new Int32Array(size).fill(-1);
+    lastSource.set(this.lastSource);
+    this.lastSource = lastSource;
+    const mixed = new Uint8Array(size);
+    mixed.set(this.mixed);
+    this.mixed = mixed;
+  }
+
+  private growPairs(): void {
+    const lines = new Int32Array(this.lines.length * 2);
+    lines.set(this.lines);
+    this.lines = lines;
+    const contexts = new Int32Array(this.contexts.length * 2);
+    contexts.set(this.contexts);
+    this.contexts = contexts;
+  }
+}
+
+function contextId(data: DataFile, index: Int32Array, raw: unknown): number {
+  const id = typeof raw === "number" ? (index[raw] ?? -1) : -1;
+  if (id < 0) {
+    throw new InputError(`${data.path} refers to context id ${String(raw)}, which does not exist`, {
+      fix: RERUN_FIX,
+    });
+  }
+  return id;
+}
+
+function openDataFile(path: string): DataFile {
+  checkHeader(path);
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+    // Memory-mapped reads roughly halve the cost of the scattered row lookups a large data
+    // file needs (a file's rows are spread over the whole table, one context after another).
+    db.pragma(`mmap_size = ${MMAP_BYTES}`);
+  } catch (error) {
+    throw new InputError(`cannot open coverage data file ${path}: ${messageOf(error)}`, {
+      fix: RERUN_FIX,
+      cause: error,
+    });
+  }
+  try {
+    return readDataFile(path, db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function readDataFile(path: string, db: Database.Database): DataFile {
+  const partial = { path, db };
+  const tables = new Set(
+    query(partial, () =>
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck(true).all(),
+    ) as string[],
+  );
+  if (!tables.has("coverage_schema")) {
+    throw new InputError(
+      `${path} is a SQLite database but not a coverage.py data file (it has no coverage_schema table)`,
+      { fix: RERUN_FIX },
+    );
+  }
+  const versions = query(partial, () =>
+    db.prepare("SELECT version FROM coverage_schema").pluck(true).all(),
+  );
+  if (versions.length !== 1) {
+    throw new InputError(
+      `${path} is not a usable coverage.py data file: coverage_schema has ${versions.length} rows, expected 1`,
+      { fix: RERUN_FIX },
+    );
+  }
+  const version = versions[0];
+  if (version !== COVERAGE_SCHEMA_VERSION) {
+    throw new InputError(
+      `${path} has coverage.py data schema version ${String(version)}, freezegate reads ${COVERAGE_SCHEMA_VERSION}`,
+      { fix: "produce the data with coverage.py 5.0 to 7.x, which write schema version 7" },
+    );
+  }
+  const missing = REQUIRED_TABLES.filter((table) => !tables.has(table));
+  if (missing.length > 0) {
+    throw new InputError(
+      `${path} is not a complete coverage.py data file: table ${missing.join(", ")} is missing`,
+      { fix: RERUN_FIX },
+    );
+  }
+
+  const meta = new Map<string, unknown>();
+  const metaRows = query(partial, () =>
+    db.prepare("SELECT key, value FROM meta").raw(true).all(),
+  ) as Row[];
+  for (const row of metaRows) meta.set(String(row[0]), row[1]);
+
+  const hasArcsValue = meta.get("has_arcs");
+  let hasArcs: boolean;
+  let kindKnown = true;
+  if (hasArcsValue === "1" || hasArcsValue === 1) hasArcs = true;
+  else if (hasArcsValue === "0" || hasArcsValue === 0) hasArcs = false;
+  else if (hasArcsValue === undefined) {
+    // coverage.py records has_arcs with the first measurement, so a file without it holds
+    // none; look at the arc table anyway rather than trust that blindly.
+    kindKnown = false;
+    hasArcs =
+      query(partial, () => db.prepare("SELECT EXISTS (SELECT 1 FROM arc)").pluck(true).get()) === 1;
+  } else {
+    throw new InputError(
+      `${path} has an unreadable has_arcs value ${JSON.stringify(hasArcsValue)} in its meta table`,
+      { fix: RERUN_FIX },
+    );
+  }
+
+  const fileIds = new Map<string, number>();
+  const fileRows = query(partial, () =>
+    db.prepare("SELECT id, path FROM file").raw(true).all(),
+  ) as Row[];
+  for (const row of fileRows) {
+    if (typeof row[0] !== "number" || typeof row[1] !== "string") {
+      throw new InputError(`${path} has a malformed row in its file table`, { fix: RERUN_FIX });
+    }
+    fileIds.set(row[1], row[0]);
+  }
+
+  // Packed line blobs need SQLite to pass blob bytes through text unchanged, which holds
+  // for UTF-8 databases (coverage.py's, through Python's sqlite3) and nothing else.
+  const encoding = query(partial, () => db.pragma("encoding", { simple: true }));
+  const rowFormat = hasArcs ? "packed-arcs" : encoding === "UTF-8" ? "packed-lines" : "line-rows";
+  const rowsForFile = query(partial, () =>
+    db
+      .prepare(
+        rowFormat === "packed-arcs"
+          ? PACKED_ARCS
+          : rowFormat === "packed-lines"
+            ? PACKED_LINE_BITS
+            : LINE_BITS_ROWS,
+      )
+      .raw(true),
+  );
+
+  const versionValue = meta.get("version");
+  return {
+    path,
+    db,
+    hasArcs,
+    kindKnown,
+    version: typeof versionValue === "string" ? versionValue : null,
+    recordedAt: recordedAt(path, meta.get("when")),
+    fileIds,
+    rowsForFile,
+    rowFormat,
+    contextIndex: null,
+  };
+}
+
+/**
+ * coverage.py writes `when` as `datetime.now().strftime("%Y-%m-%d %H:%M:%S")`: local wall
+ * time without a zone, at the moment the data file was created (coverage.py 7.x writes it
+ * only with `--debug=process`). We read it as local time of this machine, which is right
+ * when the data is read where it was recorded (the usual local run or single CI job). When
+ * it is absent or unreadable we use the file's modification time.
+ */
+function recordedAt(path: string, when: unknown): Date {
+  if (typeof when === "string") {
+    const parsed = parseLocalTimestamp(when);
+    if (parsed) return parsed;
+  }
+  return statSync(path).mtime;
+}
+
+function checkSameKind(files: DataFile[]): void {
+  const arcs = files.find((data) => data.kindKnown && data.hasArcs);
+  const lines = files.find((data) => data.kindKnown && !data.hasArcs);
+  if (arcs && lines) {
+    throw new InputError(
+      `cannot combine ${arcs.path} (branch/arc data) with ${lines.path} (line data); coverage combine refuses this too`,
+      { fix: "re-run every test shard with the same --cov-branch / [run] branch setting" },
+    );
+  }
+}
+
+/**
+ * Cheap checks on the first 100 bytes before SQLite sees the file, so that the common
+ * failures get a precise message instead of "file is not a database".
+ */
+function checkHeader(path: string): void {
+  let size: number;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) {
+      throw new InputError(`coverage data ${path} is not a file`, { fix: RERUN_FIX });
+    }
+    size = stat.size;
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError(`cannot read coverage data file ${path}: ${messageOf(error)}`, {
+      fix: RERUN_FIX,
+      cause: error,
+    });
+  }
+  if (size === 0) {
+    throw new InputError(`coverage data file ${path} is empty`, { fix: RERUN_FIX });
+  }
+  const head = readHead(path, SQLITE_HEADER_SIZE);
+  if (startsWith(head, COVERAGE4_SIGNATURE)) {
+    throw new InputError(
+      `${path} is a coverage.py 4.x data file; this format is too old (freezegate reads the SQLite data of coverage.py 5.0 and later)`,
+      { fix: "re-run the tests with coverage.py 5.0 or later" },
+    );
+  }
+  if (!startsWith(head, SQLITE_MAGIC)) {
+    throw new InputError(`${path} is not a SQLite database, so not a coverage.py data file`, {
+      fix: RERUN_FIX,
+    });
+  }
+  if (head.length < SQLITE_HEADER_SIZE) {
+    throw new InputError(`coverage data file ${path} is truncated (${size} bytes)`, {
+      fix: RERUN_FIX,
+    });
+  }
+  const rawPageSize = head.readUInt16BE(16);
+  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) {
+    throw new InputError(`coverage data file ${path} is corrupt (bad SQLite page size)`, {
+      fix: RERUN_FIX,
+    });
+  }
+  const changeCounter = head.readUInt32BE(24);
+  const pageCount = head.readUInt32BE(28);
+  const validFor = head.readUInt32BE(92);
+  // The in-header page count is only trustworthy when "version-valid-for" matches the
+  // change counter (SQLite file format, section 1.3.7).
+  const expected = validFor === changeCounter && pageCount > 0 ? pageCount * pageSize : 0;
+  if (size < expected) {
+    throw new InputError(
+      `coverage data file ${path} is truncated: it has ${size} bytes, its header says ${expected}`,
+      { fix: RERUN_FIX },
+    );
+  }
+  if (size % pageSize !== 0) {
+    throw new InputError(
+      `coverage data file ${path} is truncated: ${size} bytes is not a whole number of ${pageSize}-byte pages`,
+      { fix: RERUN_FIX },
+    );
+  }
+}
+
+function readHead(path: string, length: number): Buffer {
+  const buffer = Buffer.alloc(length);
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const read = readSync(fd, buffer, 0, length, 0);
+    return buffer.subarray(0, read);
+  } catch (error) {
+    throw new InputError(`cannot read coverage data file ${path}: ${messageOf(error)}`, {
+      fix: RERUN_FIX,
+      cause: error,
+    });
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function startsWith(buffer: Buffer, prefix: Buffer): boolean {
+  return buffer.length >= prefix.length && buffer.subarray(0, prefix.length).equals(prefix);
+}
+
+/** Runs a SQLite call, turning driver errors into an InputError that names the file. */
+function query<T>(data: { path: string }, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof Database.SqliteError) {
+      throw new InputError(`cannot read coverage data file ${data.path}: ${error.message}`, {
+        fix: RERUN_FIX,
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
