@@ -6,6 +6,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: "forks",
-    globalSetup: [],
+    globalSetup: ["test/global-setup.ts"],
   },
 });

@@ -1,0 +1,66 @@
+// Reads freezegate defaults from the repository: `[tool.freezegate]` in pyproject.toml or the
+// "freezegate" key of package.json. Both present is an error (which one wins would be a
+// guess). Malformed files are errors, never "no config".
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { type LoadedConfig, validateConfig } from "../core/config.js";
+import { ConfigError } from "../core/errors.js";
+
+function readIfExists(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function fromPyproject(root: string): { source: string; raw: unknown } | null {
+  const text = readIfExists(join(root, "pyproject.toml"));
+  if (text === null) return null;
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseToml(text) as Record<string, unknown>;
+  } catch (error) {
+    const first = String((error as Error).message).split("\n")[0];
+    throw new ConfigError(`pyproject.toml is not valid TOML: ${first}`, {
+      fix: "fix the TOML syntax (freezegate reads [tool.freezegate] from it)",
+      cause: error,
+    });
+  }
+  const tool = doc.tool as Record<string, unknown> | undefined;
+  if (!tool || typeof tool !== "object" || !("freezegate" in tool)) return null;
+  return { source: "pyproject.toml [tool.freezegate]", raw: tool.freezegate };
+}
+
+function fromPackageJson(root: string): { source: string; raw: unknown } | null {
+  const text = readIfExists(join(root, "package.json"));
+  if (text === null) return null;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`package.json is not valid JSON: ${(error as Error).message}`, {
+      fix: 'fix the JSON syntax (freezegate reads its "freezegate" key)',
+      cause: error,
+    });
+  }
+  if (typeof doc !== "object" || doc === null || !("freezegate" in doc)) return null;
+  return { source: 'package.json "freezegate"', raw: (doc as Record<string, unknown>).freezegate };
+}
+
+export function loadConfig(root: string): LoadedConfig {
+  const py = fromPyproject(root);
+  const pkg = fromPackageJson(root);
+  if (py && pkg) {
+    throw new ConfigError(
+      'freezegate settings are in both pyproject.toml [tool.freezegate] and package.json "freezegate"',
+      { fix: "keep them in one place" },
+    );
+  }
+  const found = py ?? pkg;
+  if (!found) return { source: null, values: {} };
+  return { source: found.source, values: validateConfig(found.raw, found.source) };
+}

@@ -1,0 +1,85 @@
+// Files of the work tree the audit reads: source text of changed files, JSON inputs, and the
+// list of Python files (to turn test_function context names into node ids and to check that
+// node ids name test files that exist).
+
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { GitError, InputError } from "../core/errors.js";
+
+/** Read a UTF-8 text file; a missing or unreadable file is an InputError naming `label`. */
+export function readTextFile(path: string, label: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      throw new InputError(`${label} not found: ${path}`, {
+        fix: "check the path",
+        cause: error,
+      });
+    }
+    if (code === "EISDIR") {
+      throw new InputError(`${label} is a directory, not a file: ${path}`, { cause: error });
+    }
+    throw new InputError(`cannot read ${label} ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Read and parse a JSON file; syntax errors name the file and position. */
+export function readJsonFile(path: string, label: string, fix?: string): unknown {
+  const text = readTextFile(path, label);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`${label} ${path} is not valid JSON: ${(error as Error).message}`, {
+      fix: fix ?? "fix the JSON syntax",
+      cause: error,
+    });
+  }
+}
+
+/** Python files git knows about or would add (tracked + untracked, not ignored), POSIX paths. */
+export function listPythonFiles(root: string): string[] {
+  let out: string;
+  try {
+    out = execFileSync(
+      "git",
+      ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "*.py"],
+      {
+        cwd: root,
+        encoding: "utf8",
+        maxBuffer: 256 * 1024 * 1024,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+  } catch (error) {
+    const stderr = String((error as { stderr?: unknown }).stderr ?? "").split("\n")[0];
+    throw new GitError(`git ls-files failed in ${root}: ${stderr}`, { cause: error });
+  }
+  return [...new Set(out.split("\0").filter((p) => p !== ""))];
+}
+
+export function fileExists(path: string): boolean {
+  return existsSync(path);
+}
+
+export function modifiedTime(path: string): Date | null {
+  try {
+    return statSync(path).mtime;
+  } catch {
+    return null;
+  }
+}
+
+/** The spellings of an absolute directory: as given and as resolved through symlinks. */
+export function directorySpellings(dir: string): string[] {
+  const out = new Set([dir]);
+  try {
+    out.add(realpathSync(dir));
+  } catch {
+    // the directory was just found by git; if realpath fails the given spelling still works
+  }
+  return [...out];
+}

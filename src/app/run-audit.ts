@@ -1,0 +1,366 @@
+// The shadow audit as an application service: gather the values from git, the coverage data
+// and the frozen list (adapters), check that they fit together, then call the pure audit.
+// Everything that could turn misread input into an empty result is checked here and raised
+// as an error instead.
+
+import { join } from "node:path";
+import { openCoverage } from "../adapters/coverage-discovery.js";
+import {
+  changedPathsDirty,
+  patchFromRange,
+  patchFromStaged,
+  patchFromWorktree,
+} from "../adapters/git.js";
+import {
+  directorySpellings,
+  fileExists,
+  listPythonFiles,
+  readJsonFile,
+  readTextFile,
+} from "../adapters/repo-files.js";
+import { buildModuleIndex, type ContextIndex, indexContexts } from "../core/contexts.js";
+import { InputError, UsageError } from "../core/errors.js";
+import {
+  type FrozenList,
+  parseFrozenList,
+  refuseParametrizedForCollapsedContexts,
+  resolveFrozen,
+} from "../core/frozen.js";
+import { compileGlobs } from "../core/globs.js";
+import type {
+  ChangedFile,
+  CoverageMeta,
+  CoverageSource,
+  Patch,
+  StatementMap,
+} from "../core/model.js";
+import { mapDataPaths, normalizePath, type PathMapping, type PathRule } from "../core/path-map.js";
+import { findPythonStatements } from "../core/python-statements.js";
+import {
+  type AuditFileInput,
+  auditShadow,
+  type FailableVerdict,
+  type ShadowAudit,
+  type SkippedFile,
+} from "../core/shadow-audit.js";
+import { staleEvidence } from "../core/stale.js";
+import { describePathPrefixes, parseDiff } from "../core/unified-diff.js";
+
+export type PatchRequest =
+  | { kind: "range"; base: string; head?: string }
+  | { kind: "staged" }
+  | { kind: "worktree" }
+  | { kind: "diff"; label: string; text: string };
+
+export interface AuditRequest {
+  /** Repository root (absolute), from findRepoRoot. */
+  root: string;
+  patch: PatchRequest;
+  /** Coverage data path (absolute), or undefined to discover it in the repository root. */
+  coverage?: string;
+  /** Frozen-test file (absolute path). */
+  frozen: string;
+  pathMap: PathRule[];
+  testGlobs: string[];
+  sourceGlobs: string[];
+  failOn: FailableVerdict[];
+  allowUnresolved: boolean;
+  /** Directory pytest ran in, relative to the repository root ("" for the root). */
+  testRoot: string;
+}
+
+export interface AuditRun {
+  root: string;
+  patch: Patch;
+  coverage: CoverageMeta;
+  contextStyle: ContextIndex["style"];
+  testCount: number;
+  frozen: {
+    file: string;
+    format: FrozenList["format"];
+    entries: number;
+    frozenTests: string[];
+    unresolved: string[];
+  };
+  audit: ShadowAudit;
+}
+
+export async function readPatch(root: string, request: PatchRequest): Promise<Patch> {
+  switch (request.kind) {
+    case "range":
+      return patchFromRange(root, request.base, request.head ?? "HEAD");
+    case "staged":
+      return patchFromStaged(root);
+    case "worktree":
+      return patchFromWorktree(root);
+    case "diff": {
+      const { files, prefixes } = parseDiff(request.text, {
+        source: request.label === "-" ? "stdin" : request.label,
+      });
+      // A user's diff may come from another directory or tool: its files must exist here.
+      const missing = files.filter(
+        (f) => f.status !== "deleted" && !f.submodule && !fileExists(join(root, f.path)),
+      );
+      if (missing.length > 0) {
+        throw new InputError(
+          `the diff names ${missing.length} file(s) that do not exist in the repository ${root}, e.g. "${missing[0]?.path}"; ${describePathPrefixes(prefixes)}`,
+          {
+            fix: "make the diff from the repository root with git diff (no --relative), against the checkout the tests ran on",
+          },
+        );
+      }
+      return { source: { kind: "diff", file: request.label }, files };
+    }
+  }
+}
+
+/** Statement map from coverage.py's own statement list (JSON report) plus our finder. */
+function jsonStatementMap(reported: ReadonlySet<number>, finder: StatementMap): StatementMap {
+  return {
+    statementOf(line) {
+      if (reported.has(line)) return line;
+      const first = finder.statementOf(line);
+      return first !== null && reported.has(first) ? first : null;
+    },
+  };
+}
+
+const identityStatements: StatementMap = { statementOf: (line) => line };
+
+function sample(items: readonly string[], n = 3): string {
+  const shown = items.slice(0, n).map((s) => `"${s}"`);
+  return items.length > n ? `${shown.join(", ")}, ... (${items.length} in all)` : shown.join(", ");
+}
+
+export interface ClassifiedFiles {
+  audited: ChangedFile[];
+  skipped: SkippedFile[];
+}
+
+export function classifyChangedFiles(
+  files: readonly ChangedFile[],
+  isTest: (path: string) => boolean,
+  isSource: (path: string) => boolean,
+  inData: (path: string) => boolean,
+): ClassifiedFiles {
+  const audited: ChangedFile[] = [];
+  const skipped: SkippedFile[] = [];
+  for (const file of files) {
+    const reason: SkippedFile["reason"] | null =
+      file.status === "deleted"
+        ? "deleted"
+        : file.submodule
+          ? "submodule"
+          : file.binary
+            ? "binary"
+            : isTest(file.path)
+              ? "test-file"
+              : !isSource(file.path) && !inData(file.path)
+                ? "not-source"
+                : file.addedLines.length === 0
+                  ? "no-lines"
+                  : null;
+    if (reason) skipped.push({ path: file.path, reason });
+    else audited.push(file);
+  }
+  return { audited, skipped };
+}
+
+/** The frozen-test file as a parsed list (any of the seed formats). */
+export function loadFrozenList(path: string): FrozenList {
+  return parseFrozenList(readJsonFile(path, "frozen-test file"), path);
+}
+
+export interface DataContexts {
+  names: string[];
+  index: ContextIndex;
+  /** Python files relative to the test root (what node ids are relative to). */
+  testRootFiles: Set<string>;
+  /** "" or "dir/": the test root as a path prefix inside the repository. */
+  prefix: string;
+}
+
+export function readDataContexts(
+  root: string,
+  coverage: CoverageSource,
+  testRoot: string,
+): DataContexts {
+  const normalized = normalizePath(testRoot);
+  if (normalized.startsWith("/") || normalized.startsWith("..")) {
+    throw new UsageError(`--test-root "${testRoot}" is outside the repository`, {
+      fix: "give the directory pytest ran in, relative to the repository root",
+    });
+  }
+  const prefix = normalized === "" ? "" : `${normalized}/`;
+  const testRootFiles = new Set(
+    listPythonFiles(root)
+      .filter((p) => p.startsWith(prefix))
+      .map((p) => p.slice(prefix.length)),
+  );
+  const names = coverage.contextNames();
+  const index = indexContexts(names, buildModuleIndex(testRootFiles));
+  return { names, index, testRootFiles, prefix };
+}
+
+export interface DataPaths {
+  measured: string[];
+  mapping: PathMapping;
+  /** Repository paths of data files that exist in the work tree. */
+  existing: string[];
+}
+
+export function mapCoverageToRepo(
+  root: string,
+  coverage: CoverageSource,
+  rules: readonly PathRule[],
+): DataPaths {
+  const measured = coverage.measuredPaths();
+  const mapping = mapDataPaths(measured, directorySpellings(root), rules);
+  const existing = [...mapping.toData.keys()].filter((p) => fileExists(join(root, p)));
+  return { measured, mapping, existing };
+}
+
+export async function runAudit(request: AuditRequest): Promise<AuditRun> {
+  const root = request.root;
+  const patch = await readPatch(root, request.patch);
+  const frozenList = loadFrozenList(request.frozen);
+
+  const coverage: CoverageSource = openCoverage(root, request.coverage);
+  try {
+    // 1. Contexts: the data must say which test ran each line.
+    const {
+      names: contextNames,
+      index: contexts,
+      prefix,
+    } = readDataContexts(root, coverage, request.testRoot);
+    if (contexts.testIds.size === 0) {
+      const seen =
+        contextNames.length === 0 ? "no contexts at all" : `only ${sample(contextNames)}`;
+      throw new InputError(
+        `the coverage data names no tests (${seen}), so it cannot say which test ran a line`,
+        {
+          fix: "record per-test contexts: pytest --cov --cov-context=test (or [run] dynamic_context = test_function)",
+        },
+      );
+    }
+
+    // 2. Frozen ids must name tests in the data; a typo would hide shadow.
+    if (contexts.style === "test-function") {
+      refuseParametrizedForCollapsedContexts(frozenList, request.frozen);
+    }
+    const resolution = resolveFrozen(frozenList, contexts.testIds);
+    if (resolution.unresolved.length > 0 && !request.allowUnresolved) {
+      throw new InputError(
+        `${resolution.unresolved.length} frozen id(s) in ${request.frozen} match no test in the coverage data: ${sample(resolution.unresolved)}`,
+        {
+          fix: "use exact pytest node ids (as in `pytest --collect-only -q`), or pass --allow-unresolved for tests that no longer exist",
+        },
+      );
+    }
+
+    // 3. Data paths onto the repository.
+    const { measured, mapping, existing } = mapCoverageToRepo(root, coverage, request.pathMap);
+    if (measured.length === 0) {
+      throw new InputError("the coverage data has no measured files", {
+        fix: "check [run] source / --cov= so that coverage measures your code",
+      });
+    }
+    if (existing.length === 0) {
+      throw new InputError(
+        `no file in the coverage data maps onto the repository ${root}: data has ${sample(measured)}`,
+        {
+          fix: "map the recorded prefix with --path-map FROM=TO (e.g. --path-map /app/=.), or record with relative_files = true",
+        },
+      );
+    }
+
+    // 4. Which changed files are audited.
+    const isTest = compileGlobs(request.testGlobs);
+    const isSource = compileGlobs(request.sourceGlobs);
+    const testRelative = (path: string) =>
+      prefix !== "" && path.startsWith(prefix) ? path.slice(prefix.length) : path;
+    const { audited, skipped } = classifyChangedFiles(
+      patch.files,
+      (p) => isTest(p) || isTest(testRelative(p)),
+      isSource,
+      (p) => mapping.toData.has(p),
+    );
+
+    if (patch.source.kind === "range") {
+      const dirty = await changedPathsDirty(
+        root,
+        audited.map((f) => f.path),
+      );
+      if (dirty.length > 0) {
+        throw new InputError(
+          `changed file(s) differ from HEAD in the work tree: ${sample(dirty)}; the diff describes HEAD, the coverage data the files on disk`,
+          { fix: "commit or stash the changes, then re-run the tests and the audit" },
+        );
+      }
+    }
+
+    const mappedAudited = audited.filter((f) => mapping.toData.has(f.path));
+    const modifiedUnmapped = audited.filter(
+      (f) => !mapping.toData.has(f.path) && f.status !== "added",
+    );
+    if (audited.length > 0 && mappedAudited.length === 0 && modifiedUnmapped.length > 0) {
+      throw new InputError(
+        `none of the changed source files is in the coverage data: changed ${sample(audited.map((f) => f.path))}; data has ${sample(measured)}`,
+        {
+          fix: "check that the tests ran with coverage of these files ([run] source), or map paths with --path-map FROM=TO",
+        },
+      );
+    }
+
+    // 5. Per file: statements, executed lines, staleness.
+    const dataPaths = mappedAudited.map((f) => mapping.toData.get(f.path) as string);
+    const executed = coverage.executedLines(dataPaths);
+    const inputs: AuditFileInput[] = audited.map((change) => {
+      const text = readTextFile(join(root, change.path), `changed file ${change.path}`);
+      const dataPath = mapping.toData.get(change.path);
+      const lines = dataPath === undefined ? null : (executed.get(dataPath) ?? new Map());
+      const reported = dataPath === undefined ? null : coverage.statements(dataPath);
+      const isPython = change.path.endsWith(".py") || change.path.endsWith(".pyw");
+      const finder = isPython ? findPythonStatements(text) : identityStatements;
+      const statements = reported ? jsonStatementMap(reported, finder) : finder;
+      if (lines !== null) {
+        const evidence = staleEvidence(
+          text,
+          reported ? [...lines.keys(), ...reported] : lines.keys(),
+        );
+        if (evidence) {
+          throw new InputError(
+            `the coverage data does not match ${change.path} on disk (${evidence}): it was recorded from another version of the file`,
+            { fix: "re-run the tests with coverage on this checkout, then audit again" },
+          );
+        }
+      }
+      return { change, statements, executed: lines };
+    });
+
+    const audit = auditShadow({
+      files: inputs,
+      skipped,
+      contexts,
+      frozen: resolution.frozenTests,
+      failOn: request.failOn,
+    });
+    return {
+      root,
+      patch,
+      coverage: coverage.meta,
+      contextStyle: contexts.style,
+      testCount: contexts.testIds.size,
+      frozen: {
+        file: request.frozen,
+        format: frozenList.format,
+        entries: frozenList.entries.length,
+        frozenTests: [...resolution.frozenTests].sort(),
+        unresolved: resolution.unresolved,
+      },
+      audit,
+    };
+  } finally {
+    coverage.close();
+  }
+}

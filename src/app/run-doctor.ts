@@ -1,0 +1,172 @@
+// `freezegate doctor` as an application service: gather the same inputs the audit reads and
+// run every check, turning each input error into a failed check instead of stopping, so the
+// user sees all problems at once.
+
+import { join } from "node:path";
+import { openCoverage } from "../adapters/coverage-discovery.js";
+import { modifiedTime, readTextFile } from "../adapters/repo-files.js";
+import {
+  type CheckStatus,
+  checkContextsPresent,
+  checkFreshness,
+  checkFrozenResolved,
+  checkNodeIdFiles,
+  checkPathMapping,
+  type DoctorCheck,
+  type FreshnessInput,
+} from "../core/doctor.js";
+import { FreezegateError } from "../core/errors.js";
+import { resolveFrozen } from "../core/frozen.js";
+import type { CoverageSource } from "../core/model.js";
+import type { PathRule } from "../core/path-map.js";
+import { staleEvidence } from "../core/stale.js";
+import {
+  type DataContexts,
+  loadFrozenList,
+  mapCoverageToRepo,
+  type PatchRequest,
+  readDataContexts,
+  readPatch,
+} from "./run-audit.js";
+
+export interface DoctorRequest {
+  root: string;
+  patch: PatchRequest | null;
+  coverage?: string;
+  frozen: string | null;
+  pathMap: PathRule[];
+  testRoot: string;
+  allowUnresolved: boolean;
+}
+
+function failed(id: string, error: unknown): DoctorCheck {
+  if (error instanceof FreezegateError) {
+    return { id, status: "fail", message: error.message, ...(error.fix ? { fix: error.fix } : {}) };
+  }
+  throw error;
+}
+
+function skipped(id: string, because: string): DoctorCheck {
+  return { id, status: "skip", message: `not checked: ${because}` };
+}
+
+export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  let coverage: CoverageSource | null = null;
+  try {
+    coverage = openCoverage(request.root, request.coverage);
+    const m = coverage.meta;
+    checks.push({
+      id: "data",
+      status: "ok",
+      message: `${m.dataFiles.length} data file(s) (${m.format}, coverage.py ${m.coverageVersion ?? "unknown version"}, ${m.hasArcs ? "branch" : "line"} data)`,
+    });
+  } catch (error) {
+    checks.push(failed("data", error));
+  }
+  try {
+    let contexts: DataContexts | null = null;
+    if (coverage) {
+      try {
+        contexts = readDataContexts(request.root, coverage, request.testRoot);
+        checks.push(checkContextsPresent(contexts.names, contexts.index));
+        checks.push(
+          contexts.index.style === "pytest-cov"
+            ? checkNodeIdFiles(contexts.index.testIds, contexts.testRootFiles)
+            : skipped("node-ids", "no pytest-cov node ids in the data"),
+        );
+      } catch (error) {
+        checks.push(failed("contexts", error));
+      }
+    } else {
+      checks.push(skipped("contexts", "no readable coverage data"));
+    }
+
+    let mapped: ReturnType<typeof mapCoverageToRepo> | null = null;
+    if (coverage) {
+      mapped = mapCoverageToRepo(request.root, coverage, request.pathMap);
+      checks.push(checkPathMapping(mapped.measured, mapped.mapping, mapped.existing));
+    } else {
+      checks.push(skipped("paths", "no readable coverage data"));
+    }
+
+    if (request.frozen === null) {
+      checks.push({
+        id: "frozen",
+        status: "skip",
+        message: "no frozen-test list given",
+        fix: "pass --frozen FILE (or keep quarantine.json in the repository root)",
+      });
+    } else {
+      try {
+        const list = loadFrozenList(request.frozen);
+        if (contexts && contexts.index.testIds.size > 0) {
+          const resolution = resolveFrozen(list, contexts.index.testIds);
+          checks.push(
+            checkFrozenResolved(
+              request.frozen,
+              list.entries.length,
+              resolution,
+              request.allowUnresolved,
+            ),
+          );
+        } else {
+          checks.push(skipped("frozen", "the data names no tests to resolve frozen ids against"));
+        }
+      } catch (error) {
+        checks.push(failed("frozen", error));
+      }
+    }
+
+    if (request.patch === null) {
+      checks.push(checkFreshness(null));
+    } else if (!coverage || !mapped) {
+      checks.push(skipped("freshness", "no readable coverage data"));
+    } else {
+      try {
+        const patch = await readPatch(request.root, request.patch);
+        const input: FreshnessInput = {
+          contradicted: [],
+          newerThanData: [],
+          recordedAt: coverage.meta.recordedAt,
+          checkedFiles: 0,
+        };
+        const files = patch.files.filter(
+          (f) =>
+            f.status !== "deleted" &&
+            !f.binary &&
+            !f.submodule &&
+            mapped.mapping.toData.has(f.path),
+        );
+        const dataPaths = files.map((f) => mapped.mapping.toData.get(f.path) as string);
+        const executed = coverage.executedLines(dataPaths);
+        for (const file of files) {
+          const dataPath = mapped.mapping.toData.get(file.path) as string;
+          const abs = join(request.root, file.path);
+          const text = readTextFile(abs, `changed file ${file.path}`);
+          const reported = coverage.statements(dataPath);
+          const lines = [...(executed.get(dataPath)?.keys() ?? []), ...(reported ?? [])];
+          input.checkedFiles++;
+          const evidence = staleEvidence(text, lines);
+          if (evidence) input.contradicted.push({ path: file.path, evidence });
+          const mtime = modifiedTime(abs);
+          if (mtime && input.recordedAt && mtime.getTime() > input.recordedAt.getTime()) {
+            input.newerThanData.push(file.path);
+          }
+        }
+        checks.push(checkFreshness(input));
+      } catch (error) {
+        checks.push(failed("freshness", error));
+      }
+    }
+  } finally {
+    coverage?.close();
+  }
+  return checks;
+}
+
+export function doctorStatus(checks: readonly DoctorCheck[]): CheckStatus {
+  if (checks.some((c) => c.status === "fail")) return "fail";
+  if (checks.some((c) => c.status === "warn")) return "warn";
+  return "ok";
+}

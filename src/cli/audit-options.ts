@@ -1,0 +1,208 @@
+// Options shared by the commands that audit a patch (audit, doctor, and later check): their
+// flag declarations, and how flags, config-file defaults and built-in defaults combine.
+// Order: flag > config file > built-in default. Paths given as flags are relative to the
+// current directory; paths in a config file are relative to the repository root.
+
+import { isAbsolute, join, resolve } from "node:path";
+import type { PatchRequest } from "../app/run-audit.js";
+import type { ConfigValues } from "../core/config.js";
+import { UsageError } from "../core/errors.js";
+import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from "../core/globs.js";
+import { type PathRule, parsePathRule } from "../core/path-map.js";
+import { FAILABLE_VERDICTS, type FailableVerdict } from "../core/shadow-audit.js";
+import { boolOpt, listOpt, type OptionSpec, type OptionValues, stringOpt } from "./command.js";
+
+export const DIRECTORY_OPTION: OptionSpec = {
+  name: "directory",
+  short: "C",
+  type: "string",
+  value: "DIR",
+  description: "run as if started in DIR (any directory inside the repository)",
+};
+
+export const PATCH_OPTIONS: OptionSpec[] = [
+  {
+    name: "base",
+    type: "string",
+    value: "REF",
+    description: "audit REF...HEAD: the changes since the merge base with REF (e.g. origin/main)",
+  },
+  {
+    name: "head",
+    type: "string",
+    value: "REF",
+    description: "the patch tip for --base (default HEAD)",
+  },
+  { name: "staged", type: "boolean", description: "audit the staged changes (index against HEAD)" },
+  {
+    name: "worktree",
+    type: "boolean",
+    description: "audit the work tree against HEAD (untracked files count as added)",
+  },
+  {
+    name: "diff",
+    type: "string",
+    value: "FILE|-",
+    description: "audit a unified diff from FILE, or from stdin with -",
+  },
+];
+
+export const DATA_OPTIONS: OptionSpec[] = [
+  {
+    name: "coverage",
+    type: "string",
+    value: "PATH",
+    description:
+      "coverage data: .coverage (SQLite, with parallel .coverage.* files) or coverage.json (default: found in the repository root)",
+  },
+  {
+    name: "frozen",
+    type: "string",
+    value: "FILE",
+    description:
+      'frozen tests: {"frozen": [...]}, properties.json, or a freeze ledger (default: quarantine.json)',
+  },
+  {
+    name: "path-map",
+    type: "string",
+    multiple: true,
+    value: "FROM=TO",
+    description: "rewrite data paths starting with FROM to TO (e.g. /app/=.)",
+  },
+  {
+    name: "test-root",
+    type: "string",
+    value: "DIR",
+    description: "directory pytest ran in, relative to the repository root (default: the root)",
+  },
+  {
+    name: "test-files",
+    type: "string",
+    multiple: true,
+    value: "GLOB",
+    description: `changed files that are tests and not audited (default: ${DEFAULT_TEST_GLOBS.join(" ")})`,
+  },
+  {
+    name: "source-files",
+    type: "string",
+    multiple: true,
+    value: "GLOB",
+    description: `changed files that are audited (default: ${DEFAULT_SOURCE_GLOBS.join(" ")}; files in the data always are)`,
+  },
+  {
+    name: "allow-unresolved",
+    type: "boolean",
+    description: "allow frozen ids that match no test in the data (listed as a warning)",
+  },
+];
+
+export const GATE_OPTIONS: OptionSpec[] = [
+  {
+    name: "fail-on",
+    type: "string",
+    multiple: true,
+    value: "VERDICTS",
+    description: `verdicts that fail the gate besides shadowed, comma-separated: ${FAILABLE_VERDICTS.filter((v) => v !== "shadowed").join(", ")}`,
+  },
+];
+
+function pathFrom(
+  flags: OptionValues,
+  config: ConfigValues,
+  name: string,
+  cwd: string,
+  root: string,
+): string | undefined {
+  const flag = stringOpt(flags, name);
+  if (flag !== undefined) return flag === "-" ? flag : resolve(cwd, flag);
+  const value = config[name];
+  if (typeof value === "string") return isAbsolute(value) ? value : join(root, value);
+  return undefined;
+}
+
+function listFrom(flags: OptionValues, config: ConfigValues, name: string): string[] | undefined {
+  const flag = listOpt(flags, name);
+  if (flag !== undefined) return flag;
+  const value = config[name];
+  return Array.isArray(value) ? value : undefined;
+}
+
+/** Which changes to audit, before a --diff file is read. */
+export type PatchChoice =
+  | Exclude<PatchRequest, { kind: "diff" }>
+  | { kind: "diff-file"; path: string };
+
+export function resolvePatchRequest(flags: OptionValues, config: ConfigValues): PatchChoice {
+  const base = stringOpt(flags, "base");
+  const chosen = [
+    base !== undefined && "--base",
+    boolOpt(flags, "staged") && "--staged",
+    boolOpt(flags, "worktree") && "--worktree",
+    stringOpt(flags, "diff") !== undefined && "--diff",
+  ].filter(Boolean);
+  if (chosen.length > 1) {
+    throw new UsageError(`${chosen.join(" and ")} cannot be combined`, {
+      fix: "choose one source of changes",
+    });
+  }
+  const head = stringOpt(flags, "head");
+  if (head !== undefined && chosen[0] !== "--base" && !(chosen.length === 0 && config.base)) {
+    throw new UsageError("--head only applies to --base", { fix: "add --base REF" });
+  }
+  if (base !== undefined) return { kind: "range", base, ...(head ? { head } : {}) };
+  if (boolOpt(flags, "staged")) return { kind: "staged" };
+  if (boolOpt(flags, "worktree")) return { kind: "worktree" };
+  const diff = stringOpt(flags, "diff");
+  if (diff !== undefined) return { kind: "diff-file", path: diff };
+  if (typeof config.base === "string") {
+    return { kind: "range", base: config.base, ...(head ? { head } : {}) };
+  }
+  throw new UsageError("nothing to audit: say which changes", {
+    fix: "pass --base REF (e.g. --base origin/main), --staged, --worktree or --diff FILE",
+  });
+}
+
+export function resolveFailOn(flags: OptionValues, config: ConfigValues): FailableVerdict[] {
+  const raw = listFrom(flags, config, "fail-on") ?? [];
+  const out = new Set<FailableVerdict>(["shadowed"]);
+  for (const item of raw.flatMap((s) => s.split(","))) {
+    const v = item.trim();
+    if (v === "") continue;
+    if (!(FAILABLE_VERDICTS as readonly string[]).includes(v)) {
+      throw new UsageError(`--fail-on: unknown verdict "${v}"`, {
+        fix: `use any of: ${FAILABLE_VERDICTS.join(", ")}`,
+      });
+    }
+    out.add(v as FailableVerdict);
+  }
+  return FAILABLE_VERDICTS.filter((v) => out.has(v));
+}
+
+export interface DataOptions {
+  coverage: string | undefined;
+  frozen: string | undefined;
+  pathMap: PathRule[];
+  testGlobs: string[];
+  sourceGlobs: string[];
+  allowUnresolved: boolean;
+  testRoot: string;
+}
+
+export function resolveDataOptions(
+  flags: OptionValues,
+  config: ConfigValues,
+  cwd: string,
+  root: string,
+): DataOptions {
+  const testRoot =
+    stringOpt(flags, "test-root") ?? (config["test-root"] as string | undefined) ?? "";
+  return {
+    coverage: pathFrom(flags, config, "coverage", cwd, root),
+    frozen: pathFrom(flags, config, "frozen", cwd, root),
+    pathMap: (listFrom(flags, config, "path-map") ?? []).map(parsePathRule),
+    testGlobs: listFrom(flags, config, "test-files") ?? [...DEFAULT_TEST_GLOBS],
+    sourceGlobs: listFrom(flags, config, "source-files") ?? [...DEFAULT_SOURCE_GLOBS],
+    allowUnresolved: boolOpt(flags, "allow-unresolved") || config["allow-unresolved"] === true,
+    testRoot,
+  };
+}

@@ -1,0 +1,113 @@
+// Command definitions and argument parsing. Each command declares its options once; parsing
+// (node:util parseArgs, strict) and `--help` text both come from that declaration, so the
+// help can never drift from what the parser accepts.
+
+import { parseArgs } from "node:util";
+import { UsageError } from "../core/errors.js";
+
+export interface OptionSpec {
+  name: string;
+  type: "string" | "boolean";
+  short?: string;
+  multiple?: boolean;
+  /** Placeholder in help, e.g. "REF". */
+  value?: string;
+  description: string;
+}
+
+export interface CommandIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
+
+export interface ParsedArgs {
+  values: OptionValues;
+  positionals: string[];
+}
+
+export interface CommandSpec {
+  name: string;
+  summary: string;
+  usage: string;
+  /** Extra help paragraphs after the options. */
+  details?: string;
+  options: OptionSpec[];
+  /** Accepts positionals? (how many is the command's business) */
+  positionals?: boolean;
+  /** Returns the exit code. */
+  run(args: ParsedArgs, io: CommandIo): Promise<number>;
+}
+
+export const HELP_OPTION: OptionSpec = {
+  name: "help",
+  type: "boolean",
+  short: "h",
+  description: "show this help and exit",
+};
+
+export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs {
+  const options: Record<
+    string,
+    { type: "string" | "boolean"; short?: string; multiple?: boolean }
+  > = {};
+  for (const opt of [...spec.options, HELP_OPTION]) {
+    options[opt.name] = {
+      type: opt.type,
+      ...(opt.short ? { short: opt.short } : {}),
+      ...(opt.multiple ? { multiple: true } : {}),
+    };
+  }
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options,
+      strict: true,
+      allowPositionals: spec.positionals ?? false,
+    });
+    return { values: values as OptionValues, positionals };
+  } catch (error) {
+    const message = String((error as Error).message)
+      .split("\n")[0]
+      ?.replace(/\. To specify a positional.*$/, "");
+    throw new UsageError(`${spec.name}: ${message}`, {
+      fix: `see freezegate ${spec.name} --help`,
+    });
+  }
+}
+
+export function renderHelp(spec: CommandSpec): string {
+  const rows = [...spec.options, HELP_OPTION].map((opt) => {
+    const flag = `${opt.short ? `-${opt.short}, ` : "    "}--${opt.name}${opt.value ? ` ${opt.value}` : ""}`;
+    return [flag, opt.description + (opt.multiple ? " (repeatable)" : "")] as const;
+  });
+  const width = Math.min(34, Math.max(...rows.map(([f]) => f.length)) + 2);
+  const lines = [`Usage: ${spec.usage}`, "", spec.summary, "", "Options:"];
+  for (const [flag, desc] of rows) {
+    lines.push(
+      flag.length + 2 > width
+        ? `  ${flag}\n  ${" ".repeat(width)}${desc}`
+        : `  ${flag.padEnd(width)}${desc}`,
+    );
+  }
+  if (spec.details) lines.push("", spec.details.trimEnd());
+  return `${lines.join("\n")}\n`;
+}
+
+export function stringOpt(values: OptionValues, name: string): string | undefined {
+  const v = values[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+export function listOpt(values: OptionValues, name: string): string[] | undefined {
+  const v = values[name];
+  return Array.isArray(v) ? v : undefined;
+}
+
+export function boolOpt(values: OptionValues, name: string): boolean {
+  return values[name] === true;
+}

@@ -1,0 +1,136 @@
+// `freezegate audit`: the shadow audit of a patch. Exit 0 when the gate passes, 1 when a
+// changed line fails it, 2 when the inputs cannot be trusted.
+
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadConfig } from "../../adapters/config-files.js";
+import { findRepoRoot } from "../../adapters/git.js";
+import { readTextFile } from "../../adapters/repo-files.js";
+import { writeFileAtomic } from "../../adapters/write-file.js";
+import { type AuditRun, type PatchRequest, runAudit } from "../../app/run-audit.js";
+import type { ConfigValues } from "../../core/config.js";
+import { InputError, UsageError } from "../../core/errors.js";
+import { buildAuditReport } from "../../reporters/audit-report.js";
+import { renderJson, renderText } from "../../reporters/text.js";
+import {
+  DATA_OPTIONS,
+  DIRECTORY_OPTION,
+  GATE_OPTIONS,
+  PATCH_OPTIONS,
+  resolveDataOptions,
+  resolveFailOn,
+  resolvePatchRequest,
+} from "../audit-options.js";
+import { type CommandIo, type CommandSpec, type ParsedArgs, stringOpt } from "../command.js";
+import { toolVersion } from "../version.js";
+
+const FORMATS = ["text", "json"] as const;
+
+export interface PreparedAudit {
+  run: AuditRun;
+  root: string;
+  config: ConfigValues;
+}
+
+/** Shared by audit and doctor: resolve options and run the audit pipeline. */
+export async function prepareAudit(args: ParsedArgs, io: CommandIo): Promise<PreparedAudit> {
+  const cwd = resolve(io.cwd, stringOpt(args.values, "directory") ?? ".");
+  const root = await findRepoRoot(cwd);
+  const config = loadConfig(root).values;
+  const choice = resolvePatchRequest(args.values, config);
+  let patch: PatchRequest;
+  if (choice.kind === "diff-file") {
+    const text =
+      choice.path === "-"
+        ? await readStdin(io.stdin)
+        : readTextFile(resolve(cwd, choice.path), "diff file");
+    patch = { kind: "diff", label: choice.path === "-" ? "-" : resolve(cwd, choice.path), text };
+  } else {
+    patch = choice;
+  }
+  const data = resolveDataOptions(args.values, config, cwd, root);
+  let frozen = data.frozen;
+  if (frozen === undefined) {
+    const fallback = join(root, "quarantine.json");
+    if (!existsSync(fallback)) {
+      throw new UsageError("no frozen-test list: without one every covered line looks defended", {
+        fix: 'pass --frozen FILE, or create quarantine.json with {"frozen": []} when nothing is frozen',
+      });
+    }
+    frozen = fallback;
+  }
+  const run = await runAudit({
+    root,
+    patch,
+    ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
+    frozen,
+    pathMap: data.pathMap,
+    testGlobs: data.testGlobs,
+    sourceGlobs: data.sourceGlobs,
+    failOn: resolveFailOn(args.values, config),
+    allowUnresolved: data.allowUnresolved,
+    testRoot: data.testRoot,
+  });
+  return { run, root, config };
+}
+
+async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") {
+    throw new InputError("--diff -: stdin is empty", {
+      fix: "pipe a unified diff in, e.g. git diff origin/main...HEAD | freezegate audit --diff -",
+    });
+  }
+  return text;
+}
+
+function checkFormat(format: string | undefined): void {
+  if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`unknown --format "${format}"`, {
+      fix: `use one of: ${FORMATS.join(", ")}`,
+    });
+  }
+}
+
+export const auditCommand: CommandSpec = {
+  name: "audit",
+  summary:
+    "Give every changed line of a patch a verdict (defended, shadowed, fixture-only, uncovered, unmeasured, not-code) from per-test coverage and the frozen tests.",
+  usage: "freezegate audit (--base REF | --staged | --worktree | --diff FILE|-) [options]",
+  options: [
+    ...PATCH_OPTIONS,
+    ...DATA_OPTIONS,
+    ...GATE_OPTIONS,
+    { name: "format", type: "string", value: "FORMAT", description: "text (default) or json" },
+    {
+      name: "output",
+      short: "o",
+      type: "string",
+      value: "FILE",
+      description: "write the report to FILE instead of stdout",
+    },
+    DIRECTORY_OPTION,
+  ],
+  details: `Exit codes:
+  0  the gate passes
+  1  the gate fails: a changed line has a verdict in the fail-on list (shadowed always)
+  2  usage, configuration, git or data error (the message says what to fix)
+
+Defaults for every option except the patch source may also come from [tool.freezegate] in
+pyproject.toml or the "freezegate" key of package.json; flags win.`,
+  async run(args: ParsedArgs, io: CommandIo): Promise<number> {
+    const flagFormat = stringOpt(args.values, "format");
+    checkFormat(flagFormat);
+    const { run, config } = await prepareAudit(args, io);
+    const format = flagFormat ?? (config.format as string | undefined) ?? "text";
+    checkFormat(format);
+    const report = buildAuditReport(run, toolVersion());
+    const rendered = format === "json" ? renderJson(report) : renderText(report);
+    const output = stringOpt(args.values, "output");
+    if (output !== undefined) writeFileAtomic(resolve(io.cwd, output), rendered);
+    else io.stdout.write(rendered);
+    return report.gate.exitCode;
+  },
+};

@@ -1,0 +1,92 @@
+// `freezegate doctor`: check the inputs of an audit before anyone trusts its result.
+// Exit 0 when nothing failed (warnings allowed), 2 when a check failed.
+
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { loadConfig } from "../../adapters/config-files.js";
+import { findRepoRoot } from "../../adapters/git.js";
+import { readTextFile } from "../../adapters/repo-files.js";
+import type { PatchRequest } from "../../app/run-audit.js";
+import { doctorStatus, runDoctor } from "../../app/run-doctor.js";
+import { UsageError } from "../../core/errors.js";
+import {
+  DATA_OPTIONS,
+  DIRECTORY_OPTION,
+  PATCH_OPTIONS,
+  resolveDataOptions,
+  resolvePatchRequest,
+} from "../audit-options.js";
+import { type CommandIo, type CommandSpec, type ParsedArgs, stringOpt } from "../command.js";
+
+const MARK = { ok: "ok  ", warn: "WARN", fail: "FAIL", skip: "skip" } as const;
+
+export const doctorCommand: CommandSpec = {
+  name: "doctor",
+  summary:
+    "Check the audit's inputs: contexts present and naming existing test files, data paths mapping onto the repository, frozen ids resolving, data matching the patch's files.",
+  usage: "freezegate doctor [--base REF | --staged | --worktree | --diff FILE] [options]",
+  options: [
+    ...PATCH_OPTIONS,
+    ...DATA_OPTIONS.filter((o) => o.name !== "test-files" && o.name !== "source-files"),
+    { name: "format", type: "string", value: "FORMAT", description: "text (default) or json" },
+    DIRECTORY_OPTION,
+  ],
+  details: `Each problem is one line with a fix. Exit codes: 0 no check failed (warnings allowed),
+2 a check failed or the command could not run.`,
+  async run(args: ParsedArgs, io: CommandIo): Promise<number> {
+    const format = stringOpt(args.values, "format") ?? "text";
+    if (format !== "text" && format !== "json") {
+      throw new UsageError(`unknown --format "${format}"`, { fix: "use text or json" });
+    }
+    const cwd = resolve(io.cwd, stringOpt(args.values, "directory") ?? ".");
+    const root = await findRepoRoot(cwd);
+    const config = loadConfig(root).values;
+    let patch: PatchRequest | null = null;
+    try {
+      const choice = resolvePatchRequest(args.values, config);
+      patch =
+        choice.kind === "diff-file"
+          ? {
+              kind: "diff",
+              label: choice.path,
+              text: readTextFile(resolve(cwd, choice.path), "diff file"),
+            }
+          : choice;
+    } catch (error) {
+      // Doctor without a patch source is fine: the freshness check is skipped.
+      if (!(error instanceof UsageError) || !error.message.startsWith("nothing to audit"))
+        throw error;
+    }
+    const data = resolveDataOptions(args.values, config, cwd, root);
+    const fallback = join(root, "quarantine.json");
+    const checks = await runDoctor({
+      root,
+      patch,
+      ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
+      frozen: data.frozen ?? (existsSync(fallback) ? fallback : null),
+      pathMap: data.pathMap,
+      testRoot: data.testRoot,
+      allowUnresolved: data.allowUnresolved,
+    });
+    const status = doctorStatus(checks);
+    if (format === "json") {
+      io.stdout.write(
+        `${JSON.stringify({ schema: "freezegate/doctor", schemaVersion: 1, status, checks }, null, 2)}\n`,
+      );
+    } else {
+      for (const c of checks) {
+        io.stdout.write(
+          `${MARK[c.status]}  ${c.id}: ${c.message}${c.fix && c.status !== "ok" ? ` (fix: ${c.fix})` : ""}\n`,
+        );
+      }
+      io.stdout.write(
+        status === "fail"
+          ? "doctor: problems found; an audit on these inputs would not be trustworthy\n"
+          : status === "warn"
+            ? "doctor: usable, with warnings\n"
+            : "doctor: all checks passed\n",
+      );
+    }
+    return status === "fail" ? 2 : 0;
+  },
+};

@@ -1,0 +1,72 @@
+// The freezegate command line as a function (argv, io) -> exit code. The only place that prints errors and picks exit codes:
+// known errors (FreezegateError) become one line and exit 2; anything else is a bug in
+// freezegate, said so plainly, also exit 2 (an error must never look like a passing gate).
+
+import { FreezegateError, formatError } from "../core/errors.js";
+import { type CommandIo, type CommandSpec, parseCommandArgs, renderHelp } from "./command.js";
+import { COMMANDS } from "./commands/index.js";
+import { toolVersion } from "./version.js";
+
+function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  const lines = [
+    "Usage: freezegate <command> [options]",
+    "",
+    "Make every frozen (quarantined) test a reviewed, bounded decision, and tell a patch's gate",
+    "which changed lines it can no longer defend.",
+    "",
+    "Commands:",
+    ...COMMANDS.map(
+      (c) => `  ${c.name.padEnd(width)}${c.summary.split(". ")[0]?.replace(/\.$/, "")}`,
+    ),
+    "",
+    "Options:",
+    "  -h, --help     show help (also: freezegate <command> --help)",
+    "  -V, --version  print the version",
+    "",
+    "Exit codes: 0 pass, 1 a gate failed, 2 usage, configuration or input error.",
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+export async function main(argv: string[], io: CommandIo): Promise<number> {
+  const [first, ...rest] = argv;
+  try {
+    if (first === undefined || first === "-h" || first === "--help" || first === "help") {
+      const target = first === "help" ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+      io.stdout.write(target ? renderHelp(target) : mainHelp());
+      return 0;
+    }
+    if (first === "-V" || first === "--version") {
+      io.stdout.write(`${toolVersion()}\n`);
+      return 0;
+    }
+    const command: CommandSpec | undefined = COMMANDS.find((c) => c.name === first);
+    if (!command) {
+      io.stderr.write(
+        `freezegate: error: unknown command "${first}" (fix: run freezegate --help for the list)\n`,
+      );
+      return 2;
+    }
+    const args = parseCommandArgs(command, rest);
+    if (args.values.help === true) {
+      io.stdout.write(renderHelp(command));
+      return 0;
+    }
+    return await command.run(args, io);
+  } catch (error) {
+    if (error instanceof FreezegateError) {
+      io.stderr.write(`freezegate: error: ${formatError(error)}\n`);
+      if (io.env.FREEZEGATE_DEBUG && error.cause)
+        io.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
+      return error.exitCode;
+    }
+    const err = error as Error;
+    io.stderr.write(
+      `freezegate: internal error (a bug in freezegate, please report it): ${err?.message ?? String(error)}\n`,
+    );
+    if (io.env.FREEZEGATE_DEBUG) io.stderr.write(`${err?.stack ?? ""}\n`);
+    else io.stderr.write("freezegate: run with FREEZEGATE_DEBUG=1 for the stack trace\n");
+    return 2;
+  }
+}

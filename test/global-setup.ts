@@ -1,0 +1,17 @@
+// Builds dist/ once before the tests: CLI tests spawn the built binary, exactly as a user runs it.
+
+import { execFileSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export default function setup(): void {
+  const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+  execFileSync(
+    process.execPath,
+    [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],
+    {
+      cwd: root,
+      stdio: "inherit",
+    },
+  );
+}

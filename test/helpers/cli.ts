@@ -1,0 +1,47 @@
+// Runs the built freezegate binary (dist/cli/main.js) as a child process, the way users and
+// CI run it: no colour, git isolated from the developer's configuration.
+
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isolatedGitEnv } from "./git-repo.js";
+
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
+export const CLI = join(REPO_ROOT, "dist/cli/main.js");
+
+export interface CliResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string },
+): CliResult {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd,
+    env: isolatedGitEnv({ NO_COLOR: "1", FREEZEGATE_DEBUG: "", ...opts.env }),
+    input: opts.input ?? "",
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (result.error) throw result.error;
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A user error: exit 2, exactly one line on stderr, no stack trace, nothing on stdout. */
+export function expectOneLineError(result: CliResult): string {
+  const lines = result.stderr.split("\n").filter((l) => l !== "");
+  if (
+    result.status !== 2 ||
+    lines.length !== 1 ||
+    result.stdout !== "" ||
+    /\n\s+at /.test(result.stderr)
+  ) {
+    throw new Error(
+      `expected exit 2 with one stderr line, got exit ${result.status}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+    );
+  }
+  return lines[0] as string;
+}

@@ -1,0 +1,262 @@
+// The CLI end to end on the bundled example: real git, real coverage data recorded by
+// pytest-cov (committed with the example), the built binary. Needs no Python.
+
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { makeDemoRepo } from "../helpers/demo-repo.js";
+import type { TempRepo } from "../helpers/git-repo.js";
+import { expectGolden, normalize } from "../helpers/golden.js";
+import { assertMatchesSchema } from "../helpers/schema.js";
+
+let repo: TempRepo;
+
+beforeAll(() => {
+  repo = makeDemoRepo();
+  writeFileSync(join(repo.dir, "empty.json"), '{"frozen": []}\n');
+});
+afterAll(() => repo.cleanup());
+
+describe("freezegate audit on the bundled example", () => {
+  it("reports the shadowed line with its frozen test and fails the gate (text golden)", () => {
+    const r = runCli(["audit", "--base", "base"], { cwd: repo.dir });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(1);
+    expectGolden("demo-audit.txt", normalize(r.stdout, { [repo.dir]: "<repo>" }));
+  });
+
+  it("writes the JSON contract (golden) and the same verdicts as the text", () => {
+    const r = runCli(["audit", "--base", "base", "--format", "json"], { cwd: repo.dir });
+    expect(r.status).toBe(1);
+    const report = JSON.parse(r.stdout);
+    assertMatchesSchema("audit-report.schema.json", report);
+    expect(report.schema).toBe("freezegate/audit");
+    expect(report.schemaVersion).toBe(1);
+    expect(report.summary.counts).toEqual({
+      defended: 1,
+      shadowed: 1,
+      "fixture-only": 0,
+      uncovered: 7,
+      unmeasured: 0,
+      "not-code": 3,
+    });
+    const shadowed = report.files[0].lines.filter(
+      (l: { verdict: string }) => l.verdict === "shadowed",
+    );
+    expect(shadowed).toEqual([
+      {
+        line: 13,
+        verdict: "shadowed",
+        statement: 13,
+        tests: [],
+        frozenTests: ["tests/test_billing.py::test_proration_rounds_half_up"],
+        fixtureTests: [],
+        outsideTests: false,
+      },
+    ]);
+    expectGolden("demo-audit.json", normalize(r.stdout, { [repo.dir]: "<repo>" }));
+  });
+
+  it("--output writes the report to a file and nothing to stdout", () => {
+    const r = runCli(["audit", "--base", "base", "--format", "json", "-o", "out.json"], {
+      cwd: repo.dir,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(JSON.parse(readFileSync(join(repo.dir, "out.json"), "utf8")).gate.passed).toBe(false);
+  });
+
+  it("passes once the frozen test is back (exit 0)", () => {
+    // A missing frozen file is an input error, not "nothing frozen".
+    const r = runCli(["audit", "--base", "base", "--frozen", "missing.json"], { cwd: repo.dir });
+    expect(expectOneLineError(r)).toMatch(
+      /^freezegate: error: frozen-test file not found: .*missing\.json/,
+    );
+    const ok = runCli(["audit", "--base", "base", "--frozen", "empty.json"], { cwd: repo.dir });
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toMatch(/summary: 2 defended, 0 shadowed/);
+    expect(ok.stdout).toMatch(/^PASS: /m);
+  });
+
+  it("--fail-on uncovered adds uncovered lines to the gate", () => {
+    const r = runCli(
+      ["audit", "--base", "base", "--frozen", "empty.json", "--fail-on", "uncovered"],
+      {
+        cwd: repo.dir,
+      },
+    );
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL: 7 changed lines are executed by no test \(uncovered\)$/m);
+  });
+
+  it("audits a user-supplied diff from stdin the same way as --base", () => {
+    const diff = repo.git("diff", "base...HEAD");
+    const viaDiff = runCli(["audit", "--diff", "-", "--format", "json"], {
+      cwd: repo.dir,
+      input: diff,
+    });
+    const viaBase = runCli(["audit", "--base", "base", "--format", "json"], { cwd: repo.dir });
+    expect(viaDiff.status).toBe(1);
+    expect(JSON.parse(viaDiff.stdout).files).toEqual(JSON.parse(viaBase.stdout).files);
+    expect(JSON.parse(viaDiff.stdout).patch).toEqual({ source: "diff", file: "-" });
+  });
+});
+
+describe("usage", () => {
+  it.each(["audit", "doctor"])("%s --help prints usage and exits 0", (cmd) => {
+    const r = runCli([cmd, "--help"], { cwd: repo.dir });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Usage: freezegate ${cmd} `));
+    expect(r.stdout).toMatch(/--help/);
+  });
+
+  it("--help and --version", () => {
+    const help = runCli(["--help"], { cwd: repo.dir });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: freezegate <command>/);
+    const version = runCli(["--version"], { cwd: repo.dir });
+    const pkg = JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8"));
+    expect(version.stdout).toBe(`${pkg.version}\n`);
+  });
+
+  it.each([
+    [["frobnicate"], /unknown command "frobnicate"/],
+    [["audit"], /nothing to audit: say which changes \(fix: pass --base REF/],
+    [["audit", "--base", "base", "--staged"], /--base and --staged cannot be combined/],
+    [["audit", "--bsae", "base"], /audit: Unknown option '--bsae'/],
+    [["audit", "--base", "base", "--format", "xml"], /unknown --format "xml"/],
+    [["audit", "--base", "base", "--fail-on", "shadowy"], /--fail-on: unknown verdict "shadowy"/],
+    [["audit", "--base", "base", "--path-map", "/app"], /--path-map "\/app" has no "="/],
+  ])("%j is a one-line usage error", (args, message) => {
+    expect(expectOneLineError(runCli(args, { cwd: repo.dir }))).toMatch(message);
+  });
+});
+
+describe("bad input is exit 2 with one line, never a pass", () => {
+  it("not a git repository", () => {
+    const r = runCli(["audit", "--base", "main"], { cwd: "/" });
+    expect(expectOneLineError(r)).toMatch(/not .*git repository/i);
+  });
+
+  it("unknown base", () => {
+    expect(
+      expectOneLineError(runCli(["audit", "--base", "origin/nope"], { cwd: repo.dir })),
+    ).toMatch(/origin\/nope/);
+  });
+
+  it("coverage data that is not SQLite", () => {
+    writeFileSync(join(repo.dir, "bogus.coverage"), "this is not a database\n");
+    const r = runCli(["audit", "--base", "base", "--coverage", "bogus.coverage"], {
+      cwd: repo.dir,
+    });
+    expect(expectOneLineError(r)).toMatch(/bogus\.coverage/);
+  });
+
+  it("a malformed frozen file", () => {
+    writeFileSync(join(repo.dir, "bad.json"), '{"frozen": "tests/test_billing.py::x"}');
+    const r = runCli(["audit", "--base", "base", "--frozen", "bad.json"], { cwd: repo.dir });
+    expect(expectOneLineError(r)).toMatch(/bad\.json is malformed: "frozen" is not an array/);
+    writeFileSync(join(repo.dir, "bad.json"), '{"frozen": [');
+    const r2 = runCli(["audit", "--base", "base", "--frozen", "bad.json"], { cwd: repo.dir });
+    expect(expectOneLineError(r2)).toMatch(/bad\.json is not valid JSON/);
+  });
+
+  it("a frozen id that matches no test (suffix matching would have hidden it)", () => {
+    writeFileSync(
+      join(repo.dir, "typo.json"),
+      '{"frozen": ["test_billing.py::test_proration_rounds_half_up"]}',
+    );
+    const r = runCli(["audit", "--base", "base", "--frozen", "typo.json"], { cwd: repo.dir });
+    expect(expectOneLineError(r)).toMatch(
+      /1 frozen id\(s\) in .*typo\.json match no test in the coverage data: "test_billing\.py::test_proration_rounds_half_up"/,
+    );
+    const allowed = runCli(
+      ["audit", "--base", "base", "--frozen", "typo.json", "--allow-unresolved"],
+      {
+        cwd: repo.dir,
+      },
+    );
+    expect(allowed.status).toBe(0);
+    expect(allowed.stdout).toMatch(/warning: frozen ids matching no test \(allowed\)/);
+  });
+
+  it("stale data: the file changed after the tests ran", () => {
+    const file = join(repo.dir, "src/billing/proration.py");
+    const original = readFileSync(file, "utf8");
+    try {
+      writeFileSync(file, `# a new header line\n\n${original}`);
+      // commit only the tracked change (git add -A would sweep in the untracked test files)
+      repo.git("commit", "-q", "-a", "-m", "shift every line by two");
+      const r = runCli(["audit", "--base", "base"], { cwd: repo.dir });
+      expect(expectOneLineError(r)).toMatch(
+        /the coverage data does not match src\/billing\/proration\.py on disk \(line \d+ is recorded as executed, but it is (blank|a comment)\)/,
+      );
+    } finally {
+      repo.git("reset", "-q", "--hard", "HEAD~1");
+    }
+  });
+
+  it("uncommitted edits to a changed file when auditing a range", () => {
+    const file = join(repo.dir, "src/billing/proration.py");
+    const original = readFileSync(file, "utf8");
+    try {
+      writeFileSync(file, `${original}\n# local edit\n`);
+      const r = runCli(["audit", "--base", "base"], { cwd: repo.dir });
+      expect(expectOneLineError(r)).toMatch(
+        /differ from HEAD in the work tree: "src\/billing\/proration\.py"/,
+      );
+    } finally {
+      writeFileSync(file, original);
+    }
+  });
+
+  it("data whose paths map nowhere, and the --path-map that fixes it", () => {
+    // The same data as recorded in a container under /app: absolute paths from elsewhere.
+    copyFileSync(join(repo.dir, ".coverage"), join(repo.dir, "moved.coverage"));
+    const db = new Database(join(repo.dir, "moved.coverage"));
+    db.prepare("UPDATE file SET path = '/app/' || path").run();
+    db.close();
+    const r = runCli(["audit", "--base", "base", "--coverage", "moved.coverage"], {
+      cwd: repo.dir,
+    });
+    expect(expectOneLineError(r)).toMatch(
+      /no file in the coverage data maps onto the repository .*: data has "\/app\/src\/billing\/.*\(fix: map the recorded prefix with --path-map FROM=TO/,
+    );
+    const mapped = runCli(
+      ["audit", "--base", "base", "--coverage", "moved.coverage", "--path-map", "/app/=."],
+      { cwd: repo.dir },
+    );
+    expect(mapped.status).toBe(1);
+    expect(mapped.stdout).toMatch(/SHADOWED 13: only frozen tests cover it/);
+  });
+
+  it("an unknown key in pyproject.toml", () => {
+    writeFileSync(join(repo.dir, "pyproject.toml"), '[tool.freezegate]\nfail_on = ["uncovered"]\n');
+    try {
+      const r = runCli(["audit", "--base", "base"], { cwd: repo.dir });
+      expect(expectOneLineError(r)).toMatch(
+        /pyproject\.toml \[tool\.freezegate\]: unknown key "fail_on" \(fix: did you mean "fail-on"\?\)/,
+      );
+    } finally {
+      repo.remove("pyproject.toml");
+    }
+  });
+
+  it("defaults from pyproject.toml apply, and flags win", () => {
+    writeFileSync(
+      join(repo.dir, "pyproject.toml"),
+      '[tool.freezegate]\nbase = "base"\nfail-on = ["uncovered"]\n',
+    );
+    try {
+      const fromConfig = runCli(["audit", "--frozen", "empty.json"], { cwd: repo.dir });
+      expect(fromConfig.stdout).toMatch(/FAIL: 7 changed lines are executed by no test/);
+      const flagWins = runCli(["audit", "--frozen", "empty.json", "--staged"], { cwd: repo.dir });
+      expect(flagWins.stdout).toMatch(/audit of staged changes: 0 files/);
+      expect(flagWins.status).toBe(0);
+    } finally {
+      repo.remove("pyproject.toml");
+    }
+  });
+});
