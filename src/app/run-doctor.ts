@@ -150,7 +150,8 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
           const evidence = staleEvidence(text, lines);
           if (evidence) input.contradicted.push({ path: file.path, evidence });
           const mtime = modifiedTime(abs);
-          if (mtime && input.recordedAt && mtime.getTime() > input.recordedAt.getTime()) {
+          // coverage.py records `when` to the second: allow that much.
+          if (mtime && input.recordedAt && mtime.getTime() >= input.recordedAt.getTime() + 1000) {
             input.newerThanData.push(file.path);
           }
         }
