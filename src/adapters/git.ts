@@ -245,7 +245,11 @@ async function fetchCommand(root: string, ref: string): Promise<string> {
  * change made on `base` since the fork.
  */
 export async function patchFromRange(root: string, base: string, head = "HEAD"): Promise<Patch> {
-  const baseSha = await resolveCommit(root, base);
+  // Independent lookups run at once: each git call is a process start.
+  const [baseSha, headSha] = await Promise.all([
+    resolveCommit(root, base),
+    resolveCommit(root, head),
+  ]);
   if (baseSha === null) {
     const shallow = await isShallowRepository(root);
     throw new GitError(
@@ -255,7 +259,6 @@ export async function patchFromRange(root: string, base: string, head = "HEAD"):
       },
     );
   }
-  const headSha = await resolveCommit(root, head);
   if (headSha === null) {
     throw new GitError(`head ref '${head}' does not exist (or is not a commit)`, {
       fix: "pass an existing branch, tag or commit as the head",

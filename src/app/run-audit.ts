@@ -174,8 +174,8 @@ export function loadFrozenList(path: string): FrozenList {
 export interface DataContexts {
   names: string[];
   index: ContextIndex;
-  /** Python files relative to the test root (what node ids are relative to). */
-  testRootFiles: Set<string>;
+  /** Python files relative to the test root (what node ids are relative to); listed lazily. */
+  testRootFiles(): Set<string>;
   /** "" or "dir/": the test root as a path prefix inside the repository. */
   prefix: string;
 }
@@ -192,13 +192,17 @@ export function readDataContexts(
     });
   }
   const prefix = normalized === "" ? "" : `${normalized}/`;
-  const testRootFiles = new Set(
-    listPythonFiles(root)
-      .filter((p) => p.startsWith(prefix))
-      .map((p) => p.slice(prefix.length)),
-  );
+  let files: Set<string> | null = null;
+  const testRootFiles = () => {
+    files ??= new Set(
+      listPythonFiles(root)
+        .filter((p) => p.startsWith(prefix))
+        .map((p) => p.slice(prefix.length)),
+    );
+    return files;
+  };
   const names = coverage.contextNames();
-  const index = indexContexts(names, buildModuleIndex(testRootFiles));
+  const index = indexContexts(names, () => buildModuleIndex(testRootFiles()));
   return { names, index, testRootFiles, prefix };
 }
 

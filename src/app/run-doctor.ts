@@ -72,7 +72,7 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
         checks.push(checkContextsPresent(contexts.names, contexts.index));
         checks.push(
           contexts.index.style === "pytest-cov"
-            ? checkNodeIdFiles(contexts.index.testIds, contexts.testRootFiles)
+            ? checkNodeIdFiles(contexts.index.testIds, contexts.testRootFiles())
             : skipped("node-ids", "no pytest-cov node ids in the data"),
         );
       } catch (error) {

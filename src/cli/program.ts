@@ -29,11 +29,15 @@ function mainHelp(): string {
   return `${lines.join("\n")}\n`;
 }
 
-export async function main(argv: string[], io: CommandIo): Promise<number> {
+export async function main(
+  argv: string[],
+  io: CommandIo,
+  commands: readonly CommandSpec[] = COMMANDS,
+): Promise<number> {
   const [first, ...rest] = argv;
   try {
     if (first === undefined || first === "-h" || first === "--help" || first === "help") {
-      const target = first === "help" ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+      const target = first === "help" ? commands.find((c) => c.name === rest[0]) : undefined;
       io.stdout.write(target ? renderHelp(target) : mainHelp());
       return 0;
     }
@@ -41,7 +45,7 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
       io.stdout.write(`${toolVersion()}\n`);
       return 0;
     }
-    const command: CommandSpec | undefined = COMMANDS.find((c) => c.name === first);
+    const command: CommandSpec | undefined = commands.find((c) => c.name === first);
     if (!command) {
       io.stderr.write(
         `freezegate: error: unknown command "${first}" (fix: run freezegate --help for the list)\n`,

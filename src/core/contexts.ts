@@ -97,7 +97,10 @@ export interface ContextIndex {
  * mapped to node ids only when exactly one candidate exists; otherwise this throws with the
  * names that could not be mapped.
  */
-export function indexContexts(names: readonly string[], modules: ModuleIndex): ContextIndex {
+export function indexContexts(
+  names: readonly string[],
+  modules: ModuleIndex | (() => ModuleIndex),
+): ContextIndex {
   const byName = new Map<string, ParsedContext>();
   const testIds = new Set<string>();
   const nonTestContexts: string[] = [];
@@ -132,10 +135,12 @@ export function indexContexts(names: readonly string[], modules: ModuleIndex): C
     );
   }
   if (dotted.length > 0) {
+    // Listing the repository's files costs a git call: only dotted names need it.
+    const moduleIndex = typeof modules === "function" ? modules() : modules;
     const unmapped: string[] = [];
     const ambiguous: string[] = [];
     for (const raw of dotted) {
-      const candidates = dottedCandidates(raw, modules);
+      const candidates = dottedCandidates(raw, moduleIndex);
       if (candidates.length === 1) {
         const testId = candidates[0] as string;
         byName.set(raw, { raw, testId, phase: null });

@@ -244,6 +244,79 @@ describe("bad input is exit 2 with one line, never a pass", () => {
     }
   });
 
+  it("defaults from package.json apply; settings in both files are refused", () => {
+    writeFileSync(
+      join(repo.dir, "package.json"),
+      JSON.stringify({ name: "shop", freezegate: { base: "base", frozen: "empty.json" } }),
+    );
+    try {
+      const r = runCli(["audit"], { cwd: repo.dir });
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/frozen: empty\.json \(0 tests\)/);
+      writeFileSync(join(repo.dir, "pyproject.toml"), '[tool.freezegate]\nbase = "base"\n');
+      expect(expectOneLineError(runCli(["audit"], { cwd: repo.dir }))).toMatch(
+        /settings are in both pyproject\.toml \[tool\.freezegate\] and package\.json "freezegate" \(fix: keep them in one place\)/,
+      );
+    } finally {
+      repo.remove("package.json");
+      repo.remove("pyproject.toml");
+    }
+  });
+
+  it("reads the freeze ledger's freezes[].test_id as the frozen list (seed 004)", () => {
+    writeFileSync(
+      join(repo.dir, "ledger.json"),
+      JSON.stringify({
+        schema: 1,
+        freezes: [
+          {
+            test_id: "tests/test_billing.py::test_proration_rounds_half_up",
+            owner: "finley",
+            opened: "2026-11-20",
+            expires: "2026-12-04",
+          },
+        ],
+      }),
+    );
+    const r = runCli(["audit", "--base", "base", "--frozen", "ledger.json", "--format", "json"], {
+      cwd: repo.dir,
+    });
+    expect(r.status).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report.frozen).toMatchObject({ file: "ledger.json", format: "ledger", entries: 1 });
+    expect(report.summary.counts.shadowed).toBe(1);
+  });
+
+  it("no coverage data in the repository", () => {
+    repo.git("mv", ".coverage", "kept.coverage");
+    try {
+      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toMatch(
+        /no coverage data found in /,
+      );
+    } finally {
+      repo.git("mv", "kept.coverage", ".coverage");
+    }
+  });
+
+  it("--worktree audits uncommitted edits, including new files", () => {
+    writeFileSync(join(repo.dir, "src/billing/extra.py"), "def unused():\n    return 1\n");
+    try {
+      const r = runCli(["audit", "--worktree", "--format", "json"], { cwd: repo.dir });
+      expect(r.status).toBe(0);
+      const report = JSON.parse(r.stdout);
+      expect(report.patch).toEqual({ source: "worktree" });
+      expect(report.files.map((f: { path: string; status: string }) => [f.path, f.status])).toEqual(
+        [["src/billing/extra.py", "added"]],
+      );
+      expect(report.files[0].lines.map((l: { verdict: string }) => l.verdict)).toEqual([
+        "unmeasured",
+        "unmeasured",
+      ]);
+    } finally {
+      repo.remove("src/billing/extra.py");
+    }
+  });
+
   it("defaults from pyproject.toml apply, and flags win", () => {
     writeFileSync(
       join(repo.dir, "pyproject.toml"),
