@@ -245,7 +245,23 @@ async function fetchCommand(root: string, ref: string): Promise<string> {
  * change made on `base` since the fork.
  */
 export async function patchFromRange(root: string, base: string, head = "HEAD"): Promise<Patch> {
-  // Independent lookups run at once: each git call is a process start.
+  // The common case costs two process starts: merge-base (which resolves both refs), then
+  // the diff. Only when merge-base fails are the refs looked at one by one, to say why.
+  const quick =
+    base.startsWith("-") || head.startsWith("-")
+      ? null
+      : await runGit(root, ["merge-base", "--end-of-options", base, head]);
+  const quickSha = quick?.code === 0 ? quick.stdout.toString("utf8").trim() : "";
+  const mergeBase = /^[0-9a-f]{40,64}$/.test(quickSha)
+    ? quickSha
+    : await diagnoseRange(root, base, head);
+  const headRev = `${head}^{commit}`;
+  const files = await diffFiles(root, [mergeBase, headRev], { fullIndex: true });
+  return { source: { kind: "range", base, head, mergeBase }, files };
+}
+
+/** Find the merge base the slow way, turning every way it can fail into a precise error. */
+async function diagnoseRange(root: string, base: string, head: string): Promise<string> {
   const [baseSha, headSha] = await Promise.all([
     resolveCommit(root, base),
     resolveCommit(root, head),
@@ -264,9 +280,7 @@ export async function patchFromRange(root: string, base: string, head = "HEAD"):
       fix: "pass an existing branch, tag or commit as the head",
     });
   }
-  const mergeBase = await findMergeBase(root, base, head, baseSha, headSha);
-  const files = await diffFiles(root, [mergeBase, headSha]);
-  return { source: { kind: "range", base, head, mergeBase }, files };
+  return findMergeBase(root, base, head, baseSha, headSha);
 }
 
 async function findMergeBase(
@@ -330,8 +344,21 @@ export async function patchFromWorktree(root: string): Promise<Patch> {
 }
 
 /** Diff with the pinned options, parsed, and checked against git's own list of names. */
-async function diffFiles(root: string, revs: string[]): Promise<ChangedFile[]> {
-  const patchArgs = ["diff", "-U0", ...PINNED_DIFF_FLAGS, ...revs, "--"];
+async function diffFiles(
+  root: string,
+  revs: string[],
+  { fullIndex = false } = {},
+): Promise<ChangedFile[]> {
+  // --full-index (ranges): the new side's blob ids let the audit check the files on disk
+  // against the patch without another git call.
+  const patchArgs = [
+    "diff",
+    "-U0",
+    ...(fullIndex ? ["--full-index"] : []),
+    ...PINNED_DIFF_FLAGS,
+    ...revs,
+    "--",
+  ];
   const namesArgs = ["diff", "--name-status", "-z", ...PINNED_DIFF_FLAGS, ...revs, "--"];
   const [patch, names] = await Promise.all([gitOk(root, patchArgs), gitOk(root, namesArgs)]);
   let files: ChangedFile[];

@@ -8,8 +8,13 @@ import { GitError, InputError } from "../core/errors.js";
 
 /** Read a UTF-8 text file; a missing or unreadable file is an InputError naming `label`. */
 export function readTextFile(path: string, label: string): string {
+  return readFileBytes(path, label).toString("utf8");
+}
+
+/** Read a file's bytes; a missing or unreadable file is an InputError naming `label`. */
+export function readFileBytes(path: string, label: string): Buffer {
   try {
-    return readFileSync(path, "utf8");
+    return readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") {

@@ -15,8 +15,8 @@ import {
   directorySpellings,
   fileExists,
   listPythonFiles,
+  readFileBytes,
   readJsonFile,
-  readTextFile,
 } from "../adapters/repo-files.js";
 import { buildModuleIndex, type ContextIndex, indexContexts } from "../core/contexts.js";
 import { InputError, UsageError } from "../core/errors.js";
@@ -26,6 +26,7 @@ import {
   refuseParametrizedForCollapsedContexts,
   resolveFrozen,
 } from "../core/frozen.js";
+import { gitBlobId } from "../core/git-blob.js";
 import { compileGlobs } from "../core/globs.js";
 import type {
   ChangedFile,
@@ -45,6 +46,7 @@ import {
 } from "../core/shadow-audit.js";
 import { staleEvidence } from "../core/stale.js";
 import { describePathPrefixes, parseDiff } from "../core/unified-diff.js";
+import { mark } from "./timing.js";
 
 export type PatchRequest =
   | { kind: "range"; base: string; head?: string }
@@ -226,10 +228,14 @@ export function mapCoverageToRepo(
 
 export async function runAudit(request: AuditRequest): Promise<AuditRun> {
   const root = request.root;
-  const patch = await readPatch(root, request.patch);
+  // git runs in other processes: start it, read the data meanwhile, then wait for it.
+  const patchPromise = readPatch(root, request.patch);
+  patchPromise.catch(() => {}); // its error is raised where it is awaited
   const frozenList = loadFrozenList(request.frozen);
 
+  mark("start audit");
   const coverage: CoverageSource = openCoverage(root, request.coverage);
+  mark("open data");
   try {
     // 1. Contexts: the data must say which test ran each line.
     const {
@@ -248,6 +254,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       );
     }
 
+    mark("contexts");
     // 2. Frozen ids must name tests in the data; a typo would hide shadow.
     if (contexts.style === "test-function") {
       refuseParametrizedForCollapsedContexts(frozenList, request.frozen);
@@ -278,7 +285,10 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       );
     }
 
+    mark("frozen + paths");
     // 4. Which changed files are audited.
+    const patch = await patchPromise;
+    mark("git (waited)");
     const isTest = compileGlobs(request.testGlobs);
     const isSource = compileGlobs(request.sourceGlobs);
     const testRelative = (path: string) =>
@@ -290,15 +300,36 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       (p) => mapping.toData.has(p),
     );
 
+    // The diff describes the patch's commit; coverage measured the files on disk. They must
+    // be the same bytes: compared against the diff's blob ids, asking git only on a mismatch.
+    const sources = new Map(
+      audited.map((f) => [f.path, readFileBytes(join(root, f.path), `changed file ${f.path}`)]),
+    );
     if (patch.source.kind === "range") {
-      const dirty = await changedPathsDirty(
-        root,
-        audited.map((f) => f.path),
+      const source = patch.source;
+      const suspects = audited.filter(
+        (f) =>
+          f.newBlob === undefined ||
+          gitBlobId(sources.get(f.path) as Buffer, f.newBlob.length) !== f.newBlob,
       );
+      const dirty =
+        suspects.length === 0
+          ? []
+          : source.head === "HEAD"
+            ? await changedPathsDirty(
+                root,
+                suspects.map((f) => f.path),
+              )
+            : suspects.map((f) => f.path);
       if (dirty.length > 0) {
         throw new InputError(
-          `changed file(s) differ from HEAD in the work tree: ${sample(dirty)}; the diff describes HEAD, the coverage data the files on disk`,
-          { fix: "commit or stash the changes, then re-run the tests and the audit" },
+          `changed file(s) on disk differ from ${source.head}: ${sample(dirty)}; the diff describes ${source.head}, the coverage data the files on disk`,
+          {
+            fix:
+              source.head === "HEAD"
+                ? "commit or stash the changes, then re-run the tests and the audit"
+                : `check out ${source.head}, run the tests with coverage there, then audit`,
+          },
         );
       }
     }
@@ -318,9 +349,11 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
 
     // 5. Per file: statements, executed lines, staleness.
     const dataPaths = mappedAudited.map((f) => mapping.toData.get(f.path) as string);
+    mark("read + check sources");
     const executed = coverage.executedLines(dataPaths);
+    mark("executed lines");
     const inputs: AuditFileInput[] = audited.map((change) => {
-      const text = readTextFile(join(root, change.path), `changed file ${change.path}`);
+      const text = (sources.get(change.path) as Buffer).toString("utf8");
       const dataPath = mapping.toData.get(change.path);
       const lines = dataPath === undefined ? null : (executed.get(dataPath) ?? new Map());
       const reported = dataPath === undefined ? null : coverage.statements(dataPath);
@@ -342,6 +375,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       return { change, statements, executed: lines };
     });
 
+    mark("statements + staleness");
     const audit = auditShadow({
       files: inputs,
       skipped,

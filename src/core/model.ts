@@ -26,6 +26,12 @@ export interface ChangedFile {
   submodule: boolean;
   /** Added or modified lines, numbered in the new file; ascending, unique. */
   addedLines: number[];
+  /**
+   * The new content's git blob id, when the diff carried a full one (`git diff --full-index`):
+   * lets the audit check, without another git call, that the file on disk is what the patch
+   * describes.
+   */
+  newBlob?: string;
 }
 
 export type PatchSource =

@@ -110,10 +110,14 @@ interface StatementCover {
   outside: boolean;
 }
 
-/** Group the data's executed lines by statement and split the contexts by kind. */
+/**
+ * Group the data's executed lines by statement and split the contexts by kind, for the
+ * statements in `wanted` only (the changed ones: a popular line can carry thousands of tests).
+ */
 function coverByStatement(
   executed: ReadonlyMap<number, readonly string[]>,
   statements: StatementMap,
+  wanted: ReadonlySet<number>,
   contexts: ContextIndex,
   frozen: ReadonlySet<string>,
 ): Map<number, StatementCover> {
@@ -121,7 +125,7 @@ function coverByStatement(
   for (const [line, names] of executed) {
     // coverage.py may record any line of a multi-line statement; reports use the first.
     const stmt = statements.statementOf(line);
-    if (stmt === null) continue;
+    if (stmt === null || !wanted.has(stmt)) continue;
     let cover = out.get(stmt);
     if (!cover) {
       cover = { run: new Set(), fixture: new Set(), frozen: new Set(), outside: false };
@@ -152,9 +156,11 @@ function sorted(set: Set<string>): string[] {
 
 function judgeFile(input: AuditFileInput, contexts: ContextIndex, frozen: ReadonlySet<string>) {
   const { change, statements, executed } = input;
-  const covers = executed ? coverByStatement(executed, statements, contexts, frozen) : null;
-  const lines: LineResult[] = change.addedLines.map((line) => {
-    const statement = statements.statementOf(line);
+  const statementOfLine = change.addedLines.map((line) => statements.statementOf(line));
+  const wanted = new Set(statementOfLine.filter((s): s is number => s !== null));
+  const covers = executed ? coverByStatement(executed, statements, wanted, contexts, frozen) : null;
+  const lines: LineResult[] = change.addedLines.map((line, i) => {
+    const statement = statementOfLine[i] ?? null;
     const base = { line, statement, tests: [], frozenTests: [], fixtureTests: [] };
     if (statement === null) return { ...base, verdict: "not-code", outsideTests: false };
     if (covers === null) return { ...base, verdict: "unmeasured", outsideTests: false };

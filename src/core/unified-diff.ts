@@ -150,6 +150,8 @@ interface RawFile {
   deletedMode: string | null;
   createdMode: string | null;
   indexMode: string | null;
+  /** New side's blob id from the `index old..new` line when it is a full id (--full-index). */
+  newBlob: string | null;
   binary: boolean;
   hunks: number;
   oldLines: number;
@@ -194,6 +196,7 @@ function newRaw(line: number, format: "git" | "plain"): RawFile {
     deletedMode: null,
     createdMode: null,
     indexMode: null,
+    newBlob: null,
     binary: false,
     gitlinkLog: null,
     hunks: 0,
@@ -451,7 +454,10 @@ function readExtendedHeader(file: RawFile, line: string, n: number, source: stri
     return true;
   }
   if (line.startsWith("index ")) {
-    file.indexMode = /^\S+ (\d+)$/.exec(line.slice(6))?.[1] ?? null;
+    const m = /^[0-9a-f]+\.\.([0-9a-f]+)(?: (\d+))?$/.exec(line.slice(6));
+    file.indexMode = m?.[2] ?? null;
+    const blob = m?.[1] ?? "";
+    file.newBlob = (blob.length === 40 || blob.length === 64) && /[^0]/.test(blob) ? blob : null;
     return true;
   }
   return line.startsWith("similarity index ") || line.startsWith("dissimilarity index ");
@@ -793,7 +799,9 @@ function finish(
     modes.includes("160000") ||
     (raw.subprojectLines > 0 && raw.otherContentLines === 0 && raw.subprojectLines <= 2);
   const addedLines = submodule ? [] : [...new Set(raw.added)].sort((a, b) => a - b);
-  return { path, oldPath, status, binary: raw.binary, submodule, addedLines };
+  const file: ChangedFile = { path, oldPath, status, binary: raw.binary, submodule, addedLines };
+  if (raw.newBlob !== null && status !== "deleted") file.newBlob = raw.newBlob;
+  return file;
 }
 
 /** The one path a `diff --git` header names when both sides are the same file. */
@@ -911,6 +919,7 @@ function mergeTypeChanges(files: ChangedFile[], raws: RawFile[], source: string)
       binary: born.binary,
       submodule: born.submodule,
       addedLines: born.addedLines,
+      ...(born.newBlob === undefined ? {} : { newBlob: born.newBlob }),
     };
     seen.set(file.path, { index: prior.index, raw: bornRaw });
   });

@@ -205,7 +205,16 @@ describe("bad input is exit 2 with one line, never a pass", () => {
       writeFileSync(file, `${original}\n# local edit\n`);
       const r = runCli(["audit", "--base", "base"], { cwd: repo.dir });
       expect(expectOneLineError(r)).toMatch(
-        /differ from HEAD in the work tree: "src\/billing\/proration\.py"/,
+        /changed file\(s\) on disk differ from HEAD: "src\/billing\/proration\.py"/,
+      );
+      // With an explicit head the bytes on disk must be that commit's, checked by blob id.
+      const other = runCli(["audit", "--base", "base", "--head", "main"], { cwd: repo.dir });
+      expect(expectOneLineError(other)).toMatch(
+        /on disk differ from main: "src\/billing\/proration\.py".*\(fix: check out main, run the tests/,
+      );
+      writeFileSync(file, original);
+      expect(runCli(["audit", "--base", "base", "--head", "main"], { cwd: repo.dir }).status).toBe(
+        1,
       );
     } finally {
       writeFileSync(file, original);

@@ -71,10 +71,15 @@ const expected: Record<string, ChangedFile[]> = {
     file("new.bin", { status: "added", binary: true }),
     file("old.bin", { binary: true }),
   ],
+  // --binary implies --full-index: the new side's blob id is kept (deleted files have none).
   "binary-patch.diff": [
     file("gone.bin", { status: "deleted", binary: true }),
-    file("new.bin", { status: "added", binary: true }),
-    file("old.bin", { binary: true }),
+    file("new.bin", {
+      status: "added",
+      binary: true,
+      newBlob: "8352675d67aed6625ece79af41c27fdb4ee2e867",
+    }),
+    file("old.bin", { binary: true, newBlob: "bd8781820b47dd89c759ad0dabbdce0c5d9b8f9e" }),
   ],
   "delete-and-new.diff": [
     file("empty.py", { status: "added" }),

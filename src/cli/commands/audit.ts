@@ -8,6 +8,7 @@ import { findRepoRoot } from "../../adapters/git.js";
 import { readTextFile } from "../../adapters/repo-files.js";
 import { writeFileAtomic } from "../../adapters/write-file.js";
 import { type AuditRun, type PatchRequest, runAudit } from "../../app/run-audit.js";
+import { mark } from "../../app/timing.js";
 import type { ConfigValues } from "../../core/config.js";
 import { InputError, UsageError } from "../../core/errors.js";
 import { buildAuditReport } from "../../reporters/audit-report.js";
@@ -35,7 +36,9 @@ export interface PreparedAudit {
 /** Shared by audit and doctor: resolve options and run the audit pipeline. */
 export async function prepareAudit(args: ParsedArgs, io: CommandIo): Promise<PreparedAudit> {
   const cwd = resolve(io.cwd, stringOpt(args.values, "directory") ?? ".");
+  mark("cli start");
   const root = await findRepoRoot(cwd);
+  mark("repo root");
   const config = loadConfig(root).values;
   const choice = resolvePatchRequest(args.values, config);
   let patch: PatchRequest;
@@ -126,11 +129,13 @@ pyproject.toml or the "freezegate" key of package.json; flags win.`,
     const { run, config } = await prepareAudit(args, io);
     const format = flagFormat ?? (config.format as string | undefined) ?? "text";
     checkFormat(format);
+    mark("audit");
     const report = buildAuditReport(run, toolVersion());
     const rendered = format === "json" ? renderJson(report) : renderText(report);
     const output = stringOpt(args.values, "output");
     if (output !== undefined) writeFileAtomic(resolve(io.cwd, output), rendered);
     else io.stdout.write(rendered);
+    mark("render + write");
     return report.gate.exitCode;
   },
 };
