@@ -1,0 +1,36 @@
+// Which tests the suite has. Gates that judge whether a test id exists (unknown-test,
+// deposit-not-collected, `freeze` refusing a typo) read it from `pytest --collect-only -q`
+// output (or any file with one node id per line), or else from the coverage data's contexts.
+
+import { InputError } from "./errors.js";
+
+const SUMMARY = /^(\d+ tests? collected|no tests (ran|collected)|=+|-+|\d+ (error|warning)s?\b)/;
+
+/** Node ids from `pytest --collect-only -q` output or a plain list (one id per line). */
+export function parseCollectedIds(text: string, label: string): Set<string> {
+  const ids = new Set<string>();
+  const lines = text.split(/\r?\n/);
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || SUMMARY.test(line)) continue;
+    if (line.includes("::")) {
+      ids.add(line);
+      continue;
+    }
+    if (/^[^\s:]+\.py: \d+$/.test(line)) {
+      throw new InputError(
+        `${label} holds per-file counts ("${line}"), not node ids: it looks like pytest --collect-only -qq output`,
+        { fix: "write it with pytest --collect-only -q (one q)" },
+      );
+    }
+  }
+  if (ids.size === 0) {
+    throw new InputError(
+      `${label} names no tests (no line holds a node id like tests/test_x.py::test_y)`,
+      {
+        fix: "write it with pytest --collect-only -q > collected.txt",
+      },
+    );
+  }
+  return ids;
+}

@@ -1,0 +1,79 @@
+// The freeze ledger: one reviewed file that holds every freeze (who, why, until when, which
+// invariant it withdraws, which property compensates), the properties and their witnesses,
+// and the policy the gates enforce. This module is only the data model; parsing lives in
+// ledger.ts and each gate in its own module.
+
+/** Current version of freezegate's own ledger format (the "version" key). */
+export const LEDGER_VERSION = 1;
+
+/** Where the ledger lives when --ledger / the `ledger` config key do not say. */
+export const DEFAULT_LEDGER_PATH = "freeze-ledger.json";
+
+/** The generator lock file's default path, relative to the repository root. */
+export const DEFAULT_LOCK_PATH = "property-lock.json";
+
+/** Gates a policy can make blocking. */
+export const GATES = ["shadow", "shape", "witness", "deposit", "lock", "ledger-changes"] as const;
+export type Gate = (typeof GATES)[number];
+
+export interface LedgerPolicy {
+  /** Longest allowed freeze, opened to expires, in days (default 14). */
+  max_window_days: number;
+  /** Distinct inputs a compensating property must have run on (default 8). */
+  min_distinct: number;
+  /** Gates whose failures fail the build (default: all). */
+  blocking: Gate[];
+  /** Files fingerprinted by the generator lock (strategies, fixtures, conftest). */
+  generator_lock: string[];
+  /** Every freeze needs `approved_by` (someone other than its owner and its author). */
+  require_approval: boolean;
+}
+
+export const DEFAULT_POLICY: LedgerPolicy = {
+  max_window_days: 14,
+  min_distinct: 8,
+  blocking: [...GATES],
+  generator_lock: [],
+  require_approval: false,
+};
+
+export interface Freeze {
+  test_id: string;
+  reason: string;
+  owner: string;
+  /** YYYY-MM-DD */
+  opened: string;
+  /** YYYY-MM-DD: the last day the freeze applies. */
+  expires: string;
+  invariant: string;
+  compensating_property: string;
+  reused_property: boolean;
+  approved_by?: string;
+}
+
+export interface Property {
+  id: string;
+  /** The property test's node id. */
+  check: string;
+  /** Example tests that would also catch a violation (the property's witnesses). */
+  witnessed_by: string[];
+  invariant?: string;
+}
+
+/** Which file format the ledger was read from (the seeds' files are read as they are). */
+export type LedgerSource =
+  | "freezegate" // our own format: {"version": 1, "policy", "freezes", "properties"}
+  | "seed-004-ledger" // {"schema": 1, "max_window_days", "freezes"}
+  | "seed-003-properties" // {"properties": [...], "frozen": [...]}
+  | "seed-000-quarantine"; // {"frozen": [...]}
+
+/**
+ * A ledger as read. Freezes from files that carry only ids (seed 000 / 003) have empty
+ * strings for what the file did not say; the shape gate reports those as missing.
+ */
+export interface Ledger {
+  source: LedgerSource;
+  policy: LedgerPolicy;
+  freezes: Freeze[];
+  properties: Property[];
+}
