@@ -43,6 +43,38 @@ export interface CommandSpec {
   run(args: ParsedArgs, io: CommandIo): Promise<number>;
 }
 
+/** A command with subcommands: `freezegate ledger check`. */
+export interface CommandGroup {
+  name: string;
+  summary: string;
+  subcommands: CommandSpec[];
+}
+
+export type CliEntry = CommandSpec | CommandGroup;
+
+export function isGroup(entry: CliEntry): entry is CommandGroup {
+  return "subcommands" in entry;
+}
+
+export function renderGroupHelp(group: CommandGroup): string {
+  const width = Math.max(...group.subcommands.map((c) => c.name.length)) + 2;
+  const lines = [
+    `Usage: freezegate ${group.name} <subcommand> [options]`,
+    "",
+    group.summary,
+    "",
+    "Subcommands:",
+    ...group.subcommands.map((c) => `  ${c.name.padEnd(width)}${firstSentence(c.summary)}`),
+    "",
+    `Run freezegate ${group.name} <subcommand> --help for its options.`,
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+export function firstSentence(text: string): string {
+  return (text.split(". ")[0] ?? text).replace(/\.$/, "");
+}
+
 export const HELP_OPTION: OptionSpec = {
   name: "help",
   type: "boolean",

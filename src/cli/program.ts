@@ -3,12 +3,21 @@
 // freezegate, said so plainly, also exit 2 (an error must never look like a passing gate).
 
 import { FreezegateError, formatError } from "../core/errors.js";
-import { type CommandIo, type CommandSpec, parseCommandArgs, renderHelp } from "./command.js";
+import {
+  type CliEntry,
+  type CommandIo,
+  type CommandSpec,
+  firstSentence,
+  isGroup,
+  parseCommandArgs,
+  renderGroupHelp,
+  renderHelp,
+} from "./command.js";
 import { COMMANDS } from "./commands/index.js";
 import { toolVersion } from "./version.js";
 
-function mainHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+function mainHelp(commands: readonly CliEntry[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length)) + 2;
   const lines = [
     "Usage: freezegate <command> [options]",
     "",
@@ -16,9 +25,7 @@ function mainHelp(): string {
     "which changed lines it can no longer defend.",
     "",
     "Commands:",
-    ...COMMANDS.map(
-      (c) => `  ${c.name.padEnd(width)}${c.summary.split(". ")[0]?.replace(/\.$/, "")}`,
-    ),
+    ...commands.map((c) => `  ${c.name.padEnd(width)}${firstSentence(c.summary)}`),
     "",
     "Options:",
     "  -h, --help     show help (also: freezegate <command> --help)",
@@ -32,27 +39,57 @@ function mainHelp(): string {
 export async function main(
   argv: string[],
   io: CommandIo,
-  commands: readonly CommandSpec[] = COMMANDS,
+  commands: readonly CliEntry[] = COMMANDS,
 ): Promise<number> {
   const [first, ...rest] = argv;
   try {
     if (first === undefined || first === "-h" || first === "--help" || first === "help") {
       const target = first === "help" ? commands.find((c) => c.name === rest[0]) : undefined;
-      io.stdout.write(target ? renderHelp(target) : mainHelp());
+      const sub =
+        target && isGroup(target) ? target.subcommands.find((c) => c.name === rest[1]) : undefined;
+      io.stdout.write(
+        sub
+          ? renderHelp(sub)
+          : target
+            ? isGroup(target)
+              ? renderGroupHelp(target)
+              : renderHelp(target)
+            : mainHelp(commands),
+      );
       return 0;
     }
     if (first === "-V" || first === "--version") {
       io.stdout.write(`${toolVersion()}\n`);
       return 0;
     }
-    const command: CommandSpec | undefined = commands.find((c) => c.name === first);
-    if (!command) {
+    const entry = commands.find((c) => c.name === first);
+    if (!entry) {
       io.stderr.write(
         `freezegate: error: unknown command "${first}" (fix: run freezegate --help for the list)\n`,
       );
       return 2;
     }
-    const args = parseCommandArgs(command, rest);
+    let command: CommandSpec;
+    let argv2 = rest;
+    if (isGroup(entry)) {
+      const [subName, ...subRest] = rest;
+      if (subName === undefined || subName === "-h" || subName === "--help") {
+        io.stdout.write(renderGroupHelp(entry));
+        return subName === undefined ? 2 : 0;
+      }
+      const sub = entry.subcommands.find((c) => c.name === subName);
+      if (!sub) {
+        io.stderr.write(
+          `freezegate: error: unknown subcommand "${first} ${subName}" (fix: run freezegate ${first} --help for the list)\n`,
+        );
+        return 2;
+      }
+      command = sub;
+      argv2 = subRest;
+    } else {
+      command = entry;
+    }
+    const args = parseCommandArgs(command, argv2);
     if (args.values.help === true) {
       io.stdout.write(renderHelp(command));
       return 0;
