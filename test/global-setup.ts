@@ -5,6 +5,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export default function setup(): void {
+  // For iterating on tests that do not spawn the CLI while dist/ is already built.
+  if (process.env.FREEZEGATE_SKIP_BUILD === "1") return;
   const root = join(dirname(fileURLToPath(import.meta.url)), "..");
   execFileSync(
     process.execPath,

@@ -36,7 +36,7 @@ import type {
   StatementMap,
 } from "../core/model.js";
 import { mapDataPaths, normalizePath, type PathMapping, type PathRule } from "../core/path-map.js";
-import { findPythonStatements } from "../core/python-statements.js";
+import { analyzePython } from "../core/python-statements.js";
 import {
   type AuditFileInput,
   auditShadow,
@@ -44,7 +44,8 @@ import {
   type ShadowAudit,
   type SkippedFile,
 } from "../core/shadow-audit.js";
-import { staleEvidence } from "../core/stale.js";
+import { splitLines, staleEvidence } from "../core/stale.js";
+import { linesOfChangedStatements, statementsWithData } from "../core/statement-map.js";
 import { describePathPrefixes, parseDiff } from "../core/unified-diff.js";
 import { mark } from "./timing.js";
 
@@ -211,18 +212,28 @@ export function readDataContexts(
 export interface DataPaths {
   measured: string[];
   mapping: PathMapping;
-  /** Repository paths of data files that exist in the work tree. */
+  /** Repository paths of data files that exist in the work tree (all, or the first one). */
   existing: string[];
 }
 
+/**
+ * Map the data's paths onto the repository. `firstExisting` stops the existence checks at the
+ * first file found (the audit only needs to know that the mapping lands somewhere real).
+ */
 export function mapCoverageToRepo(
   root: string,
   coverage: CoverageSource,
   rules: readonly PathRule[],
+  { firstExisting = false } = {},
 ): DataPaths {
   const measured = coverage.measuredPaths();
   const mapping = mapDataPaths(measured, directorySpellings(root), rules);
-  const existing = [...mapping.toData.keys()].filter((p) => fileExists(join(root, p)));
+  const existing: string[] = [];
+  for (const p of mapping.toData.keys()) {
+    if (!fileExists(join(root, p))) continue;
+    existing.push(p);
+    if (firstExisting) break;
+  }
   return { measured, mapping, existing };
 }
 
@@ -243,7 +254,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       index: contexts,
       prefix,
     } = readDataContexts(root, coverage, request.testRoot);
-    if (contexts.testIds.size === 0) {
+    if (contexts.style === "none") {
       const seen =
         contextNames.length === 0 ? "no contexts at all" : `only ${sample(contextNames)}`;
       throw new InputError(
@@ -259,7 +270,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     if (contexts.style === "test-function") {
       refuseParametrizedForCollapsedContexts(frozenList, request.frozen);
     }
-    const resolution = resolveFrozen(frozenList, contexts.testIds);
+    const resolution = resolveFrozen(frozenList, contexts);
     if (resolution.unresolved.length > 0 && !request.allowUnresolved) {
       throw new InputError(
         `${resolution.unresolved.length} frozen id(s) in ${request.frozen} match no test in the coverage data: ${sample(resolution.unresolved)}`,
@@ -270,7 +281,9 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     }
 
     // 3. Data paths onto the repository.
-    const { measured, mapping, existing } = mapCoverageToRepo(root, coverage, request.pathMap);
+    const { measured, mapping, existing } = mapCoverageToRepo(root, coverage, request.pathMap, {
+      firstExisting: true,
+    });
     if (measured.length === 0) {
       throw new InputError("the coverage data has no measured files", {
         fix: "check [run] source / --cov= so that coverage measures your code",
@@ -347,35 +360,55 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       );
     }
 
-    // 5. Per file: statements, executed lines, staleness.
+    // 5. Per file: statements first, so that only the changed statements' lines get their
+    // tests read from the data; then executed lines and the staleness check.
     const dataPaths = mappedAudited.map((f) => mapping.toData.get(f.path) as string);
     mark("read + check sources");
-    const executed = coverage.executedLines(dataPaths);
-    mark("executed lines");
-    const inputs: AuditFileInput[] = audited.map((change) => {
+    const prepared = audited.map((change) => {
       const text = (sources.get(change.path) as Buffer).toString("utf8");
       const dataPath = mapping.toData.get(change.path);
-      const lines = dataPath === undefined ? null : (executed.get(dataPath) ?? new Map());
       const reported = dataPath === undefined ? null : coverage.statements(dataPath);
       const isPython = change.path.endsWith(".py") || change.path.endsWith(".pyw");
-      const finder = isPython ? findPythonStatements(text) : identityStatements;
-      const statements = reported ? jsonStatementMap(reported, finder) : finder;
-      if (lines !== null) {
-        const evidence = staleEvidence(
-          text,
-          reported ? [...lines.keys(), ...reported] : lines.keys(),
-        );
-        if (evidence) {
-          throw new InputError(
-            `the coverage data does not match ${change.path} on disk (${evidence}): it was recorded from another version of the file`,
-            { fix: "re-run the tests with coverage on this checkout, then audit again" },
-          );
-        }
-      }
-      return { change, statements, executed: lines };
+      const python = isPython ? analyzePython(text, { path: change.path }) : null;
+      return { change, text, dataPath, reported, python };
     });
+    mark("tokenize");
+    const wanted = new Map<string, Set<number>>();
+    for (const { change, text, dataPath, python } of prepared) {
+      if (dataPath === undefined) continue;
+      const logical = python ? python.logical : identityStatements;
+      wanted.set(
+        dataPath,
+        linesOfChangedStatements(change.addedLines, logical, splitLines(text).length),
+      );
+    }
+    const executed = coverage.executedLines(dataPaths, wanted);
+    mark("executed lines");
+    const inputs: AuditFileInput[] = prepared.map(
+      ({ change, text, dataPath, reported, python }) => {
+        const lines = dataPath === undefined ? null : (executed.get(dataPath) ?? new Map());
+        const statements = reported
+          ? jsonStatementMap(reported, python ? python.logical : identityStatements)
+          : python
+            ? statementsWithData(python, lines === null ? null : lines.keys())
+            : identityStatements;
+        if (lines !== null) {
+          const evidence = staleEvidence(
+            text,
+            reported ? [...lines.keys(), ...reported] : lines.keys(),
+          );
+          if (evidence) {
+            throw new InputError(
+              `the coverage data does not match ${change.path} on disk (${evidence}): it was recorded from another version of the file`,
+              { fix: "re-run the tests with coverage on this checkout, then audit again" },
+            );
+          }
+        }
+        return { change, statements, executed: lines };
+      },
+    );
 
-    mark("statements + staleness");
+    mark("staleness");
     const audit = auditShadow({
       files: inputs,
       skipped,

@@ -101,7 +101,7 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
       try {
         const list = loadFrozenList(request.frozen);
         if (contexts && contexts.index.testIds.size > 0) {
-          const resolution = resolveFrozen(list, contexts.index.testIds);
+          const resolution = resolveFrozen(list, contexts.index);
           checks.push(
             checkFrozenResolved(
               request.frozen,

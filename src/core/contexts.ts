@@ -83,52 +83,70 @@ export function dottedCandidates(dotted: string, modules: ModuleIndex): string[]
 
 export interface ContextIndex {
   style: ContextStyle;
-  /** raw context name -> parsed (testId null for "no test" contexts). */
-  byName: Map<string, ParsedContext>;
-  /** Every test id that appears in the data, in first-seen order. */
-  testIds: Set<string>;
+  /** The parsed form of a context name from the data (testId null: no test). Cached. */
+  get(name: string): ParsedContext;
+  /** Is this test id in the data? Cheap for exact pytest-cov ids. */
+  hasTest(id: string): boolean;
+  /** Every test id in the data (computed on first use: large suites have tens of thousands). */
+  readonly testIds: ReadonlySet<string>;
   /** Context names that name no test (the empty context, static-only labels). */
-  nonTestContexts: string[];
+  readonly nonTestContexts: readonly string[];
+}
+
+/** Index of the bar before a pytest-cov phase suffix ("|run", "|setup", "|teardown"), or -1. */
+function phaseBar(raw: string): number {
+  const bar = raw.lastIndexOf("|");
+  if (bar <= 0) return -1;
+  const n = raw.length - bar - 1;
+  if (
+    n === 3
+      ? raw.endsWith("run")
+      : n === 5
+        ? raw.endsWith("setup")
+        : n === 8 && raw.endsWith("teardown")
+  ) {
+    return bar;
+  }
+  return -1;
 }
 
 /**
- * Understand every context name in the data. Mixed styles are refused (a data file combined
+ * Understand the context names in the data. Mixed styles are refused (a data file combined
  * from a pytest-cov run and a test_function run cannot be read consistently). Dotted names are
  * mapped to node ids only when exactly one candidate exists; otherwise this throws with the
- * names that could not be mapped.
+ * names that could not be mapped. pytest-cov names are parsed lazily, when a line or a frozen
+ * id asks for them: a 20,000-test suite has 60,000 of them.
  */
 export function indexContexts(
   names: readonly string[],
   modules: ModuleIndex | (() => ModuleIndex),
 ): ContextIndex {
-  const byName = new Map<string, ParsedContext>();
-  const testIds = new Set<string>();
-  const nonTestContexts: string[] = [];
+  const cache = new Map<string, ParsedContext>();
   let pytestCov = 0;
+  let firstPytestCov = "";
+  let staticPrefixed = false;
   const dotted: string[] = [];
   for (const raw of names) {
-    if (raw === "") {
-      byName.set(raw, { raw, testId: null, phase: null });
-      nonTestContexts.push(raw);
-      continue;
+    if (raw === "") continue;
+    // Cheap string tests only: this loop sees every context of the suite. A name ending in
+    // a phase with "::" before its last bar is what parsePytestCovContext accepts.
+    const bar = phaseBar(raw);
+    const sep = bar > 0 ? raw.indexOf("::") : -1;
+    if (sep > 0 && sep < bar) {
+      // A static context prefix ("shard|tests/x.py::t|run") defeats exact-name lookups.
+      const prefixBar = raw.lastIndexOf("|", sep);
+      if (prefixBar < 0 || raw.indexOf("::", prefixBar) > prefixBar + 1) {
+        pytestCov++;
+        if (firstPytestCov === "") firstPytestCov = raw;
+        if (prefixBar >= 0) staticPrefixed = true;
+        continue;
+      }
     }
-    const parsed = parsePytestCovContext(raw);
-    if (parsed) {
-      pytestCov++;
-      byName.set(raw, parsed);
-      testIds.add(parsed.testId as string);
-      continue;
-    }
-    if (looksLikeDottedTest(raw)) {
-      dotted.push(raw);
-      continue;
-    }
-    byName.set(raw, { raw, testId: null, phase: null });
-    nonTestContexts.push(raw);
+    if (looksLikeDottedTest(raw)) dotted.push(raw);
   }
   if (pytestCov > 0 && dotted.length > 0) {
     throw new InputError(
-      `the coverage data mixes pytest-cov contexts (e.g. "${firstPytestCov(byName)}") with coverage.py test_function contexts (e.g. "${dotted[0]}")`,
+      `the coverage data mixes pytest-cov contexts (e.g. "${firstPytestCov}") with coverage.py test_function contexts (e.g. "${dotted[0]}")`,
       {
         fix: "record contexts one way only: pytest --cov-context=test, or dynamic_context = test_function",
       },
@@ -142,9 +160,7 @@ export function indexContexts(
     for (const raw of dotted) {
       const candidates = dottedCandidates(raw, moduleIndex);
       if (candidates.length === 1) {
-        const testId = candidates[0] as string;
-        byName.set(raw, { raw, testId, phase: null });
-        testIds.add(testId);
+        cache.set(raw, { raw, testId: candidates[0] as string, phase: null });
       } else if (candidates.length === 0) {
         unmapped.push(raw);
       } else {
@@ -168,15 +184,59 @@ export function indexContexts(
       );
     }
   }
-  return {
-    style: pytestCov > 0 ? "pytest-cov" : dotted.length > 0 ? "test-function" : "none",
-    byName,
-    testIds,
-    nonTestContexts,
-  };
-}
+  const style: ContextStyle =
+    pytestCov > 0 ? "pytest-cov" : dotted.length > 0 ? "test-function" : "none";
 
-function firstPytestCov(byName: Map<string, ParsedContext>): string {
-  for (const c of byName.values()) if (c.testId) return c.raw;
-  return "";
+  const get = (name: string): ParsedContext => {
+    let parsed = cache.get(name);
+    if (parsed === undefined) {
+      parsed = (style === "pytest-cov" ? parsePytestCovContext(name) : null) ?? {
+        raw: name,
+        testId: null,
+        phase: null,
+      };
+      cache.set(name, parsed);
+    }
+    return parsed;
+  };
+
+  let allIds: Set<string> | null = null;
+  let others: string[] | null = null;
+  const scanAll = () => {
+    const ids = new Set<string>();
+    const rest: string[] = [];
+    const plain = style === "pytest-cov" && !staticPrefixed;
+    for (const raw of names) {
+      // Without static prefixes a node id is the name up to its last bar: no parse needed.
+      const bar = plain ? phaseBar(raw) : -1;
+      const sep = bar > 0 ? raw.indexOf("::") : -1;
+      const id = sep > 0 && sep < bar ? raw.slice(0, bar) : get(raw).testId;
+      if (id === null) rest.push(raw);
+      else ids.add(id);
+    }
+    allIds = ids;
+    others = rest;
+  };
+  const nameSet = style === "pytest-cov" && !staticPrefixed ? new Set(names) : null;
+
+  return {
+    style,
+    get,
+    hasTest(id) {
+      if (nameSet) {
+        return (
+          nameSet.has(`${id}|run`) || nameSet.has(`${id}|setup`) || nameSet.has(`${id}|teardown`)
+        );
+      }
+      return this.testIds.has(id);
+    },
+    get testIds() {
+      if (allIds === null) scanAll();
+      return allIds as Set<string>;
+    },
+    get nonTestContexts() {
+      if (others === null) scanAll();
+      return others as string[];
+    },
+  };
 }

@@ -98,26 +98,38 @@ export interface FrozenResolution {
   matches: Map<string, string[]>;
 }
 
-/** Match the list against the test ids present in the coverage data. */
-export function resolveFrozen(list: FrozenList, testIds: Iterable<string>): FrozenResolution {
-  const ids = [...testIds];
-  const known = new Set(ids);
+/** How the frozen list asks the data about tests (a ContextIndex, or a plain set in tests). */
+export interface TestLookup {
+  hasTest(id: string): boolean;
+  readonly testIds: Iterable<string>;
+}
+
+/** Match the list against the tests present in the coverage data. */
+export function resolveFrozen(list: FrozenList, tests: TestLookup): FrozenResolution {
   const frozenTests = new Set<string>();
   const unresolved: string[] = [];
   const matches = new Map<string, string[]>();
+  let all: string[] | null = null;
   for (const entry of list.entries) {
     let matched: string[];
     if (entry.isGlob) {
       const re = globToRegExp(entry.pattern);
-      matched = ids.filter((id) => re.test(id));
+      all ??= [...tests.testIds];
+      matched = all.filter((id) => re.test(id));
     } else {
-      matched = known.has(entry.pattern) ? [entry.pattern] : [];
+      matched = tests.hasTest(entry.pattern) ? [entry.pattern] : [];
     }
     matches.set(entry.pattern, matched);
     if (matched.length === 0) unresolved.push(entry.pattern);
     for (const id of matched) frozenTests.add(id);
   }
   return { frozenTests, unresolved, matches };
+}
+
+/** A TestLookup over a plain set of ids. */
+export function lookupOf(ids: Iterable<string>): TestLookup {
+  const set = new Set(ids);
+  return { hasTest: (id) => set.has(id), testIds: set };
 }
 
 /**

@@ -75,8 +75,14 @@ export interface CoverageSource {
   /**
    * For each requested path (as stored in the data): line number -> names of the contexts
    * that executed it. Lines <= 0 are dropped. Paths not in the data are absent from the map.
+   * With `wanted`, only the wanted lines of a path listed there get their names; its other
+   * executed lines map to an empty array (executed, names not read), which saves building
+   * name lists for lines nobody asked about.
    */
-  executedLines(paths: readonly string[]): Map<string, Map<number, string[]>>;
+  executedLines(
+    paths: readonly string[],
+    wanted?: ReadonlyMap<string, ReadonlySet<number>>,
+  ): Map<string, Map<number, string[]>>;
   /**
    * The statement lines coverage.py itself computed (JSON report: executed, missing and
    * excluded lines), or null when the data does not carry them (the SQLite data file).

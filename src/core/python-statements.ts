@@ -25,9 +25,45 @@ export function findPythonStatements(
   source: string,
   options: PythonStatementsOptions = {},
 ): StatementMap {
+  return analyzePython(source, options).statements();
+}
+
+/** Two views of one tokenized file; the expensive one is computed only when asked for. */
+export interface PythonLines {
+  /**
+   * The tokenizer's logical lines: first line of the logical line holding `line`, or null
+   * for blank, comment-only and docstring lines. Every statement is such a line; a logical
+   * line is a statement exactly when CPython gives it bytecode, so one that the coverage data
+   * shows executed is a statement without further analysis.
+   */
+  logical: StatementMap;
+  /** coverage.py's statements (parse and bytecode model), computed on first call. */
+  statements(): StatementMap;
+}
+
+export function analyzePython(source: string, options: PythonStatementsOptions = {}): PythonLines {
   const text = normalizeSource(source);
   const where = options.path ?? "Python source";
   const tokens = tokenize(text, where);
+  const physical = tokens.physicalCount;
+  const logicalFirst = new Int32Array(physical + 1);
+  for (let n = 0; n < tokens.logicalCount; n++) {
+    if (tokens.lineDocstring[n] === 1) continue;
+    const first = tokens.lineFirst[n] as number;
+    const last = Math.min(tokens.lineLast[n] as number, physical);
+    for (let l = first; l <= last; l++) logicalFirst[l] = first;
+  }
+  let full: StatementMap | null = null;
+  return {
+    logical: new LineTable(logicalFirst),
+    statements() {
+      full ??= analyzeTokens(text, tokens, where);
+      return full;
+    },
+  };
+}
+
+function analyzeTokens(text: string, tokens: Tokens, where: string): StatementMap {
   const parser = new StatementParser(text, tokens, where);
   const module = parser.parseModule();
   const future = hasFutureAnnotations(text, tokens, module);

@@ -132,13 +132,13 @@ function coverByStatement(
       out.set(stmt, cover);
     }
     for (const name of names) {
-      const ctx = contexts.byName.get(name);
-      const testId = ctx?.testId ?? null;
+      const ctx = contexts.get(name);
+      const testId = ctx.testId;
       if (testId === null) {
         cover.outside = true;
       } else if (frozen.has(testId)) {
         cover.frozen.add(testId);
-      } else if (ctx?.phase === "setup" || ctx?.phase === "teardown") {
+      } else if (ctx.phase === "setup" || ctx.phase === "teardown") {
         cover.fixture.add(testId);
       } else {
         cover.run.add(testId);

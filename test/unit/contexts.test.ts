@@ -65,7 +65,13 @@ describe("dotted test_function names", () => {
     const ok = indexContexts(["", "tests.test_b.test_add"], modules);
     expect(ok.style).toBe("test-function");
     expect([...ok.testIds]).toEqual(["tests/test_b.py::test_add"]);
-    expect(ok.byName.get("tests.test_b.test_add")?.phase).toBeNull();
+    expect(ok.get("tests.test_b.test_add")).toEqual({
+      raw: "tests.test_b.test_add",
+      testId: "tests/test_b.py::test_add",
+      phase: null,
+    });
+    expect(ok.hasTest("tests/test_b.py::test_add")).toBe(true);
+    expect(ok.hasTest("tests/test_b.py::test_sub")).toBe(false);
   });
 
   it("refuses data mixing both styles", () => {
@@ -79,5 +85,29 @@ describe("dotted test_function names", () => {
     expect(idx.nonTestContexts).toEqual(["", "py311"]);
     expect([...idx.testIds]).toEqual(["tests/test_b.py::t"]);
     expect(idx.style).toBe("pytest-cov");
+  });
+});
+
+describe("indexContexts is lazy but exact", () => {
+  const modules = buildModuleIndex([]);
+
+  it("answers hasTest from exact names, and with static prefixes through a full parse", () => {
+    const plain = indexContexts(["", "tests/a.py::t[x|y]|setup", "tests/a.py::u|run"], modules);
+    expect(plain.hasTest("tests/a.py::t[x|y]")).toBe(true);
+    expect(plain.hasTest("tests/a.py::t")).toBe(false);
+    expect([...plain.testIds].sort()).toEqual(["tests/a.py::t[x|y]", "tests/a.py::u"]);
+    expect(plain.nonTestContexts).toEqual([""]);
+
+    const prefixed = indexContexts(["", "shardA|tests/a.py::t|run"], modules);
+    expect(prefixed.hasTest("tests/a.py::t")).toBe(true);
+    expect(prefixed.hasTest("shardA|tests/a.py::t")).toBe(false);
+    expect([...prefixed.testIds]).toEqual(["tests/a.py::t"]);
+  });
+
+  it("reports style none when no name is a test", () => {
+    const none = indexContexts(["", "py311"], modules);
+    expect(none.style).toBe("none");
+    expect(none.testIds.size).toBe(0);
+    expect(none.get("py311")).toEqual({ raw: "py311", testId: null, phase: null });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseFrozenList, resolveFrozen } from "../../src/core/frozen.js";
+import { lookupOf, parseFrozenList, resolveFrozen } from "../../src/core/frozen.js";
 
 describe("parseFrozenList", () => {
   it("reads seed 000 quarantine.json and seed 003 properties.json", () => {
@@ -47,7 +47,7 @@ describe("resolveFrozen", () => {
   ];
 
   it("matches exactly, with no suffix matching", () => {
-    const r = resolveFrozen(parseFrozenList({ frozen: ["test_a.py::test_x"] }, "q"), ids);
+    const r = resolveFrozen(parseFrozenList({ frozen: ["test_a.py::test_x"] }, "q"), lookupOf(ids));
     expect([...r.frozenTests]).toEqual([]);
     expect(r.unresolved).toEqual(["test_a.py::test_x"]);
   });
@@ -55,7 +55,7 @@ describe("resolveFrozen", () => {
   it("keeps brackets literal and expands * only", () => {
     const r = resolveFrozen(
       parseFrozenList({ frozen: ["tests/test_a.py::test_x[1]", "tests/test_b.py::*"] }, "q"),
-      ids,
+      lookupOf(ids),
     );
     expect([...r.frozenTests].sort()).toEqual([
       "tests/test_a.py::test_x[1]",
@@ -65,7 +65,7 @@ describe("resolveFrozen", () => {
   });
 
   it("reports a glob that matches nothing as unresolved", () => {
-    const r = resolveFrozen(parseFrozenList({ frozen: ["tests/nope/*"] }, "q"), ids);
+    const r = resolveFrozen(parseFrozenList({ frozen: ["tests/nope/*"] }, "q"), lookupOf(ids));
     expect(r.unresolved).toEqual(["tests/nope/*"]);
   });
 });

@@ -1,0 +1,47 @@
+// Statements of a changed file, decided as cheaply as the coverage data allows. A logical line
+// the data shows executed has bytecode, so it is a statement and its first line is the
+// statement's; only changed lines that no test executed need the full bytecode model (dead
+// code, `else:`, `global`...), and that model is computed only for files that have such lines.
+
+import type { StatementMap } from "./model.js";
+import type { PythonLines } from "./python-statements.js";
+
+/** `executed`: the lines the data records for this file, or null when it is not in the data. */
+export function statementsWithData(
+  lines: PythonLines,
+  executed: Iterable<number> | null,
+): StatementMap {
+  const executedLogical = new Set<number>();
+  for (const line of executed ?? []) {
+    const first = lines.logical.statementOf(line);
+    if (first !== null) executedLogical.add(first);
+  }
+  return {
+    statementOf(line) {
+      const first = lines.logical.statementOf(line);
+      if (first === null) return null;
+      if (executedLogical.has(first)) return first;
+      return lines.statements().statementOf(line);
+    },
+  };
+}
+
+/** Every line of the logical lines that hold a changed line (what the data may record for them). */
+export function linesOfChangedStatements(
+  addedLines: readonly number[],
+  logical: StatementMap,
+  lineCount: number,
+): Set<number> {
+  const firsts = new Set<number>();
+  for (const line of addedLines) {
+    const first = logical.statementOf(line);
+    if (first !== null) firsts.add(first);
+  }
+  const out = new Set<number>();
+  if (firsts.size === 0) return out;
+  for (let line = 1; line <= lineCount; line++) {
+    const first = logical.statementOf(line);
+    if (first !== null && firsts.has(first)) out.add(line);
+  }
+  return out;
+}
