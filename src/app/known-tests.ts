@@ -1,0 +1,99 @@
+// Which tests the suite has, for the gates that judge whether a test id is real (the shape
+// gate's unknown-test, `freeze` refusing a typo). In order: a collected-ids file
+// (`pytest --collect-only -q` output), else the per-test contexts of the coverage data (given,
+// configured or found in the repository root), else nothing: null, and callers say that
+// unknown-test was not judged. Data that exists but cannot be read is an error, never null.
+
+import { readdirSync } from "node:fs";
+import { openCoverage } from "../adapters/coverage-discovery.js";
+import { readTextFile } from "../adapters/repo-files.js";
+import { parseCollectedIds } from "../core/collected.js";
+import { InputError } from "../core/errors.js";
+import { readDataContexts } from "./run-audit.js";
+
+export interface KnownTestsRequest {
+  /** Repository root (absolute). */
+  root: string;
+  /** A collected-ids file (absolute). */
+  collected?: string;
+  /** Coverage data path (absolute); without it the root is searched. */
+  coverage?: string;
+  /** Directory pytest ran in, relative to the root ("" for the root). */
+  testRoot: string;
+}
+
+export interface KnownTests {
+  /** The test ids, or null when no source was available. */
+  ids: ReadonlySet<string> | null;
+  /** One phrase for reports: "41 tests from collected.txt", or why there are none. */
+  description: string;
+  /** Where they came from. */
+  from: "collected" | "coverage" | null;
+  /** The files read. */
+  files: string[];
+}
+
+/** How users can give freezegate the known tests (for messages when there are none). */
+export const KNOWN_TESTS_FIX =
+  "pass --collected FILE (write it with pytest --collect-only -q > collected.txt) or --coverage PATH (per-test coverage data, pytest --cov --cov-context=test)";
+
+export function loadKnownTests(request: KnownTestsRequest): KnownTests {
+  if (request.collected !== undefined) {
+    const ids = parseCollectedIds(
+      readTextFile(request.collected, "collected-ids file"),
+      request.collected,
+    );
+    return {
+      ids,
+      description: `${count(ids.size)} from ${request.collected}`,
+      from: "collected",
+      files: [request.collected],
+    };
+  }
+  if (request.coverage === undefined && !hasDefaultCoverage(request.root)) {
+    return {
+      ids: null,
+      description: "no --collected file and no coverage data in the repository root",
+      from: null,
+      files: [],
+    };
+  }
+  const coverage = openCoverage(request.root, request.coverage);
+  try {
+    const { index, names } = readDataContexts(request.root, coverage, request.testRoot);
+    if (index.testIds.size === 0) {
+      throw new InputError(
+        `the coverage data ${coverage.meta.dataFiles.join(", ")} names no tests (${names.length === 0 ? "no contexts" : "only non-test contexts"}), so it cannot say which tests exist`,
+        { fix: KNOWN_TESTS_FIX },
+      );
+    }
+    const files = coverage.meta.dataFiles;
+    const note =
+      index.style === "test-function" ? " (test_function contexts: no parametrized ids)" : "";
+    return {
+      ids: new Set(index.testIds),
+      description: `${count(index.testIds.size)} from the coverage data ${files.join(", ")}${note}`,
+      from: "coverage",
+      files,
+    };
+  } finally {
+    coverage.close();
+  }
+}
+
+/** The files coverage discovery would find in the root (.coverage, .coverage.*, coverage.json). */
+function hasDefaultCoverage(root: string): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return false;
+  }
+  return names.some(
+    (n) => n === ".coverage" || n === "coverage.json" || n.startsWith(".coverage."),
+  );
+}
+
+function count(n: number): string {
+  return `${n} test${n === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,248 @@
+// `freezegate freeze`: add a freeze to the ledger, after checking what it withdraws. It
+// refuses (exit 1, ledger untouched) when the test is unknown or already frozen, or when the
+// freeze would take a property's last live witness; --force records it anyway and says what
+// it withdrew. The checks run inside the ledger lock, against the ledger as it is then.
+
+import { updateLedgerFile } from "../../adapters/ledger-file.js";
+import { KNOWN_TESTS_FIX, loadKnownTests } from "../../app/known-tests.js";
+import { addDays } from "../../core/dates.js";
+import { UsageError } from "../../core/errors.js";
+import type { Freeze } from "../../core/ledger-model.js";
+import { witnessLoss } from "../../core/witness.js";
+import {
+  boolOpt,
+  type CommandIo,
+  type CommandSpec,
+  type OptionValues,
+  type ParsedArgs,
+  stringOpt,
+} from "../command.js";
+import {
+  assertWritableFormat,
+  DIRECTORY_OPTION,
+  KNOWN_TESTS_OPTIONS,
+  LEDGER_OPTION,
+  ledgerWriteOptions,
+  resolveKnownTestsRequest,
+  resolveLedgerContext,
+  resolveToday,
+  TODAY_OPTION,
+} from "../ledger-options.js";
+
+/** The single TEST_ID positional of freeze / unfreeze / extend: one exact pytest node id. */
+export function singleTestId(command: string, positionals: readonly string[]): string {
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      positionals.length === 0
+        ? `${command}: which test? give its node id`
+        : `${command} takes one test id, got ${positionals.length}`,
+      { fix: `freezegate ${command} tests/test_x.py::test_y ...` },
+    );
+  }
+  const id = (positionals[0] as string).trim();
+  if (id === "" || id.includes("*")) {
+    throw new UsageError(`${command}: "${positionals[0]}" is not one exact test id`, {
+      fix: "give the pytest node id, e.g. tests/test_x.py::test_y (no globs)",
+    });
+  }
+  return id;
+}
+
+/** --days N: a whole number of days >= 1, or undefined when not given. */
+export function daysOpt(values: OptionValues): number | undefined {
+  const raw = stringOpt(values, "days");
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
+    throw new UsageError(`--days "${raw}" is not a whole number of days >= 1`, {
+      fix: "write e.g. --days 7",
+    });
+  }
+  return Number(raw);
+}
+
+function requiredText(values: OptionValues, name: string): string {
+  const value = stringOpt(values, name)?.trim();
+  if (!value) {
+    throw new UsageError(`freeze needs --${name}: a freeze is a reviewed record`, {
+      fix: "pass --owner, --reason, --invariant and --property (see freezegate freeze --help)",
+    });
+  }
+  return value;
+}
+
+export const freezeCommand: CommandSpec = {
+  name: "freeze",
+  summary: "Add a freeze to the ledger after checking what it withdraws.",
+  usage:
+    "freezegate freeze TEST_ID --owner O --reason R --invariant I --property P [--days N] [options]",
+  positionals: true,
+  options: [
+    { name: "owner", type: "string", value: "O", description: "who answers for the freeze" },
+    { name: "reason", type: "string", value: "R", description: "why the test is frozen" },
+    {
+      name: "invariant",
+      type: "string",
+      value: "I",
+      description: "the invariant the frozen test guarded, in words",
+    },
+    {
+      name: "property",
+      type: "string",
+      value: "P",
+      description: "the compensating property test's node id",
+    },
+    {
+      name: "days",
+      type: "string",
+      value: "N",
+      description: "days until it expires (default and maximum: the policy's max_window_days)",
+    },
+    {
+      name: "reused",
+      type: "boolean",
+      description: "the property already existed (it need not be in the patch's diff)",
+    },
+    { name: "approved-by", type: "string", value: "A", description: "who approved the freeze" },
+    {
+      name: "force",
+      type: "boolean",
+      description:
+        "record it even when it withdraws a property's last witness or names an unknown test",
+    },
+    LEDGER_OPTION,
+    TODAY_OPTION,
+    ...KNOWN_TESTS_OPTIONS,
+    DIRECTORY_OPTION,
+  ],
+  details: `Opened is today (UTC), expires is today + N days. The ledger is created (default policy)
+when it does not exist yet.
+
+Exit codes:
+  0  recorded
+  1  refused, ledger untouched: the test or the property is not a test the suite has (or
+     the suite's tests are unknown: pass --collected or --coverage), the freeze would leave
+     a property without a live witness, or the test is already frozen (use extend)
+  2  usage or input error (e.g. --days above the policy's window)`,
+  async run(args: ParsedArgs, io: CommandIo): Promise<number> {
+    const testId = singleTestId("freeze", args.positionals);
+    const owner = requiredText(args.values, "owner");
+    const reason = requiredText(args.values, "reason");
+    const invariant = requiredText(args.values, "invariant");
+    const property = requiredText(args.values, "property");
+    const approvedBy = stringOpt(args.values, "approved-by")?.trim();
+    if (approvedBy === "") {
+      throw new UsageError("--approved-by is empty", { fix: "name the approver, or leave it out" });
+    }
+    if (property === testId) {
+      throw new UsageError(`${testId} cannot be its own compensating property`, {
+        fix: "name the property test that covers the invariant while this test is frozen",
+      });
+    }
+    const daysFlag = daysOpt(args.values);
+    const force = boolOpt(args.values, "force");
+    const reused = boolOpt(args.values, "reused");
+    const context = await resolveLedgerContext(args, io);
+    const today = resolveToday(args.values, io.env);
+    const known = loadKnownTests(resolveKnownTestsRequest(args.values, context));
+
+    let refusal: { problems: string[]; fix: string } | null = null;
+    let withdrawn: string[] = [];
+    let recorded: Freeze | null = null;
+    const update = await updateLedgerFile(
+      context.ledgerPath,
+      (current) => {
+        assertWritableFormat(current, context.ledgerLabel);
+        const max = current.policy.max_window_days;
+        const days = daysFlag ?? max;
+        if (days > max) {
+          throw new UsageError(`--days ${days} is longer than the policy's window of ${max} days`, {
+            fix: `pass --days ${max} or fewer`,
+          });
+        }
+        if (current.policy.require_approval && approvedBy === undefined) {
+          throw new UsageError("the ledger's policy requires an approver for every freeze", {
+            fix: "pass --approved-by with someone other than the owner",
+          });
+        }
+        if (current.policy.require_approval && approvedBy === owner) {
+          throw new UsageError(`the owner ${owner} cannot approve their own freeze`, {
+            fix: "pass --approved-by with someone other than the owner",
+          });
+        }
+        const existing = current.freezes.find((f) => f.test_id === testId);
+        if (existing) {
+          refusal = {
+            problems: [`${testId} is already frozen (until ${existing.expires || "?"})`],
+            fix: `to change its expiry run freezegate extend ${testId} --days N`,
+          };
+          return null;
+        }
+        const problems: string[] = [];
+        const fixes: string[] = [];
+        if (known.ids === null) {
+          problems.push(
+            `freezegate cannot tell whether ${testId} is a test (${known.description})`,
+          );
+          fixes.push(KNOWN_TESTS_FIX);
+        } else {
+          for (const [what, id] of [
+            ["the test", testId],
+            ["the compensating property", property],
+          ] as const) {
+            if (!known.ids.has(id)) problems.push(`${what} ${id} is not a test the suite has`);
+          }
+          if (problems.length > 0)
+            fixes.push("check the ids (pytest --collect-only -q lists them)");
+        }
+        if (current.freezes.some((f) => f.test_id === property)) {
+          problems.push(
+            `the compensating property ${property} is itself frozen, so it does not run`,
+          );
+          fixes.push("name a property test that is not frozen");
+        }
+        const losses = witnessLoss(current, [testId]);
+        for (const loss of losses) problems.push(loss.message);
+        if (losses.length > 0) {
+          fixes.push("give the property another live witness in its witnessed_by first");
+        }
+        const fix = `${fixes.join("; ")}; or pass --force to record the freeze anyway`;
+        if (problems.length > 0 && !force) {
+          refusal = { problems, fix };
+          return null;
+        }
+        withdrawn = problems;
+        recorded = {
+          test_id: testId,
+          reason,
+          owner,
+          opened: today,
+          expires: addDays(today, days),
+          invariant,
+          compensating_property: property,
+          reused_property: reused,
+          ...(approvedBy === undefined ? {} : { approved_by: approvedBy }),
+        };
+        return { ...current, freezes: [...current.freezes, recorded] };
+      },
+      { createIfMissing: true, ...ledgerWriteOptions(io) },
+    );
+
+    const refused = refusal as { problems: string[]; fix: string } | null;
+    if (refused !== null) {
+      io.stderr.write(
+        `freezegate: refused to freeze ${testId}: ${refused.problems.join("; ")} (fix: ${refused.fix})\n`,
+      );
+      return 1;
+    }
+    const freeze = recorded as Freeze | null;
+    if (freeze === null) throw new Error("freeze: nothing recorded and nothing refused");
+    const created = update.before === null ? ` (created ${context.ledgerLabel})` : "";
+    io.stdout.write(
+      `froze ${testId} until ${freeze.expires} (owner ${owner}, opened ${freeze.opened}) in ${context.ledgerLabel}${created}\n`,
+    );
+    if (withdrawn.length > 0) {
+      io.stdout.write(`recorded with --force; it withdrew: ${withdrawn.join("; ")}\n`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,507 @@
+// Reading and writing the freeze ledger. Parsing is strict about STRUCTURE: a value that is not
+// one of the known formats, an unknown key anywhere, a wrong type, a gate name we do not know
+// or a generator-lock path outside the repository stops the run (InputError naming the file
+// and the JSON path), because a misread ledger would silently loosen every gate.
+// CONTENT problems inside a freeze (an empty owner, "2026-02-30", an expired date) are not
+// parse errors: a missing freeze field is read as "" (or false) and the shape gate reports
+// it, so that `ledger check` can list every such problem at once instead of stopping at the
+// first, and so that the seeds' id-only files (quarantine.json, properties.json) can be read.
+//
+// Formats read (see LedgerSource):
+//   freezegate's own   {"$schema"?, "version": 1, "policy"?, "freezes"?, "properties"?}
+//   seed 004           {"schema": 1, "max_window_days"?, "freezes": [...]}
+//   seed 003           {"properties": [...], "frozen"?: [...]}
+//   seed 000           {"frozen": [...]}
+// Writing always writes freezegate's own format, in a fixed key order with sorted entries so
+// that review diffs stay small.
+
+import { InputError } from "./errors.js";
+import {
+  DEFAULT_POLICY,
+  type Freeze,
+  GATES,
+  type Gate,
+  LEDGER_VERSION,
+  type Ledger,
+  type LedgerPolicy,
+  type LedgerSource,
+  type Property,
+} from "./ledger-model.js";
+
+/** Where editors find the ledger's JSON Schema (the package publishes schema/). */
+export const LEDGER_SCHEMA_URL = "https://unpkg.com/freezegate@0/schema/ledger.schema.json";
+
+/** Ledger versions this build reads. */
+export const READABLE_VERSIONS: readonly number[] = [LEDGER_VERSION];
+
+const TOP_KEYS = ["$schema", "version", "policy", "freezes", "properties"] as const;
+const POLICY_KEYS = [
+  "max_window_days",
+  "min_distinct",
+  "blocking",
+  "generator_lock",
+  "require_approval",
+] as const;
+const FREEZE_TEXT_FIELDS = [
+  "test_id",
+  "reason",
+  "owner",
+  "opened",
+  "expires",
+  "invariant",
+  "compensating_property",
+] as const;
+const FREEZE_KEYS = [...FREEZE_TEXT_FIELDS, "reused_property", "approved_by"] as const;
+const PROPERTY_KEYS = ["id", "check", "witnessed_by", "invariant"] as const;
+
+type Json = Record<string, unknown>;
+
+/** A ledger with the default policy and nothing frozen. */
+export function emptyLedger(): Ledger {
+  return { source: "freezegate", policy: copyPolicy(DEFAULT_POLICY), freezes: [], properties: [] };
+}
+
+/** A freeze with every field empty except the test id (what id-only files say). */
+export function idOnlyFreeze(testId: string): Freeze {
+  return {
+    test_id: testId,
+    reason: "",
+    owner: "",
+    opened: "",
+    expires: "",
+    invariant: "",
+    compensating_property: "",
+    reused_property: false,
+  };
+}
+
+/**
+ * Parse the JSON value of a ledger file (any format above). `label` names the file in
+ * messages. Throws InputError on structural problems; content problems are left to the
+ * shape gate.
+ */
+export function parseLedger(value: unknown, label: string): Ledger {
+  const p = new Parser(label);
+  const top = p.object(value, "$");
+  if ("version" in top) return parseOwn(p, top);
+  if ("schema" in top) return parseSeed004(p, top);
+  if ("properties" in top || "frozen" in top) return parseSeedIds(p, top);
+  if ("freezes" in top) {
+    throw p.fail(
+      "$",
+      `has "freezes" but no "version" (freezegate reads ledger version ${READABLE_VERSIONS.join(", ")})`,
+      `add "version": ${LEDGER_VERSION}`,
+    );
+  }
+  throw p.fail(
+    "$",
+    'is not a freeze ledger: it has none of "version", "schema", "freezes", "properties", "frozen"',
+    `write {"version": ${LEDGER_VERSION}, "freezes": [], "properties": []}, or run freezegate ledger migrate`,
+  );
+}
+
+function parseOwn(p: Parser, top: Json): Ledger {
+  p.keys(top, "$", TOP_KEYS);
+  const version = top.version;
+  if (typeof version !== "number" || !READABLE_VERSIONS.includes(version)) {
+    throw p.fail(
+      "$.version",
+      `is ${JSON.stringify(version)}; this freezegate reads ledger version ${READABLE_VERSIONS.join(", ")}`,
+      typeof version === "number" && version > LEDGER_VERSION
+        ? "upgrade freezegate to read this ledger"
+        : `set "version": ${LEDGER_VERSION}`,
+    );
+  }
+  if ("$schema" in top) p.string(top.$schema, "$.$schema");
+  const policy = "policy" in top ? parsePolicy(p, top.policy, "$.policy") : copyPolicy();
+  const freezes = "freezes" in top ? parseFreezes(p, top.freezes, "$.freezes") : [];
+  const properties = "properties" in top ? parseProperties(p, top.properties, "$.properties") : [];
+  return { source: "freezegate", policy, freezes, properties };
+}
+
+function parseSeed004(p: Parser, top: Json): Ledger {
+  p.keys(top, "$", ["schema", "max_window_days", "freezes"]);
+  if (top.schema !== 1) {
+    throw p.fail(
+      "$.schema",
+      `is ${JSON.stringify(top.schema)}; freezegate reads seed-004 ledgers with "schema": 1 (and its own format, "version": ${LEDGER_VERSION})`,
+      'set "schema": 1, or run freezegate ledger migrate',
+    );
+  }
+  const policy = copyPolicy();
+  if ("max_window_days" in top) {
+    policy.max_window_days = p.positiveInteger(top.max_window_days, "$.max_window_days");
+  }
+  if (!("freezes" in top)) throw p.fail("$", 'has no "freezes" list', 'add "freezes": []');
+  return source("seed-004-ledger", policy, parseFreezes(p, top.freezes, "$.freezes"), []);
+}
+
+function parseSeedIds(p: Parser, top: Json): Ledger {
+  p.keys(top, "$", ["properties", "frozen"]);
+  const frozen = "frozen" in top ? p.array(top.frozen, "$.frozen") : [];
+  const freezes = frozen.map((item, i) => idOnlyFreeze(p.nonEmpty(item, `$.frozen[${i}]`)));
+  if ("properties" in top) {
+    const properties = parseProperties(p, top.properties, "$.properties");
+    return source("seed-003-properties", copyPolicy(), freezes, properties);
+  }
+  return source("seed-000-quarantine", copyPolicy(), freezes, []);
+}
+
+function source(
+  kind: LedgerSource,
+  policy: LedgerPolicy,
+  freezes: Freeze[],
+  properties: Property[],
+): Ledger {
+  return { source: kind, policy, freezes, properties };
+}
+
+function parsePolicy(p: Parser, value: unknown, path: string): LedgerPolicy {
+  const raw = p.object(value, path);
+  p.keys(raw, path, POLICY_KEYS);
+  const policy = copyPolicy();
+  if ("max_window_days" in raw) {
+    policy.max_window_days = p.positiveInteger(raw.max_window_days, `${path}.max_window_days`);
+  }
+  if ("min_distinct" in raw) {
+    policy.min_distinct = p.positiveInteger(raw.min_distinct, `${path}.min_distinct`);
+  }
+  if ("blocking" in raw) {
+    const seen = new Set<Gate>();
+    p.array(raw.blocking, `${path}.blocking`).forEach((item, i) => {
+      const at = `${path}.blocking[${i}]`;
+      if (typeof item !== "string" || !(GATES as readonly string[]).includes(item)) {
+        throw p.fail(
+          at,
+          `is ${JSON.stringify(item)}, not a gate`,
+          `use any of: ${GATES.join(", ")}`,
+        );
+      }
+      if (seen.has(item as Gate)) throw p.fail(at, `repeats "${item}"`, "list each gate once");
+      seen.add(item as Gate);
+    });
+    policy.blocking = GATES.filter((g) => seen.has(g));
+  }
+  if ("generator_lock" in raw) {
+    policy.generator_lock = p
+      .array(raw.generator_lock, `${path}.generator_lock`)
+      .map((item, i) => checkRepoPath(p, item, `${path}.generator_lock[${i}]`));
+  }
+  if ("require_approval" in raw) {
+    policy.require_approval = p.boolean(raw.require_approval, `${path}.require_approval`);
+  }
+  return policy;
+}
+
+/** A repository-relative POSIX path (a file or glob) that cannot leave the repository. */
+function checkRepoPath(p: Parser, value: unknown, path: string): string {
+  const text = p.nonEmpty(value, path);
+  const fix =
+    'write a path relative to the repository root, with "/" separators, e.g. "tests/strategies.py"';
+  if (text.includes("\\")) throw p.fail(path, `"${text}" contains a backslash`, fix);
+  if (text.startsWith("/") || /^[A-Za-z]:/.test(text)) {
+    throw p.fail(path, `"${text}" is an absolute path`, fix);
+  }
+  if (text.split("/").includes("..")) {
+    throw p.fail(path, `"${text}" escapes the repository ("..")`, fix);
+  }
+  return text;
+}
+
+function parseFreezes(p: Parser, value: unknown, path: string): Freeze[] {
+  return p.array(value, path).map((item, i) => {
+    const at = `${path}[${i}]`;
+    const raw = p.object(item, at);
+    p.keys(raw, at, FREEZE_KEYS);
+    const freeze = idOnlyFreeze("");
+    for (const field of FREEZE_TEXT_FIELDS) {
+      if (field in raw) freeze[field] = p.string(raw[field], `${at}.${field}`);
+    }
+    if ("reused_property" in raw) {
+      freeze.reused_property = p.boolean(raw.reused_property, `${at}.reused_property`);
+    }
+    if ("approved_by" in raw) freeze.approved_by = p.string(raw.approved_by, `${at}.approved_by`);
+    return freeze;
+  });
+}
+
+function parseProperties(p: Parser, value: unknown, path: string): Property[] {
+  const seen = new Map<string, number>();
+  return p.array(value, path).map((item, i) => {
+    const at = `${path}[${i}]`;
+    const raw = p.object(item, at);
+    p.keys(raw, at, PROPERTY_KEYS);
+    const property: Property = {
+      id: "id" in raw ? p.string(raw.id, `${at}.id`) : "",
+      check: "check" in raw ? p.string(raw.check, `${at}.check`) : "",
+      // The seed's own gate reads a missing list as "no witnesses recorded"; so do we.
+      witnessed_by:
+        "witnessed_by" in raw
+          ? p
+              .array(raw.witnessed_by, `${at}.witnessed_by`)
+              .map((w, j) => p.nonEmpty(w, `${at}.witnessed_by[${j}]`))
+          : [],
+    };
+    if ("invariant" in raw) property.invariant = p.string(raw.invariant, `${at}.invariant`);
+    // Properties are referred to by id (findings, the witness gate); two with one id cannot
+    // be told apart, and there is no finding code for it, so it is a structural error.
+    const first = seen.get(property.id);
+    if (property.id !== "" && first !== undefined) {
+      throw p.fail(
+        `${at}.id`,
+        `repeats the id "${property.id}" of ${path}[${first}]`,
+        "give each property its own id, or merge the two entries",
+      );
+    }
+    seen.set(property.id, i);
+    return property;
+  });
+}
+
+function copyPolicy(policy: LedgerPolicy = DEFAULT_POLICY): LedgerPolicy {
+  return {
+    ...policy,
+    blocking: [...policy.blocking],
+    generator_lock: [...policy.generator_lock],
+  };
+}
+
+/** Structural checks that name the file and the JSON path of the first problem. */
+class Parser {
+  constructor(private readonly label: string) {}
+
+  fail(path: string, what: string, fix: string): InputError {
+    return new InputError(`ledger ${this.label}: ${path} ${what}`, { fix });
+  }
+
+  object(value: unknown, path: string): Json {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw this.fail(path, `is ${describe(value)}, not an object`, "fix the ledger's structure");
+    }
+    return value as Json;
+  }
+
+  keys(value: Json, path: string, allowed: readonly string[]): void {
+    for (const key of Object.keys(value)) {
+      if (!allowed.includes(key)) {
+        throw this.fail(
+          path,
+          `has an unknown key "${key}"`,
+          `remove it or correct its spelling; allowed here: ${allowed.join(", ")}`,
+        );
+      }
+    }
+  }
+
+  array(value: unknown, path: string): unknown[] {
+    if (!Array.isArray(value)) {
+      throw this.fail(path, `is ${describe(value)}, not a list`, "write a JSON array");
+    }
+    return value;
+  }
+
+  string(value: unknown, path: string): string {
+    if (typeof value !== "string") {
+      throw this.fail(path, `is ${describe(value)}, not a string`, 'write a string (or "")');
+    }
+    return value;
+  }
+
+  nonEmpty(value: unknown, path: string): string {
+    const text = this.string(value, path);
+    if (text.trim() === "")
+      throw this.fail(path, "is empty", "write a test id or remove the entry");
+    return text;
+  }
+
+  boolean(value: unknown, path: string): boolean {
+    if (typeof value !== "boolean") {
+      throw this.fail(path, `is ${describe(value)}, not true or false`, "write true or false");
+    }
+    return value;
+  }
+
+  positiveInteger(value: unknown, path: string): number {
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+      throw this.fail(path, `is ${describe(value)}, not a whole number >= 1`, "write e.g. 14");
+    }
+    return value;
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string")
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+  return String(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing.
+
+/** Code-unit order: the same on every machine, unlike localeCompare. */
+function byText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The ledger as freezegate's own format: fixed key order, 2-space indentation, trailing
+ * newline, freezes sorted by test id and properties by id (stable, so duplicates keep their
+ * order). serializeLedger(parseLedger(JSON.parse(serializeLedger(x)))) === serializeLedger(x).
+ */
+export function serializeLedger(ledger: Ledger): string {
+  const policy = ledger.policy;
+  const doc = {
+    $schema: LEDGER_SCHEMA_URL,
+    version: LEDGER_VERSION,
+    policy: {
+      max_window_days: policy.max_window_days,
+      min_distinct: policy.min_distinct,
+      blocking: GATES.filter((g) => policy.blocking.includes(g)),
+      generator_lock: [...policy.generator_lock],
+      require_approval: policy.require_approval,
+    },
+    freezes: [...ledger.freezes]
+      .sort((a, b) => byText(a.test_id, b.test_id))
+      .map((f) => ({
+        test_id: f.test_id,
+        reason: f.reason,
+        owner: f.owner,
+        opened: f.opened,
+        expires: f.expires,
+        invariant: f.invariant,
+        compensating_property: f.compensating_property,
+        reused_property: f.reused_property,
+        ...(f.approved_by === undefined ? {} : { approved_by: f.approved_by }),
+      })),
+    properties: [...ledger.properties]
+      .sort((a, b) => byText(a.id, b.id))
+      .map((prop) => ({
+        id: prop.id,
+        check: prop.check,
+        witnessed_by: [...prop.witnessed_by],
+        ...(prop.invariant === undefined ? {} : { invariant: prop.invariant }),
+      })),
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Merging (ledger migrate).
+
+export interface LedgerSourceFile {
+  label: string;
+  ledger: Ledger;
+}
+
+/** A freeze that says nothing but its test id (what quarantine.json / properties.json give). */
+export function isIdOnly(f: Freeze): boolean {
+  return (
+    f.reason === "" &&
+    f.owner === "" &&
+    f.opened === "" &&
+    f.expires === "" &&
+    f.invariant === "" &&
+    f.compensating_property === "" &&
+    !f.reused_property &&
+    f.approved_by === undefined
+  );
+}
+
+function firstDifference(a: object, b: object): string {
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) {
+    if (JSON.stringify(left[key]) !== JSON.stringify(right[key])) {
+      return `${key}: ${JSON.stringify(left[key]) ?? "absent"} vs ${JSON.stringify(right[key]) ?? "absent"}`;
+    }
+  }
+  return "";
+}
+
+function conflict(what: string, first: string, second: string, diff: string): InputError {
+  return new InputError(
+    `cannot migrate: ${what} differs between ${first} and ${second} (${diff})`,
+    { fix: "make the two entries agree or delete one, then migrate again" },
+  );
+}
+
+/**
+ * One ledger from several (ledger migrate). A test frozen in several files merges when the
+ * entries agree, and an id-only entry gives way to a full record of the same test; entries
+ * that disagree (or two policies that differ) are an InputError naming both files.
+ */
+export function mergeLedgers(sources: readonly LedgerSourceFile[]): Ledger {
+  const merged = emptyLedger();
+  let policyFrom: string | null = null;
+  const freezes = new Map<string, { freeze: Freeze; from: string }>();
+  const unnamed: Freeze[] = [];
+  const properties = new Map<string, { property: Property; from: string }>();
+  for (const { label, ledger } of sources) {
+    // Only these formats carry a policy; the id-only files say nothing about it.
+    if (ledger.source === "freezegate" || ledger.source === "seed-004-ledger") {
+      if (policyFrom !== null && !samePolicy(merged.policy, ledger.policy)) {
+        throw conflict(
+          "the policy",
+          policyFrom,
+          label,
+          firstDifference(merged.policy, ledger.policy),
+        );
+      }
+      merged.policy = ledger.policy;
+      policyFrom = label;
+    }
+    for (const freeze of ledger.freezes) {
+      if (freeze.test_id === "") {
+        unnamed.push(freeze);
+        continue;
+      }
+      const seen = freezes.get(freeze.test_id);
+      if (!seen || (isIdOnly(seen.freeze) && !isIdOnly(freeze))) {
+        freezes.set(freeze.test_id, { freeze, from: label });
+      } else if (!isIdOnly(freeze) && firstDifference(seen.freeze, freeze) !== "") {
+        throw conflict(
+          `the freeze of ${freeze.test_id}`,
+          seen.from,
+          label,
+          firstDifference(seen.freeze, freeze),
+        );
+      }
+    }
+    for (const property of ledger.properties) {
+      const seen = properties.get(property.id);
+      if (!seen) properties.set(property.id, { property, from: label });
+      else if (firstDifference(seen.property, property) !== "") {
+        throw conflict(
+          `property ${property.id}`,
+          seen.from,
+          label,
+          firstDifference(seen.property, property),
+        );
+      }
+    }
+  }
+  merged.freezes = [...[...freezes.values()].map((e) => e.freeze), ...unnamed];
+  merged.properties = [...properties.values()].map((e) => e.property);
+  return merged;
+}
+
+function samePolicy(a: LedgerPolicy, b: LedgerPolicy): boolean {
+  return firstDifference(a, b) === "";
+}
+
+/** Human name of a ledger format, for messages. */
+export function describeSource(kind: LedgerSource): string {
+  switch (kind) {
+    case "freezegate":
+      return "freezegate ledger";
+    case "seed-004-ledger":
+      return 'seed-004 freeze ledger ({"schema": 1, ...})';
+    case "seed-003-properties":
+      return "seed-003 properties.json";
+    case "seed-000-quarantine":
+      return "seed-000 quarantine.json";
+  }
+}
