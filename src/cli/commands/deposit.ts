@@ -1,0 +1,87 @@
+// `freezegate deposit check`: the deposit gate (seed 004). Every freeze's compensating
+// property must be a collected test, be part of the patch that makes the freeze (unless it is
+// a reused property), and have run on at least min_distinct distinct inputs per the samples
+// artifact.
+
+import { resolve } from "node:path";
+import { runDepositGate } from "../../app/gates.js";
+import { KNOWN_TESTS_FIX, loadKnownTests } from "../../app/known-tests.js";
+import { UsageError } from "../../core/errors.js";
+import { type CommandGroup, type CommandSpec, stringOpt } from "../command.js";
+import {
+  BASE_OPTION,
+  FORMAT_OPTION,
+  gateExitCode,
+  renderGate,
+  resolveBase,
+  resolveFormat,
+} from "../gate-output.js";
+import {
+  DIRECTORY_OPTION,
+  KNOWN_TESTS_OPTIONS,
+  LEDGER_OPTION,
+  resolveKnownTestsRequest,
+  resolveLedgerContext,
+} from "../ledger-options.js";
+
+export const depositCheckCommand: CommandSpec = {
+  name: "check",
+  summary:
+    "Fail when a freeze's compensating property is not collected, not in the patch, or ran on too few distinct inputs.",
+  usage: "freezegate deposit check --base REF [--samples FILE] [--collected FILE] [options]",
+  options: [
+    LEDGER_OPTION,
+    BASE_OPTION,
+    {
+      name: "samples",
+      type: "string",
+      value: "FILE",
+      description:
+        'the samples artifact: distinct inputs per property test (docs/samples-artifact.md; seed 004\'s {"distinct": N} too)',
+    },
+    ...KNOWN_TESTS_OPTIONS,
+    FORMAT_OPTION,
+    DIRECTORY_OPTION,
+  ],
+  details: `Only freezes that the patch adds or changes (compared with the ledger at the merge
+base) must show their property's file in the diff: an older freeze made its deposit in the
+patch that opened it. Without --samples every deposit lacks evidence of its inputs and fails.
+
+Exit codes:
+  0  every deposit holds
+  1  a deposit finding (deposit-not-collected, deposit-not-in-diff, deposit-too-few-inputs)
+  2  usage, configuration, git or input error (no base, no known tests, a malformed artifact)`,
+  async run(args, io) {
+    const format = resolveFormat(args.values);
+    const ctx = await resolveLedgerContext(args, io);
+    const base = resolveBase(args.values, ctx.config);
+    if (base === undefined) {
+      throw new UsageError("deposit check needs the patch: which files did it change?", {
+        fix: 'pass --base REF (e.g. --base origin/main), or set "base" in the config file',
+      });
+    }
+    const request = resolveKnownTestsRequest(args.values, ctx);
+    const known = loadKnownTests(request);
+    if (known.ids === null) {
+      throw new UsageError(
+        `cannot tell whether compensating properties are collected tests: ${known.description}`,
+        { fix: KNOWN_TESTS_FIX },
+      );
+    }
+    const samples = stringOpt(args.values, "samples");
+    const { result, notes } = await runDepositGate(ctx, {
+      base,
+      ...(samples === undefined ? {} : { samplesPath: resolve(ctx.cwd, samples) }),
+      known: { ...known, ids: known.ids },
+      testRoot: request.testRoot,
+    });
+    io.stdout.write(renderGate(result, format, notes));
+    return gateExitCode(result);
+  },
+};
+
+export const depositGroup: CommandGroup = {
+  name: "deposit",
+  summary: "The deposit gate: every freeze's compensating property must really run.",
+  subcommands: [depositCheckCommand],
+};

@@ -1,0 +1,210 @@
+// `freezegate impact TEST_ID...`: before freezing, what the freeze would withdraw. From the
+// per-test coverage of every measured file: the lines these tests are the only live cover of;
+// from the ledger: the properties that would lose their last live witness. A report, so it
+// exits 0 whatever it finds; unusable input (unknown test id, stale data) is still exit 2.
+
+import { join } from "node:path";
+import { openCoverage } from "../../adapters/coverage-discovery.js";
+import { readLedgerFile } from "../../adapters/ledger-file.js";
+import { fileExists, readTextFile } from "../../adapters/repo-files.js";
+import { mapCoverageToRepo, readDataContexts } from "../../app/run-audit.js";
+import { InputError, UsageError } from "../../core/errors.js";
+import type { Finding } from "../../core/findings.js";
+import { compileGlobs } from "../../core/globs.js";
+import { type ImpactFile, matchesTest, resolveTestIds, withdrawnLines } from "../../core/impact.js";
+import type { Ledger } from "../../core/ledger-model.js";
+import { staleEvidence } from "../../core/stale.js";
+import { witnessLoss } from "../../core/witness.js";
+import { foldRanges } from "../../reporters/text.js";
+import { DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
+import { type CommandSpec, listOpt } from "../command.js";
+import { FORMAT_OPTION, resolveFormat } from "../gate-output.js";
+import { DIRECTORY_OPTION, LEDGER_OPTION, resolveLedgerContext } from "../ledger-options.js";
+
+const DATA_OPTION_NAMES = ["coverage", "path-map", "test-root", "test-files", "source-files"];
+
+export interface ImpactReport {
+  schema: "freezegate/impact";
+  schemaVersion: 1;
+  /** The ids as given. */
+  tests: string[];
+  /** The data's test ids they stand for (parametrized cases included). */
+  resolvedTests: string[];
+  /** Test ids the ledger freezes already (not live before the freeze either). */
+  alreadyFrozen: string[];
+  files: (ImpactFile & { ranges: string })[];
+  /** Total withdrawn lines. */
+  lines: number;
+  witnessLoss: Finding[];
+  notes: string[];
+}
+
+function renderText(report: ImpactReport): string {
+  const out: string[] = [];
+  out.push(`Freezing ${report.tests.join(", ")} would withdraw:`, "");
+  if (report.files.length === 0) {
+    out.push("  no source line: every line these tests execute has another live test");
+  } else {
+    out.push(
+      `  ${report.lines} source line${report.lines === 1 ? "" : "s"} no other live test executes:`,
+    );
+    for (const f of report.files) {
+      const fixture =
+        f.fixtureOnly.length > 0
+          ? ` (still reached by fixtures only: ${foldRanges(f.fixtureOnly)})`
+          : "";
+      out.push(`    ${f.path}: ${f.ranges}${fixture}`);
+    }
+  }
+  out.push("");
+  if (report.witnessLoss.length === 0) {
+    out.push("  no property loses its last live witness");
+  } else {
+    out.push("  properties that would lose their last live witness:");
+    for (const f of report.witnessLoss) out.push(`    ${f.code}: ${f.message}`);
+  }
+  if (report.notes.length > 0) out.push("", ...report.notes.map((n) => `note: ${n}`));
+  return `${out.join("\n")}\n`;
+}
+
+export const impactCommand: CommandSpec = {
+  name: "impact",
+  summary:
+    "What freezing tests would withdraw: lines only they cover, properties they are the last witness of.",
+  usage: "freezegate impact TEST_ID... [--coverage PATH] [--source-files GLOB] [options]",
+  positionals: true,
+  options: [
+    ...DATA_OPTIONS.filter((o) => DATA_OPTION_NAMES.includes(o.name)).map((o) =>
+      o.name === "source-files"
+        ? {
+            ...o,
+            description:
+              "report only measured files matching GLOB (default: every measured file in the repository except test files)",
+          }
+        : o.name === "test-files"
+          ? {
+              ...o,
+              description:
+                "test files, left out of the report unless --source-files is given (default: tests/** test_*.py *_test.py conftest.py)",
+            }
+          : o,
+    ),
+    LEDGER_OPTION,
+    FORMAT_OPTION,
+    DIRECTORY_OPTION,
+  ],
+  details: `A line counts when one of the given tests executes it (in any phase) and no other live
+test executes it in its body; a live test that reaches it only in setup/teardown is noted, as it
+does not defend the line. Tests the ledger already freezes are not live. A test id without
+parameters stands for all its parametrized cases.
+
+Exit codes:
+  0  the report was made (whatever it withdraws)
+  2  usage, configuration or input error (e.g. a test id the coverage data does not have)`,
+  async run(args, io) {
+    const format = resolveFormat(args.values);
+    const written = [...new Set(args.positionals)];
+    if (written.length === 0) {
+      throw new UsageError("impact needs the test ids to judge", {
+        fix: "pass one or more node ids, e.g. freezegate impact tests/test_a.py::test_x",
+      });
+    }
+    const ctx = await resolveLedgerContext(args, io);
+    const { root } = ctx;
+    const data = resolveDataOptions(args.values, ctx.config, ctx.cwd, root);
+    const sourceFilter = listOpt(args.values, "source-files");
+    const isSource = sourceFilter === undefined ? () => true : compileGlobs(sourceFilter);
+    const isTest = compileGlobs(data.testGlobs);
+    const notes: string[] = [];
+
+    let ledger: Ledger | null = null;
+    if (fileExists(ctx.ledgerPath)) {
+      ledger = readLedgerFile(ctx.ledgerPath);
+    } else {
+      notes.push(
+        `no ledger at ${ctx.ledgerLabel}: no test counts as frozen and no property is known`,
+      );
+    }
+
+    const coverage = openCoverage(root, data.coverage);
+    try {
+      const { index: contexts } = readDataContexts(root, coverage, data.testRoot);
+      if (contexts.testIds.size === 0) {
+        throw new InputError("the coverage data names no tests, so it cannot say who covers what", {
+          fix: "record per-test contexts: pytest --cov --cov-context=test",
+        });
+      }
+      const { ids: targets, unknown } = resolveTestIds(written, contexts.testIds);
+      if (unknown.length > 0) {
+        throw new InputError(
+          `${unknown.length === 1 ? "test" : "tests"} ${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} not in the coverage data`,
+          {
+            fix: "use exact pytest node ids (as in pytest --collect-only -q), recorded with --cov-context=test",
+          },
+        );
+      }
+      const frozenIds = ledger?.freezes.map((f) => f.test_id) ?? [];
+      const frozen = new Set(
+        [...contexts.testIds].filter(
+          (id) => !targets.has(id) && frozenIds.some((w) => matchesTest(w, id)),
+        ),
+      );
+      const alreadyFrozen = [...targets].filter((id) => frozenIds.some((w) => matchesTest(w, id)));
+      if (alreadyFrozen.length > 0) {
+        notes.push(`already frozen in the ledger: ${alreadyFrozen.sort().join(", ")}`);
+      }
+
+      const { mapping, existing } = mapCoverageToRepo(root, coverage, data.pathMap);
+      const chosen = existing.filter(
+        (p) => isSource(p) && (sourceFilter !== undefined || !isTest(p)),
+      );
+      if (existing.length === 0) {
+        throw new InputError("no file in the coverage data maps onto the repository", {
+          fix: "map the recorded prefix with --path-map FROM=TO, or record with relative_files = true",
+        });
+      }
+      if (chosen.length === 0) {
+        notes.push("no measured file matches the source filter");
+      }
+      const executed = coverage.executedLines(chosen.map((p) => mapping.toData.get(p) as string));
+      const files = withdrawnLines({
+        targets,
+        frozen,
+        contexts,
+        files: chosen.map((path) => ({
+          path,
+          executed: executed.get(mapping.toData.get(path) as string) ?? new Map(),
+        })),
+      });
+      // Line numbers are only worth reporting if the data describes these files as they are.
+      for (const f of files) {
+        const lines = executed.get(mapping.toData.get(f.path) as string)?.keys() ?? [];
+        const evidence = staleEvidence(readTextFile(join(root, f.path), f.path), lines);
+        if (evidence) {
+          throw new InputError(
+            `the coverage data does not match ${f.path} on disk (${evidence}): it was recorded from another version`,
+            { fix: "re-run the tests with coverage on this checkout" },
+          );
+        }
+      }
+      const loss = ledger === null ? [] : witnessLoss(ledger, [...written, ...targets]);
+      const report: ImpactReport = {
+        schema: "freezegate/impact",
+        schemaVersion: 1,
+        tests: written,
+        resolvedTests: [...targets].sort(),
+        alreadyFrozen: alreadyFrozen.sort(),
+        files: files.map((f) => ({ ...f, ranges: foldRanges(f.lines) })),
+        lines: files.reduce((n, f) => n + f.lines.length, 0),
+        witnessLoss: loss,
+        notes,
+      };
+      io.stdout.write(
+        format === "json" ? `${JSON.stringify(report, null, 2)}\n` : renderText(report),
+      );
+      return 0;
+    } finally {
+      coverage.close();
+    }
+  },
+};

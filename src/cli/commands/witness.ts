@@ -1,0 +1,59 @@
+// `freezegate witness check`: the witness gate (seed 003). A property whose every witness is
+// frozen (or that has none) has lost its last observer; a frozen property check is reported
+// on its own. As seed 003 wires it, the gate bites only when the ledger changed in
+// BASE...HEAD; --always (or no base at all) judges it regardless.
+
+import { runWitnessGate } from "../../app/gates.js";
+import { boolOpt, type CommandGroup, type CommandSpec } from "../command.js";
+import {
+  BASE_OPTION,
+  FORMAT_OPTION,
+  gateExitCode,
+  renderGate,
+  resolveBase,
+  resolveFormat,
+} from "../gate-output.js";
+import { DIRECTORY_OPTION, LEDGER_OPTION, resolveLedgerContext } from "../ledger-options.js";
+
+export const witnessCheckCommand: CommandSpec = {
+  name: "check",
+  summary:
+    "Fail when a property has no live witness left (every witnessed_by test frozen, or none recorded) or its own check is frozen.",
+  usage: "freezegate witness check [--base REF] [--always] [options]",
+  options: [
+    LEDGER_OPTION,
+    BASE_OPTION,
+    {
+      name: "always",
+      type: "boolean",
+      description: "judge even when the ledger did not change in BASE...HEAD",
+    },
+    FORMAT_OPTION,
+    DIRECTORY_OPTION,
+  ],
+  details: `With a base (--base, or the "base" config key) the gate runs only when the ledger
+changed in BASE...HEAD or has uncommitted changes; otherwise it reports "skipped" and exits 0.
+Without any base it always runs (and says so).
+
+Exit codes:
+  0  every property keeps a live witness (or the gate was skipped)
+  1  a property lost its last live witness, or its check is frozen
+  2  usage, configuration, git or ledger error`,
+  async run(args, io) {
+    const format = resolveFormat(args.values);
+    const ctx = await resolveLedgerContext(args, io);
+    const base = resolveBase(args.values, ctx.config);
+    const { result, notes } = await runWitnessGate(ctx, {
+      ...(base === undefined ? {} : { base }),
+      always: boolOpt(args.values, "always"),
+    });
+    io.stdout.write(renderGate(result, format, notes));
+    return gateExitCode(result);
+  },
+};
+
+export const witnessGroup: CommandGroup = {
+  name: "witness",
+  summary: "The witness gate: no freeze may take a property's last live witness.",
+  subcommands: [witnessCheckCommand],
+};

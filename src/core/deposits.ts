@@ -1,0 +1,104 @@
+// The deposit gate (seed 004): a freeze withdraws a test, so it must deposit a compensating
+// property that really ran in this patch's gate. Three facts are checked per freeze, each its
+// own finding code: the property is a collected test, its file is part of the patch (unless the
+// freeze says it reuses an existing property), and the samples artifact shows it ran on at
+// least `min_distinct` distinct inputs.
+
+import type { Finding } from "./findings.js";
+import type { Freeze, Ledger } from "./ledger-model.js";
+import { distinctFor, type SamplesArtifact } from "./samples.js";
+
+export interface DepositInputs {
+  /** Node ids the suite has (collected ids or the coverage data's tests); null: not judged. */
+  collected: ReadonlySet<string> | null;
+  /** Repository paths changed in BASE...HEAD (new paths and, for renames, old paths). */
+  changedFiles: ReadonlySet<string>;
+  /** The samples artifact, or null when none was given (every deposit then lacks evidence). */
+  samples: SamplesArtifact | null;
+  /**
+   * Freezes (test ids) whose deposit must be in this patch: the ones the patch adds or
+   * changes. A freeze made in an earlier patch deposited its property there, so demanding it
+   * again would fail every later patch. Absent or null: every freeze is held to it.
+   */
+  depositDue?: ReadonlySet<string> | null;
+  /** Where pytest ran, relative to the repository root ("" or "sub"): node ids start there. */
+  testRoot?: string;
+}
+
+/** Collected as-is, or as the cases of a parametrized test (`test_y[a]` for `test_y`). */
+export function isCollected(id: string, collected: ReadonlySet<string>): boolean {
+  if (collected.has(id)) return true;
+  const prefix = `${id}[`;
+  for (const c of collected) if (c.startsWith(prefix)) return true;
+  return false;
+}
+
+/** The repository path of a node id's file: the part before the first "::". */
+export function nodeIdFile(id: string, testRoot = ""): string {
+  const sep = id.indexOf("::");
+  const file = sep < 0 ? id : id.slice(0, sep);
+  const root = testRoot.replace(/^\.?\/*|\/+$/g, "");
+  return root === "" ? file : `${root}/${file}`;
+}
+
+function base(freeze: Freeze): Pick<Finding, "gate" | "severity" | "testId" | "propertyId"> {
+  return {
+    gate: "deposit",
+    severity: "error",
+    testId: freeze.test_id,
+    ...(freeze.compensating_property === "" ? {} : { propertyId: freeze.compensating_property }),
+  };
+}
+
+export function checkDeposits(ledger: Ledger, inputs: DepositInputs): Finding[] {
+  const findings: Finding[] = [];
+  const min = ledger.policy.min_distinct;
+  for (const freeze of ledger.freezes) {
+    const property = freeze.compensating_property.trim();
+    if (property === "") {
+      // Nothing else can be judged about a deposit that was never named.
+      findings.push({
+        ...base(freeze),
+        code: "deposit-not-collected",
+        message: `the freeze of ${freeze.test_id} names no compensating property`,
+      });
+      continue;
+    }
+    const file = nodeIdFile(property, inputs.testRoot);
+    if (inputs.collected !== null && !isCollected(property, inputs.collected)) {
+      findings.push({
+        ...base(freeze),
+        code: "deposit-not-collected",
+        path: file,
+        message: `the freeze of ${freeze.test_id} deposits ${property}, which is not a collected test`,
+      });
+    }
+    const due = inputs.depositDue == null || inputs.depositDue.has(freeze.test_id);
+    if (due && !freeze.reused_property && !inputs.changedFiles.has(file)) {
+      findings.push({
+        ...base(freeze),
+        code: "deposit-not-in-diff",
+        path: file,
+        message: `the freeze of ${freeze.test_id} deposits ${property}, but ${file} is not changed in this patch (and reused_property is false)`,
+        details: { file },
+      });
+    }
+    const distinct = inputs.samples === null ? null : distinctFor(inputs.samples, property);
+    if (distinct === null || distinct < min) {
+      const why =
+        inputs.samples === null
+          ? "no samples artifact was given, so nothing shows it ran on any input"
+          : distinct === null
+            ? "the samples artifact has no count for it"
+            : `it ran on ${distinct} distinct input${distinct === 1 ? "" : "s"}`;
+      findings.push({
+        ...base(freeze),
+        code: "deposit-too-few-inputs",
+        path: file,
+        message: `the freeze of ${freeze.test_id} deposits ${property}, but ${why} (min_distinct is ${min})`,
+        details: { distinct, minDistinct: min },
+      });
+    }
+  }
+  return findings;
+}

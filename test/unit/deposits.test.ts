@@ -1,0 +1,176 @@
+// The deposit gate as a pure function over hand-built ledgers: each finding code, and the
+// cases that must not produce one (reused property, old freezes, parametrized properties).
+
+import { describe, expect, it } from "vitest";
+import { checkDeposits, isCollected, nodeIdFile } from "../../src/core/deposits.js";
+import { DEFAULT_POLICY, type Freeze, type Ledger } from "../../src/core/ledger-model.js";
+import type { SamplesArtifact } from "../../src/core/samples.js";
+
+const PROP = "tests/props/test_proration_props.py::test_monotonic_in_period";
+const PROP_FILE = "tests/props/test_proration_props.py";
+
+// Seed 004's proration freeze.
+function freeze(over: Partial<Freeze> = {}): Freeze {
+  return {
+    test_id: "tests/test_billing.py::test_proration_rounding",
+    reason: "order-dependent failure in full suite; passes in isolation",
+    owner: "finley",
+    opened: "2026-10-12",
+    expires: "2026-10-26",
+    invariant: "proration amount never decreases when the period lengthens",
+    compensating_property: PROP,
+    reused_property: false,
+    ...over,
+  };
+}
+
+function ledger(freezes: Freeze[], minDistinct = 8): Ledger {
+  return {
+    source: "freezegate",
+    policy: { ...DEFAULT_POLICY, min_distinct: minDistinct },
+    freezes,
+    properties: [],
+  };
+}
+
+const enough: SamplesArtifact = { kind: "per-property", properties: new Map([[PROP, 12]]) };
+const collected = new Set([PROP, "tests/test_billing.py::test_proration_rounding"]);
+const codes = (fs: { code: string }[]) => fs.map((f) => f.code).sort();
+
+describe("checkDeposits", () => {
+  it("passes a deposit that is collected, in the diff and ran on enough inputs", () => {
+    expect(
+      checkDeposits(ledger([freeze()]), {
+        collected,
+        changedFiles: new Set([PROP_FILE, "freeze-ledger.json"]),
+        samples: enough,
+      }),
+    ).toEqual([]);
+  });
+
+  it("deposit-not-collected: the property is not a test the suite has", () => {
+    const fs = checkDeposits(ledger([freeze()]), {
+      collected: new Set(["tests/test_billing.py::test_proration_rounding"]),
+      changedFiles: new Set([PROP_FILE]),
+      samples: enough,
+    });
+    expect(codes(fs)).toEqual(["deposit-not-collected"]);
+    expect(fs[0]).toMatchObject({
+      gate: "deposit",
+      severity: "error",
+      testId: "tests/test_billing.py::test_proration_rounding",
+      propertyId: PROP,
+      path: PROP_FILE,
+    });
+    expect(fs[0]?.message).toContain(PROP);
+  });
+
+  it("a parametrized property counts as collected through its cases", () => {
+    expect(isCollected(PROP, new Set([`${PROP}[1]`, `${PROP}[2]`]))).toBe(true);
+    expect(isCollected(PROP, new Set([`${PROP}_other`]))).toBe(false);
+  });
+
+  it("deposit-not-in-diff: the property's file is not in the patch", () => {
+    const fs = checkDeposits(ledger([freeze()]), {
+      collected,
+      changedFiles: new Set(["freeze-ledger.json"]),
+      samples: enough,
+    });
+    expect(codes(fs)).toEqual(["deposit-not-in-diff"]);
+    expect(fs[0]?.message).toContain(`${PROP_FILE} is not changed in this patch`);
+  });
+
+  it("reused_property waives the diff requirement, nothing else", () => {
+    const fs = checkDeposits(ledger([freeze({ reused_property: true })]), {
+      collected: new Set(),
+      changedFiles: new Set(),
+      samples: null,
+    });
+    expect(codes(fs)).toEqual(["deposit-not-collected", "deposit-too-few-inputs"]);
+  });
+
+  it("only freezes the patch adds or changes owe their deposit in this diff", () => {
+    const old = freeze({ test_id: "tests/test_a.py::test_old" });
+    const fresh = freeze({ test_id: "tests/test_a.py::test_new" });
+    const fs = checkDeposits(ledger([old, fresh]), {
+      collected,
+      changedFiles: new Set(),
+      samples: enough,
+      depositDue: new Set(["tests/test_a.py::test_new"]),
+    });
+    expect(fs.map((f) => [f.code, f.testId])).toEqual([
+      ["deposit-not-in-diff", "tests/test_a.py::test_new"],
+    ]);
+  });
+
+  it("node ids are relative to the test root: the file is looked up under it", () => {
+    expect(nodeIdFile(PROP, "svc")).toBe(`svc/${PROP_FILE}`);
+    expect(nodeIdFile(PROP, "./svc/")).toBe(`svc/${PROP_FILE}`);
+    expect(nodeIdFile(PROP)).toBe(PROP_FILE);
+    const fs = checkDeposits(ledger([freeze()]), {
+      collected,
+      changedFiles: new Set([PROP_FILE]),
+      samples: enough,
+      testRoot: "svc",
+    });
+    expect(codes(fs)).toEqual(["deposit-not-in-diff"]);
+    expect(
+      checkDeposits(ledger([freeze()]), {
+        collected,
+        changedFiles: new Set([`svc/${PROP_FILE}`]),
+        samples: enough,
+        testRoot: "svc",
+      }),
+    ).toEqual([]);
+  });
+
+  it("deposit-too-few-inputs: below min_distinct, not in the artifact, or no artifact", () => {
+    const base = { collected, changedFiles: new Set([PROP_FILE]) };
+    const few = checkDeposits(ledger([freeze()]), {
+      ...base,
+      samples: { kind: "session", distinct: 7 },
+    });
+    expect(codes(few)).toEqual(["deposit-too-few-inputs"]);
+    expect(few[0]?.message).toContain("ran on 7 distinct inputs");
+    expect(few[0]?.details).toEqual({ distinct: 7, minDistinct: 8 });
+
+    const exactlyMin = checkDeposits(ledger([freeze()]), {
+      ...base,
+      samples: { kind: "session", distinct: 8 },
+    });
+    expect(exactlyMin).toEqual([]);
+
+    const missing = checkDeposits(ledger([freeze()]), {
+      ...base,
+      samples: { kind: "per-property", properties: new Map([["tests/x.py::test_other", 99]]) },
+    });
+    expect(missing[0]?.message).toContain("has no count for it");
+
+    const none = checkDeposits(ledger([freeze()]), { ...base, samples: null });
+    expect(none[0]?.message).toContain("no samples artifact was given");
+
+    // min_distinct comes from the policy
+    expect(
+      checkDeposits(ledger([freeze()], 3), { ...base, samples: { kind: "session", distinct: 3 } }),
+    ).toEqual([]);
+  });
+
+  it("a freeze that names no property fails as not collected, and only that", () => {
+    const fs = checkDeposits(ledger([freeze({ compensating_property: "" })]), {
+      collected,
+      changedFiles: new Set(),
+      samples: null,
+    });
+    expect(codes(fs)).toEqual(["deposit-not-collected"]);
+    expect(fs[0]?.message).toContain("names no compensating property");
+  });
+
+  it("collected null: collection is not judged (the caller must say so)", () => {
+    const fs = checkDeposits(ledger([freeze()]), {
+      collected: null,
+      changedFiles: new Set([PROP_FILE]),
+      samples: enough,
+    });
+    expect(fs).toEqual([]);
+  });
+});
