@@ -23,8 +23,11 @@ export const FINDING_CODES = [
   // ledger changes
   "ledger-changed",
   "self-approved",
-  // shadow audit, as a gate
+  // shadow audit, as a gate: one finding per changed line whose verdict fails it
   "shadowed-line",
+  "fixture-only-line",
+  "uncovered-line",
+  "unmeasured-line",
 ] as const;
 export type FindingCode = (typeof FINDING_CODES)[number];
 

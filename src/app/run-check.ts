@@ -1,0 +1,157 @@
+// `freezegate check` as an application service: the shadow audit and every ledger gate, in one
+// pass over the same inputs, as one result. Which gates block comes from the ledger's policy;
+// an input error in any of them stops the whole check (exit 2): a gate that could not run must
+// never count as a gate that passed.
+
+import { readLedgerFile } from "../adapters/ledger-file.js";
+import { InputError } from "../core/errors.js";
+import type { Finding, GateResult } from "../core/findings.js";
+import { gateFailed, sortFindings } from "../core/findings.js";
+import type { Gate, Ledger } from "../core/ledger-model.js";
+import { checkShape } from "../core/ledger-shape.js";
+import type { ShadowAudit } from "../core/shadow-audit.js";
+import {
+  type GateContext,
+  type GateRun,
+  runDepositGate,
+  runLedgerChangesGate,
+  runLockGate,
+  runWitnessGate,
+} from "./gates.js";
+import { KNOWN_TESTS_FIX, type KnownTests, loadKnownTests } from "./known-tests.js";
+import { type AuditRequest, type AuditRun, runAudit } from "./run-audit.js";
+
+export interface CheckRequest {
+  gate: GateContext;
+  base: string;
+  today: string;
+  audit: Omit<AuditRequest, "root" | "patch" | "frozen">;
+  /** The collected-ids file (absolute), when given; else known tests come from the data. */
+  collected?: string;
+  samplesPath?: string;
+  lockPath: string;
+  /** Judge the witness gate even when the ledger did not change. */
+  alwaysWitness: boolean;
+}
+
+export interface CheckGate extends GateResult {
+  notes: string[];
+}
+
+export interface CheckRun {
+  ledger: Ledger;
+  audit: AuditRun;
+  knownTests: KnownTests;
+  gates: CheckGate[];
+  passed: boolean;
+}
+
+const VERDICT_CODES = {
+  shadowed: "shadowed-line",
+  "fixture-only": "fixture-only-line",
+  uncovered: "uncovered-line",
+  unmeasured: "unmeasured-line",
+} as const;
+
+/** The audit's failing lines as findings of the "shadow" gate. */
+export function shadowGate(audit: ShadowAudit, blocking: boolean): CheckGate {
+  const findings: Finding[] = [];
+  const failOn = new Set<string>(audit.gate.failOn);
+  for (const file of audit.files) {
+    for (const line of file.lines) {
+      if (!failOn.has(line.verdict)) continue;
+      const code = VERDICT_CODES[line.verdict as keyof typeof VERDICT_CODES];
+      const who =
+        line.verdict === "shadowed"
+          ? `only frozen tests cover it: ${line.frozenTests.join(", ")}`
+          : line.verdict === "fixture-only"
+            ? `only the setup/teardown of ${line.fixtureTests.join(", ")} runs it`
+            : line.verdict === "uncovered"
+              ? "no test executes it"
+              : "the file is not in the coverage data";
+      findings.push({
+        gate: "shadow",
+        code,
+        severity: "error",
+        path: file.path,
+        line: line.line,
+        message: `${file.path}:${line.line} is ${line.verdict}: ${who}`,
+        ...(line.frozenTests.length > 0 ? { details: { frozenTests: line.frozenTests } } : {}),
+      });
+    }
+  }
+  return {
+    gate: "shadow",
+    blocking,
+    ran: true,
+    findings: sortFindings(findings),
+    notes: audit.gate.reasons,
+  };
+}
+
+function asCheckGate(run: GateRun): CheckGate {
+  return { ...run.result, notes: run.notes };
+}
+
+export async function runCheck(request: CheckRequest): Promise<CheckRun> {
+  const { gate: ctx } = request;
+  const ledger = readLedgerFile(ctx.ledgerPath);
+  const blocking = (g: Gate) => ledger.policy.blocking.includes(g);
+
+  const audit = await runAudit({
+    ...request.audit,
+    root: ctx.root,
+    patch: { kind: "range", base: request.base },
+    frozen: ctx.ledgerPath,
+  });
+
+  const knownTests = loadKnownTests({
+    root: ctx.root,
+    ...(request.collected === undefined ? {} : { collected: request.collected }),
+    ...(request.audit.coverage === undefined ? {} : { coverage: request.audit.coverage }),
+    testRoot: request.audit.testRoot,
+  });
+
+  const gates: CheckGate[] = [shadowGate(audit.audit, blocking("shadow"))];
+  gates.push({
+    gate: "shape",
+    blocking: blocking("shape"),
+    ran: true,
+    findings: sortFindings(
+      checkShape(ledger, { today: request.today, knownTests: knownTests.ids }),
+    ),
+    notes: [
+      `judged on ${request.today} (UTC)`,
+      knownTests.ids === null
+        ? `unknown-test not judged: ${knownTests.description}`
+        : `known tests: ${knownTests.description}`,
+    ],
+  });
+  gates.push(
+    asCheckGate(await runWitnessGate(ctx, { base: request.base, always: request.alwaysWitness })),
+  );
+  if (knownTests.ids === null) {
+    // The audit read the data, so this cannot happen unless the data names no tests, which
+    // the audit refuses; still, never let the deposit gate pass unjudged.
+    throw new InputError(`cannot judge the deposits: ${knownTests.description}`, {
+      fix: KNOWN_TESTS_FIX,
+    });
+  }
+  gates.push(
+    asCheckGate(
+      await runDepositGate(ctx, {
+        base: request.base,
+        ...(request.samplesPath === undefined ? {} : { samplesPath: request.samplesPath }),
+        known: { ...knownTests, ids: knownTests.ids },
+        testRoot: request.audit.testRoot,
+      }),
+    ),
+  );
+  gates.push(
+    asCheckGate(await runLockGate(ctx, { lockPath: request.lockPath, base: request.base })),
+  );
+  gates.push(
+    asCheckGate(await runLedgerChangesGate(ctx, { base: request.base, today: request.today })),
+  );
+  return { ledger, audit, knownTests, gates, passed: !gates.some(gateFailed) };
+}

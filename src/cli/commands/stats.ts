@@ -1,0 +1,222 @@
+// `freezegate stats`: the ledger's numbers (open freezes, median age, expired, deposit
+// failures, orphaned properties, shadow ratio), optionally appended to a history file whose
+// trend is shown, with seed 000's warning when the shadow ratio never moves.
+
+import { appendFileSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { readHeadCommit } from "../../adapters/git.js";
+import { readLedgerFile } from "../../adapters/ledger-file.js";
+import { runDepositGate } from "../../app/gates.js";
+import { loadKnownTests } from "../../app/known-tests.js";
+import { runAudit } from "../../app/run-audit.js";
+import { InputError, UsageError } from "../../core/errors.js";
+import {
+  freezeAges,
+  median,
+  parseHistory,
+  pct,
+  type Stats,
+  serializeStats,
+  stagnation,
+} from "../../core/stats.js";
+import { checkWitnesses } from "../../core/witness.js";
+import { DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
+import { type CommandSpec, stringOpt } from "../command.js";
+import { BASE_OPTION, FORMAT_OPTION, resolveBase, resolveFormat } from "../gate-output.js";
+import {
+  COLLECTED_OPTION,
+  DIRECTORY_OPTION,
+  LEDGER_OPTION,
+  resolveLedgerContext,
+  resolveToday,
+  TODAY_OPTION,
+} from "../ledger-options.js";
+
+function readHistory(path: string): Stats[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw new InputError(`cannot read the history ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return parseHistory(text, path);
+}
+
+export const statsCommand: CommandSpec = {
+  name: "stats",
+  summary:
+    "Ledger metrics: open freezes, median age, expired freezes, deposit failures, orphaned properties and the patch's shadow ratio, with a history trend.",
+  usage: "freezegate stats [--base REF] [--history FILE] [options]",
+  options: [
+    LEDGER_OPTION,
+    TODAY_OPTION,
+    {
+      ...BASE_OPTION,
+      description: `${BASE_OPTION.description}; needed for the shadow ratio and deposit failures`,
+    },
+    ...DATA_OPTIONS.filter((o) => o.name !== "frozen"),
+    COLLECTED_OPTION,
+    {
+      name: "samples",
+      type: "string",
+      value: "FILE",
+      description: "the samples artifact, for deposit failures (docs/samples-artifact.md)",
+    },
+    {
+      name: "history",
+      type: "string",
+      value: "FILE",
+      description: "append this run to FILE (JSON lines) and show the trend",
+    },
+    {
+      name: "stale-runs",
+      type: "string",
+      value: "N",
+      description:
+        "warn when freezes exist and the shadow ratio has not moved over N runs (default 5)",
+    },
+    FORMAT_OPTION,
+    DIRECTORY_OPTION,
+  ],
+  details: `Without a base (--base, or the "base" config key) the shadow ratio and deposit failures
+are not measured (null). The history file is JSON lines, one object per run; anything else
+in it is an error (exit 2) and nothing is appended.
+
+Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or input error.`,
+  async run(args, io) {
+    const format = resolveFormat(args.values);
+    const ctx = await resolveLedgerContext(args, io);
+    const today = resolveToday(args.values, io.env);
+    const staleRaw = stringOpt(args.values, "stale-runs") ?? "5";
+    const staleRuns = Number(staleRaw);
+    if (!Number.isInteger(staleRuns) || staleRuns < 2) {
+      throw new UsageError(`--stale-runs "${staleRaw}" is not a whole number of at least 2`, {
+        fix: "write e.g. --stale-runs 5",
+      });
+    }
+    const historyFlag = stringOpt(args.values, "history");
+    const historyPath = historyFlag === undefined ? undefined : resolve(ctx.cwd, historyFlag);
+    // Read (and so validate) the history before anything else: a bad file writes nothing.
+    const history = historyPath === undefined ? [] : readHistory(historyPath);
+
+    const ledger = readLedgerFile(ctx.ledgerPath);
+    const { ages, expired } = freezeAges(ledger, today);
+    const orphaned = checkWitnesses(ledger).filter((f) => f.code === "orphaned-property").length;
+    const base = resolveBase(args.values, ctx.config);
+    let shadowRatio: number | null = null;
+    let depositFailures: number | null = null;
+    const notes: string[] = [];
+    if (base === undefined) {
+      notes.push("no base given: shadow ratio and deposit failures not measured");
+    } else {
+      const data = resolveDataOptions(args.values, ctx.config, ctx.cwd, ctx.root);
+      const collected = stringOpt(args.values, "collected");
+      const samples = stringOpt(args.values, "samples");
+      const run = await runAudit({
+        root: ctx.root,
+        patch: { kind: "range", base },
+        frozen: ctx.ledgerPath,
+        ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
+        pathMap: data.pathMap,
+        testGlobs: data.testGlobs,
+        sourceGlobs: data.sourceGlobs,
+        failOn: ["shadowed"],
+        allowUnresolved: data.allowUnresolved,
+        testRoot: data.testRoot,
+      });
+      shadowRatio = run.audit.summary.shadowRatio;
+      const known = loadKnownTests({
+        root: ctx.root,
+        ...(collected === undefined ? {} : { collected: resolve(ctx.cwd, collected) }),
+        ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
+        testRoot: data.testRoot,
+      });
+      if (known.ids === null) {
+        notes.push(`deposit failures not measured: ${known.description}`);
+      } else {
+        const deposit = await runDepositGate(ctx, {
+          base,
+          ...(samples === undefined ? {} : { samplesPath: resolve(ctx.cwd, samples) }),
+          known: { ...known, ids: known.ids },
+          testRoot: data.testRoot,
+        });
+        depositFailures = new Set(
+          deposit.result.findings
+            .filter((f) => f.severity === "error")
+            .map((f) => f.testId ?? f.message),
+        ).size;
+      }
+    }
+    let commit: string | null = null;
+    try {
+      commit = await readHeadCommit(ctx.root);
+    } catch {
+      commit = null; // a repository without commits still has a ledger to count
+    }
+    const stats: Stats = {
+      date: today,
+      commit,
+      openFreezes: ledger.freezes.length,
+      medianAgeDays: median(ages),
+      expired,
+      depositFailures,
+      orphanedProperties: orphaned,
+      shadowRatio,
+    };
+    const all = [...history, stats];
+    const warning = stagnation(all, staleRuns);
+    if (historyPath !== undefined) {
+      try {
+        appendFileSync(historyPath, serializeStats(stats));
+      } catch (error) {
+        throw new InputError(
+          `cannot append to the history ${historyPath}: ${(error as Error).message}`,
+          {
+            fix: "check that the directory exists and is writable",
+            cause: error,
+          },
+        );
+      }
+    }
+    if (format === "json") {
+      const body = {
+        schema: "freezegate/stats",
+        schemaVersion: 1,
+        stats,
+        history: historyPath === undefined ? null : all,
+        warning,
+        notes,
+      };
+      io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+      return 0;
+    }
+    const out = [
+      `freezegate stats for ${ctx.ledgerLabel} on ${today}`,
+      `  open freezes        ${stats.openFreezes}`,
+      `  median age (days)   ${stats.medianAgeDays ?? "n/a"}`,
+      `  expired             ${stats.expired}`,
+      `  deposit failures    ${stats.depositFailures ?? "n/a"}`,
+      `  orphaned properties ${stats.orphanedProperties}`,
+      `  shadow ratio        ${pct(stats.shadowRatio)}`,
+    ];
+    for (const note of notes) out.push(`note: ${note}`);
+    if (historyPath !== undefined) {
+      out.push(
+        "",
+        `trend (last ${Math.min(all.length, 10)} of ${all.length} runs in ${historyFlag}):`,
+      );
+      out.push("  date        freezes  expired  orphaned  shadow");
+      for (const s of all.slice(-10)) {
+        out.push(
+          `  ${s.date}  ${String(s.openFreezes).padStart(7)}  ${String(s.expired).padStart(7)}  ${String(s.orphanedProperties).padStart(8)}  ${pct(s.shadowRatio).padStart(6)}`,
+        );
+      }
+    }
+    if (warning) out.push("", `warning: ${warning}`);
+    io.stdout.write(`${out.join("\n")}\n`);
+    return 0;
+  },
+};

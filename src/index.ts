@@ -1,0 +1,40 @@
+// freezegate as a library: the pure audits and gates (values in, findings out), the
+// application services that read a repository, and the report builders. The CLI is built on
+// exactly these.
+
+export { type AuditRequest, type AuditRun, runAudit } from "./app/run-audit.js";
+export { type CheckRequest, type CheckRun, runCheck } from "./app/run-check.js";
+export { type ContextIndex, indexContexts, parsePytestCovContext } from "./core/contexts.js";
+export {
+  ConfigError,
+  FreezegateError,
+  GitError,
+  InputError,
+  InternalError,
+  UsageError,
+} from "./core/errors.js";
+export { FINDING_CODES, type Finding, type FindingCode, type GateResult } from "./core/findings.js";
+export { parseFrozenList, resolveFrozen } from "./core/frozen.js";
+export { parseLedger, serializeLedger } from "./core/ledger.js";
+export type { Freeze, Ledger, LedgerPolicy, Property } from "./core/ledger-model.js";
+export { checkShape } from "./core/ledger-shape.js";
+export type {
+  ChangedFile,
+  CoverageSource,
+  ParsedContext,
+  Patch,
+  StatementMap,
+} from "./core/model.js";
+export { findPythonStatements } from "./core/python-statements.js";
+export {
+  auditShadow,
+  type FileResult,
+  type LineResult,
+  type ShadowAudit,
+  VERDICTS,
+  type Verdict,
+} from "./core/shadow-audit.js";
+export { parseUnifiedDiff } from "./core/unified-diff.js";
+export { checkWitnesses, witnessLoss } from "./core/witness.js";
+export { type AuditReport, buildAuditReport } from "./reporters/audit-report.js";
+export { buildCheckReport, type CheckReport } from "./reporters/check-report.js";
