@@ -128,6 +128,14 @@ function jsonStatementMap(reported: ReadonlySet<number>, finder: StatementMap): 
   };
 }
 
+/**
+ * Give the event loop a turn between synchronous phases: git's output is read, and the next
+ * git command started, only then. Without it git stalls on a full pipe while the data is read.
+ */
+function letGitRun(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 const identityStatements: StatementMap = { statementOf: (line) => line };
 
 function sample(items: readonly string[], n = 3): string {
@@ -247,6 +255,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
   mark("start audit");
   const coverage: CoverageSource = openCoverage(root, request.coverage);
   mark("open data");
+  await letGitRun();
   try {
     // 1. Contexts: the data must say which test ran each line.
     const {
@@ -266,6 +275,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     }
 
     mark("contexts");
+    await letGitRun();
     // 2. Frozen ids must name tests in the data; a typo would hide shadow.
     if (contexts.style === "test-function") {
       refuseParametrizedForCollapsedContexts(frozenList, request.frozen);

@@ -13,7 +13,7 @@ import {
   renderGroupHelp,
   renderHelp,
 } from "./command.js";
-import { COMMANDS } from "./commands/index.js";
+import { COMMANDS, type LazyEntry } from "./commands/index.js";
 import { toolVersion } from "./version.js";
 
 function mainHelp(commands: readonly CliEntry[]): string {
@@ -39,11 +39,13 @@ function mainHelp(commands: readonly CliEntry[]): string {
 export async function main(
   argv: string[],
   io: CommandIo,
-  commands: readonly CliEntry[] = COMMANDS,
+  lazy: readonly LazyEntry[] = COMMANDS,
 ): Promise<number> {
   const [first, ...rest] = argv;
   try {
     if (first === undefined || first === "-h" || first === "--help" || first === "help") {
+      // Help lists every command's summary: the only time all modules load.
+      const commands = await Promise.all(lazy.map((c) => c.load()));
       const target = first === "help" ? commands.find((c) => c.name === rest[0]) : undefined;
       const sub =
         target && isGroup(target) ? target.subcommands.find((c) => c.name === rest[1]) : undefined;
@@ -62,7 +64,8 @@ export async function main(
       io.stdout.write(`${toolVersion()}\n`);
       return 0;
     }
-    const entry = commands.find((c) => c.name === first);
+    const found = lazy.find((c) => c.name === first);
+    const entry = found ? await found.load() : undefined;
     if (!entry) {
       io.stderr.write(
         `freezegate: error: unknown command "${first}" (fix: run freezegate --help for the list)\n`,

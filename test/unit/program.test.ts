@@ -1,6 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { CommandIo, CommandSpec } from "../../src/cli/command.js";
+import { eager } from "../../src/cli/commands/index.js";
 import { main } from "../../src/cli/program.js";
 import { InputError } from "../../src/core/errors.js";
 
@@ -26,11 +27,15 @@ function command(run: CommandSpec["run"]): CommandSpec {
 describe("the error boundary", () => {
   it("prints a known error as one line with its fix and exits 2", async () => {
     const t = io();
-    const code = await main(["boom"], t.value, [
-      command(async () => {
-        throw new InputError("the data is gone", { fix: "record it again" });
-      }),
-    ]);
+    const code = await main(
+      ["boom"],
+      t.value,
+      eager([
+        command(async () => {
+          throw new InputError("the data is gone", { fix: "record it again" });
+        }),
+      ]),
+    );
     expect(code).toBe(2);
     expect(t.err()).toBe("freezegate: error: the data is gone (fix: record it again)\n");
     expect(t.out()).toBe("");
@@ -41,17 +46,17 @@ describe("the error boundary", () => {
       throw new TypeError("cannot read properties of undefined");
     });
     const t = io();
-    expect(await main(["boom"], t.value, [crash])).toBe(2);
+    expect(await main(["boom"], t.value, eager([crash]))).toBe(2);
     expect(t.err()).toBe(
       "freezegate: internal error (a bug in freezegate, please report it): cannot read properties of undefined\nfreezegate: run with FREEZEGATE_DEBUG=1 for the stack trace\n",
     );
     const debug = io({ FREEZEGATE_DEBUG: "1" });
-    await main(["boom"], debug.value, [crash]);
+    await main(["boom"], debug.value, eager([crash]));
     expect(debug.err()).toMatch(/^TypeError: cannot read properties of undefined\n\s+at /m);
   });
 
   it("passes the command's exit code through", async () => {
     const t = io();
-    expect(await main(["boom"], t.value, [command(async () => 1)])).toBe(1);
+    expect(await main(["boom"], t.value, eager([command(async () => 1)]))).toBe(1);
   });
 });
