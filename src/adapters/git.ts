@@ -360,7 +360,7 @@ async function diffFiles(
     "--",
   ];
   const namesArgs = ["diff", "--name-status", "-z", ...PINNED_DIFF_FLAGS, ...revs, "--"];
-  const [patch, names] = await Promise.all([gitOk(root, patchArgs), gitOk(root, namesArgs)]);
+  const patch = await gitOk(root, patchArgs);
   let files: ChangedFile[];
   try {
     files = parseUnifiedDiff(patch.toString("utf8"), {
@@ -385,8 +385,31 @@ async function diffFiles(
       });
     }
   }
-  checkAgainstNameStatus(files, names);
+  // The cross-check costs a second git process: spend it where parsing could go wrong
+  // (quoted or spaced paths, renames, copies, binary and submodule changes).
+  if (needsNameCheck(patch)) checkAgainstNameStatus(files, await gitOk(root, namesArgs));
   return files;
+}
+
+const PLAIN_HEADER = /^diff --git a\/([^\s"\\]+) b\/\1$/;
+const TRICKY_LINE =
+  /^(rename |copy |Binary files |GIT binary patch|Subproject commit|\+Subproject commit|-Subproject commit)/;
+
+/** Does this diff hold anything beyond plain same-path text changes of simply named files? */
+export function needsNameCheck(patch: Buffer): boolean {
+  const text = patch.toString("utf8");
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end);
+    if (line.startsWith("diff --git ") && !PLAIN_HEADER.test(line)) return true;
+    if (TRICKY_LINE.test(line) && !line.startsWith("+++") && !line.startsWith("---")) {
+      return true;
+    }
+    start = end + 1;
+  }
+  return false;
 }
 
 const STATUS_LETTER: Record<ChangedFile["status"], string> = {

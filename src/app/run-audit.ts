@@ -392,7 +392,12 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         linesOfChangedStatements(change.addedLines, logical, splitLines(text).length),
       );
     }
-    const executed = coverage.executedLines(dataPaths, wanted);
+    // A file whose changed lines are all blank, comments or docstrings gets the same verdicts
+    // whatever the data says: its rows are not read.
+    const executed = coverage.executedLines(
+      dataPaths.filter((p) => (wanted.get(p)?.size ?? 0) > 0),
+      wanted,
+    );
     mark("executed lines");
     const inputs: AuditFileInput[] = prepared.map(
       ({ change, text, dataPath, reported, python }) => {
