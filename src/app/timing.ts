@@ -1,5 +1,5 @@
-// Phase timings on stderr when FREEZEGATE_TIMING=1: how the benchmark's figures break down
-// (startup, git, data, statements, audit). Costs nothing when off.
+// Phase timings (and memory) on stderr when FREEZEGATE_TIMING=1: how the benchmark's
+// figures break down (start-up, git, data, statements, audit). Costs nothing when off.
 
 const enabled = process.env.FREEZEGATE_TIMING === "1";
 let last = performance.now();
@@ -7,8 +7,10 @@ let last = performance.now();
 export function mark(phase: string): void {
   if (!enabled) return;
   const now = performance.now();
+  const mb = (n: number) => (n / 1048576).toFixed(1);
+  const m = process.memoryUsage();
   process.stderr.write(
-    `timing: ${phase.padEnd(24)} +${(now - last).toFixed(1)} ms (at ${now.toFixed(1)} ms)\n`,
+    `timing: ${phase.padEnd(24)} +${(now - last).toFixed(1)} ms (at ${now.toFixed(1)} ms) rss ${mb(m.rss)} heap ${mb(m.heapUsed)} ext ${mb(m.external)} MB\n`,
   );
   last = now;
 }
