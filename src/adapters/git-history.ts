@@ -10,7 +10,6 @@
 // parsed values cannot be fooled by formatting, and a commit whose ledger does not parse is
 // charged with every entry (it could have written any of them).
 
-import { spawn } from "node:child_process";
 import { FreezegateError, GitError, InputError } from "../core/errors.js";
 import {
   attributeFreezeChanges,
@@ -20,69 +19,17 @@ import {
   type LedgerStep,
 } from "../core/ledger-changes.js";
 import type { Ledger } from "../core/ledger-model.js";
-import { changedPathsDirty, PINNED_GIT_CONFIG, patchFromRange } from "./git.js";
+import { changedPathsDirty, type GitResult, patchFromRange, runGit } from "./git.js";
 
 /** On top of git.ts's pinned config: settings that change `git log` output. */
 const LOG_CONFIG = ["log.showSignature=false", "i18n.logOutputEncoding=UTF-8", "log.mailmap=false"];
 
-interface GitResult {
-  code: number;
-  stdout: Buffer;
-  stderr: string;
-}
-
-function gitEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.GIT_DIFF_OPTS;
-  delete env.GIT_EXTERNAL_DIFF;
-  delete env.LANGUAGE;
-  return {
-    ...env,
-    LC_ALL: "C",
-    GIT_OPTIONAL_LOCKS: "0",
-    GIT_LITERAL_PATHSPECS: "1",
-    GIT_TERMINAL_PROMPT: "0",
-    // A replace ref could make a commit show another commit's tree or author.
-    GIT_NO_REPLACE_OBJECTS: "1",
-  };
-}
-
-function runGit(cwd: string, args: string[], input?: string): Promise<GitResult> {
-  const config = [...PINNED_GIT_CONFIG, ...LOG_CONFIG].flatMap((c) => ["-c", c]);
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", ["--no-pager", ...config, ...args], {
-      cwd,
-      env: gitEnv(),
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      reject(
-        new GitError(
-          error.code === "ENOENT"
-            ? "git is not installed or not on PATH"
-            : `could not run git: ${error.message}`,
-          { fix: "install git and make sure `git --version` works", cause: error },
-        ),
-      );
-    });
-    child.on("close", (code) =>
-      resolve({
-        code: code ?? 128,
-        stdout: Buffer.concat(out),
-        stderr: Buffer.concat(err).toString("utf8"),
-      }),
-    );
-    child.stdin.on("error", () => {});
-    child.stdin.end(input ?? "");
-  });
+function runLogGit(cwd: string, args: string[], input?: string): Promise<GitResult> {
+  return runGit(cwd, args, input, LOG_CONFIG);
 }
 
 async function gitOk(cwd: string, args: string[], input?: string): Promise<Buffer> {
-  const result = await runGit(cwd, args, input);
+  const result = await runLogGit(cwd, args, input);
   if (result.code !== 0) {
     const line =
       result.stderr

@@ -61,7 +61,7 @@ export const PINNED_DIFF_FLAGS: readonly string[] = [
 const BINARY_SNIFF_BYTES = 8000;
 const BIG_FILE_BYTES = 512 * 1024 * 1024;
 
-interface GitResult {
+export interface GitResult {
   code: number;
   stdout: Buffer;
   stderr: string;
@@ -85,11 +85,23 @@ function gitEnv(): NodeJS.ProcessEnv {
     GIT_LITERAL_PATHSPECS: "1",
     GIT_ATTR_NOSYSTEM: "1",
     GIT_TERMINAL_PROMPT: "0",
+    // A replace ref could make a commit show another commit's tree or author.
+    GIT_NO_REPLACE_OBJECTS: "1",
   };
 }
 
-function runGit(cwd: string, args: string[], input?: string): Promise<GitResult> {
-  const full = ["--no-pager", ...PINNED_GIT_CONFIG.flatMap((c) => ["-c", c]), ...args];
+/**
+ * Run git with the pinned configuration (plus `extraConfig`, e.g. `git log` settings) and the
+ * neutral environment; never throws on a non-zero exit (callers decide what it means).
+ */
+export function runGit(
+  cwd: string,
+  args: string[],
+  input?: string,
+  extraConfig: readonly string[] = [],
+): Promise<GitResult> {
+  const config = [...PINNED_GIT_CONFIG, ...extraConfig].flatMap((c) => ["-c", c]);
+  const full = ["--no-pager", ...config, ...args];
   return new Promise((resolve, reject) => {
     const child = spawn("git", full, { cwd, env: gitEnv(), stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
