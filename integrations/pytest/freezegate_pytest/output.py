@@ -1,0 +1,131 @@
+"""What the plugin leaves behind: the applied record and the samples artifact.
+
+Both are JSON files written once, at the end of the session, by renaming a complete
+temporary file over the target: a reader (the merge queue's ``freezegate queue check``, the
+deposit gate) sees the previous file or the new one, never half of one. Their paths are
+checked, and any file left by an earlier run is removed, BEFORE tests run, so that a run
+that cannot write (or that stops early) leaves no record that could be mistaken for its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
+
+RECORD_VERSION = 1
+SAMPLES_VERSION = 1
+TOOL = "pytest-freezegate"
+DEFAULT_RECORD_PATH = ".freezegate/applied.json"
+DEFAULT_SAMPLES_PATH = ".freezegate/samples.json"
+
+
+class OutputError(Exception):
+    """An output path that cannot be written; the message says which and why."""
+
+
+def display_path(path: Path, base: Path) -> str:
+    """``path`` relative to ``base`` when it is inside it (POSIX separators), else absolute."""
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return path.resolve().as_posix()
+
+
+def prepare_output(path: Path, what: str, label: str, option: str) -> None:
+    """Make sure ``path`` can be written at the end, and remove what an earlier run left."""
+    fix = f"(fix: pass {option} PATH in a writable directory)"
+    if path.is_dir():
+        raise OutputError(f"the {what} path {label} is a directory {fix}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
+        # A stale file from an earlier run would pass for this run's if this run stops early.
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise OutputError(f"cannot write the {what} {label}: {reason} {fix}") from None
+
+
+def write_json_atomic(path: Path, value: Any) -> None:
+    text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        # mkstemp creates 0600; the record is an ordinary artifact others (CI uploads) read.
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _git(args: Iterable[str], cwd: Path) -> Optional[str]:
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=str(cwd),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    out = done.stdout.strip()
+    return out if done.returncode == 0 and out else None
+
+
+def git_facts(start: Path) -> Tuple[Optional[Path], Optional[str]]:
+    """(work tree root, HEAD commit sha) of the repository ``start`` is in; None when unknown."""
+    top = _git(["rev-parse", "--show-toplevel"], start)
+    if top is None:
+        return None, None
+    head = _git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], start)
+    return Path(top), head
+
+
+def applied_record(
+    *,
+    commit: Optional[str],
+    ledger_path: str,
+    ledger_sha256: str,
+    mode: str,
+    applied: Iterable[str],
+    expired: Iterable[str],
+    outcomes: Mapping[str, str],
+) -> Dict[str, Any]:
+    return {
+        "version": RECORD_VERSION,
+        "tool": TOOL,
+        "commit": commit,
+        "ledger": {"path": ledger_path, "sha256": ledger_sha256},
+        "mode": mode,
+        "applied": sorted(applied),
+        "expired": sorted(expired),
+        "outcomes": {nodeid: outcomes[nodeid] for nodeid in sorted(outcomes)},
+    }
+
+
+def samples_artifact(counts: Mapping[str, int]) -> Dict[str, Any]:
+    """The version-1 samples artifact (docs/samples-artifact.md).
+
+    Only ids shaped like node ids (``path::name``) are written: the deposit gate refuses the
+    whole file over one that is not, and such items (custom collectors) are no properties.
+    """
+    ids = sorted(n for n in counts if n.strip() == n and n.find("::") > 0)
+    return {
+        "version": SAMPLES_VERSION,
+        "properties": {nodeid: {"distinct": counts[nodeid]} for nodeid in ids},
+    }

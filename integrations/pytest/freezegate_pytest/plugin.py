@@ -1,0 +1,531 @@
+"""The pytest hooks: apply the freeze ledger in one place and record what was applied.
+
+Seed 000 step 2: frozen tests keep RUNNING (their coverage contexts are still recorded) but
+do not gate. Seed 004 steps 3-4: the ledger is applied by one hook, the hook records what it
+did (the applied record), and compensating properties deposit evidence of their inputs (the
+samples artifact).
+
+Who does what, with and without pytest-xdist:
+- the process that collects (the only one, or each xdist worker) matches freezes to items,
+  marks them (mode skip) or turns their failures into expected failures (mode run), counts
+  property inputs, and tags each frozen test's reports with ``freezegate_phase``;
+- the process that reports (the only one, or the xdist controller) checks the output
+  paths before anything runs, refuses ledger ids that match no collected test, gathers the
+  outcomes from the reports and the input sets from the workers, and writes ONE record and
+  ONE samples artifact at the end.
+An xdist worker tells the controller about its collection through a small file in a
+directory the controller passes in ``workerinput``: xdist forwards only the final node ids,
+and the controller needs the deselected ones too (``-k`` must not turn a freeze into an
+unknown id).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Set
+
+import pytest
+
+from . import inputs as _inputs
+from .ledger import (
+    DEFAULT_LEDGER_PATH,
+    Freeze,
+    LedgerError,
+    LoadedLedger,
+    Matcher,
+    load_ledger,
+    resolve_today,
+    unmatched_message,
+)
+from .output import (
+    DEFAULT_RECORD_PATH,
+    DEFAULT_SAMPLES_PATH,
+    OutputError,
+    applied_record,
+    display_path,
+    git_facts,
+    prepare_output,
+    samples_artifact,
+    write_json_atomic,
+)
+
+MODES = ("run", "skip")
+_CHANNEL_KEY = "freezegate_channel"
+_INPUTS_KEY = "freezegate_inputs"
+# Exit statuses after which the run's record is worth keeping: the tests ran (or there were
+# none). Interrupted, internal and usage errors leave no record (and the old one is gone).
+_RECORDED_EXITS = (
+    pytest.ExitCode.OK,
+    pytest.ExitCode.TESTS_FAILED,
+    pytest.ExitCode.NO_TESTS_COLLECTED,
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("freezegate", "freezegate: apply the freeze ledger")
+    group.addoption(
+        "--freezegate-ledger",
+        metavar="PATH",
+        default=None,
+        help=f"the freeze ledger (default: ini freezegate_ledger, else {DEFAULT_LEDGER_PATH} "
+        "in the rootdir; without a ledger there the plugin is inactive)",
+    )
+    group.addoption(
+        "--freezegate-mode",
+        metavar="run|skip",
+        default=None,
+        help="run: frozen tests run but their failures do not fail the session (default); "
+        "skip: frozen tests are skipped",
+    )
+    group.addoption(
+        "--freezegate-today",
+        metavar="YYYY-MM-DD",
+        default=None,
+        help="the day expiry is judged against (default: today's UTC date)",
+    )
+    group.addoption(
+        "--freezegate-record",
+        metavar="PATH",
+        default=None,
+        help=f"where the applied record is written (default: {DEFAULT_RECORD_PATH} in the rootdir)",
+    )
+    group.addoption(
+        "--freezegate-samples",
+        metavar="PATH",
+        default=None,
+        help="where the distinct-inputs samples artifact is written "
+        f"(default: {DEFAULT_SAMPLES_PATH} in the rootdir)",
+    )
+    parser.addini("freezegate_ledger", "freeze ledger path, relative to the ini file")
+    parser.addini("freezegate_mode", "run (default) or skip")
+    parser.addini("freezegate_record", "applied record path, relative to the ini file")
+    parser.addini("freezegate_samples", "samples artifact path, relative to the ini file")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if getattr(config.option, "help", False):
+        return
+    try:
+        plugin = _make_plugin(config)
+    except (LedgerError, OutputError) as exc:
+        raise pytest.UsageError(f"freezegate: {exc}") from None
+    config.pluginmanager.register(plugin, "freezegate-session")
+
+
+@dataclass
+class _Paths:
+    ledger: Path
+    ledger_label: str
+    record: Path
+    record_label: str
+    samples: Path
+    samples_label: str
+
+
+def _make_plugin(config: pytest.Config) -> Any:
+    root = config.rootpath
+    here = config.invocation_params.dir
+    ini_base = config.inipath.parent if config.inipath else root
+
+    def setting(option: str, ini: str) -> "tuple[Optional[Path], str]":
+        flag = config.getoption(option)
+        if flag:
+            return here / flag, f"--{option.replace('_', '-')}"
+        value = str(config.getini(ini) or "").strip()
+        if value:
+            return ini_base / value, f"ini {ini}"
+        return None, ""
+
+    mode_flag = config.getoption("freezegate_mode")
+    mode = mode_flag or str(config.getini("freezegate_mode") or "").strip() or "run"
+    if mode not in MODES:
+        given = "--freezegate-mode" if mode_flag else "ini freezegate_mode"
+        raise LedgerError(f'unknown mode "{mode}" ({given})', "use run or skip")
+    today = resolve_today(config.getoption("freezegate_today"), os.environ.get("FREEZEGATE_NOW"))
+
+    ledger, given = setting("freezegate_ledger", "freezegate_ledger")
+    if ledger is None:
+        ledger = root / DEFAULT_LEDGER_PATH
+        if not ledger.exists():
+            return _Inactive(f"inactive: no ledger at {display_path(ledger, root)}")
+    elif not ledger.exists():
+        raise LedgerError(
+            f"ledger not found: {display_path(ledger, root)} (given by {given})",
+            "check the path, or drop the setting to use freeze-ledger.json in the rootdir",
+        )
+
+    worker = hasattr(config, "workerinput")
+    record = setting("freezegate_record", "freezegate_record")[0] or root / DEFAULT_RECORD_PATH
+    samples = setting("freezegate_samples", "freezegate_samples")[0] or root / DEFAULT_SAMPLES_PATH
+    paths = _Paths(
+        ledger=ledger,
+        ledger_label=display_path(ledger, root),
+        record=record,
+        record_label=display_path(record, root),
+        samples=samples,
+        samples_label=display_path(samples, root),
+    )
+    if not worker:
+        targets = {p.resolve() for p in (paths.ledger, paths.record, paths.samples)}
+        if len(targets) < 3:
+            raise OutputError(
+                "the ledger, the applied record and the samples artifact must be three "
+                f"different files (ledger {paths.ledger_label}, record {paths.record_label}, "
+                f"samples {paths.samples_label}) (fix: give --freezegate-record and "
+                "--freezegate-samples their own paths)"
+            )
+        prepare_output(paths.record, "applied record", paths.record_label, "--freezegate-record")
+        prepare_output(
+            paths.samples, "samples artifact", paths.samples_label, "--freezegate-samples"
+        )
+    loaded = load_ledger(ledger, paths.ledger_label)
+    return FreezegatePlugin(config, paths, loaded, mode, today, worker)
+
+
+class _Inactive:
+    """No ledger where the plugin looks by default: say so once, do nothing else."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def pytest_report_header(self) -> str:
+        return f"freezegate: {self.why}"
+
+
+def _run_reason(freeze: Freeze) -> str:
+    owner = freeze.owner or "no owner"
+    expires = f"expires {freeze.expires}" if freeze.expires else "no expiry"
+    return f"frozen: {owner}, {expires}"
+
+
+def _phase_outcome(report: pytest.TestReport) -> str:
+    """What one phase of a frozen test did, before the plugin changes the report."""
+    if report.failed:
+        return "failed"
+    if report.skipped:
+        # An xfail-marked test that failed as expected ran, and failed.
+        return "failed" if hasattr(report, "wasxfail") else "skipped"
+    return "passed"
+
+
+_RANK = {"passed": 0, "skipped": 1, "failed": 2}
+
+
+def _crash_line(report: pytest.TestReport) -> str:
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    if not message:
+        lines = [line for line in str(report.longrepr or "").splitlines() if line.strip()]
+        message = lines[-1] if lines else "failed"
+    first = message.strip().splitlines()[0] if message.strip() else "failed"
+    return first if len(first) <= 120 else first[:117] + "..."
+
+
+class FreezegatePlugin:
+    def __init__(
+        self,
+        config: pytest.Config,
+        paths: _Paths,
+        loaded: LoadedLedger,
+        mode: str,
+        today: str,
+        worker: bool,
+    ) -> None:
+        self.config = config
+        self.paths = paths
+        self.sha256 = loaded.sha256
+        self.freezes = loaded.ledger.freezes
+        self.mode = mode
+        self.today = today
+        self.worker = worker
+        self.expired = [f for f in self.freezes if f.expired_on(today)]
+        self.matcher = Matcher(f for f in self.freezes if not f.expired_on(today))
+        self.properties = {f.compensating_property for f in self.freezes if f.compensating_property}
+        self.inputs = _inputs.InputLog()
+        _inputs.activate(self.inputs)
+        # Collection facts of this process.
+        self.collected_files: Set[str] = set()
+        self.deselected: Set[str] = set()
+        # nodeid -> freeze, for the items this process runs (marks and report changes).
+        self.local_applied: Dict[str, Freeze] = {}
+        # What the record says (filled by the reporting process).
+        self.final_ids: Optional[List[str]] = None
+        self.applied: Dict[str, Freeze] = {}
+        self.outcomes: Dict[str, str] = {}
+        self.failures: Dict[str, str] = {}
+        self.channel: Optional[Path] = None
+        self.written = False
+        self.not_written = ""
+
+    # -- header -----------------------------------------------------------------------------
+
+    def pytest_report_header(self) -> str:
+        n = len(self.freezes)
+        expired = f", {len(self.expired)} expired as of {self.today}" if self.expired else ""
+        return (
+            f"freezegate: ledger {self.paths.ledger_label} ({n} freeze{'' if n == 1 else 's'}"
+            f"{expired}), mode {self.mode}, record {self.paths.record_label}"
+        )
+
+    # -- collection (the collecting process) ------------------------------------------------
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # Files whose collection worked; a file that failed to import is reported by pytest.
+        if report.passed and report.nodeid and "::" not in report.nodeid:
+            self.collected_files.add(report.nodeid)
+
+    def pytest_deselected(self, items: List[pytest.Item]) -> None:
+        self.deselected.update(item.nodeid for item in items)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        ids = [item.nodeid for item in session.items]
+        for item in session.items:
+            freeze = self.matcher.match(item.nodeid)
+            if freeze is None:
+                continue
+            self.local_applied[item.nodeid] = freeze
+            if self.mode == "skip":
+                item.add_marker(
+                    pytest.mark.skip(
+                        reason=f"frozen by {self.paths.ledger_label}: {freeze.test_id} "
+                        f"({freeze.describe()})"
+                    )
+                )
+        root = self.config.rootpath
+        message = unmatched_message(
+            self.freezes,
+            [*ids, *self.deselected],
+            self.collected_files,
+            lambda rel: (root / rel).exists(),
+            self.paths.ledger_label,
+        )
+        if self.worker:
+            self._tell_controller(message)
+            return
+        if message:
+            raise pytest.UsageError(message)
+        self._set_final(ids)
+
+    def _set_final(self, ids: List[str]) -> None:
+        self.final_ids = ids
+        self.applied = {}
+        for nodeid in ids:
+            freeze = self.matcher.match(nodeid)
+            if freeze is not None:
+                self.applied[nodeid] = freeze
+
+    def _tell_controller(self, message: Optional[str]) -> None:
+        workerinput = getattr(self.config, "workerinput", {})
+        channel = workerinput.get(_CHANNEL_KEY)
+        if not channel:
+            return  # the controller then reports that this worker said nothing
+        target = Path(channel) / f"{workerinput.get('workerid', 'worker')}.json"
+        write_json_atomic(target, {"sha256": self.sha256, "message": message})
+
+    # -- xdist controller -------------------------------------------------------------------
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        if self.channel is None:
+            self.channel = Path(tempfile.mkdtemp(prefix="freezegate-xdist-"))
+        node.workerinput[_CHANNEL_KEY] = str(self.channel)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: List[str]) -> None:
+        worker = node.gateway.id
+        report = self.channel / f"{worker}.json" if self.channel else None
+        try:
+            told = json.loads(report.read_text(encoding="utf-8")) if report else None
+        except (OSError, ValueError):
+            told = None
+        if not isinstance(told, dict):
+            raise pytest.UsageError(
+                f"freezegate: pytest-xdist worker {worker} did not report its collection to "
+                "the plugin (fix: run workers on this machine (-n N); the plugin does not "
+                "support workers on other hosts)"
+            )
+        if told.get("sha256") != self.sha256:
+            raise pytest.UsageError(
+                f"freezegate: the ledger {self.paths.ledger_label} changed while pytest-xdist "
+                f"workers started ({worker} read another version) (fix: do not edit the "
+                "ledger during a run; run again)"
+            )
+        if told.get("message"):
+            raise pytest.UsageError(str(told["message"]))
+        if self.final_ids is None:
+            self._set_final(list(ids))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        sent = getattr(node, "workeroutput", {}).get(_INPUTS_KEY)
+        if sent:
+            self.inputs.merge(sent)
+
+    # -- running (the process that runs the test) -------------------------------------------
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: Any) -> Any:
+        self.inputs.current = item.nodeid
+        try:
+            yield
+        finally:
+            self.inputs.current = None
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Any:
+        test = getattr(item, "obj", None)
+        if test is None or "hypothesis" not in sys.modules:
+            yield
+            return
+        funcargs = getattr(item, "funcargs", {})
+        with _inputs.counting_generated_inputs(test, item.nodeid, funcargs, self.inputs):
+            yield
+
+    # tryfirst: the outermost wrapper, so it sees the report after pytest's own xfail handling.
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Any:
+        outcome = yield
+        freeze = self.local_applied.get(item.nodeid)
+        if freeze is None:
+            return
+        report = outcome.get_result()
+        # Plain attributes of a report travel with it from an xdist worker to the controller.
+        report.freezegate_phase = _phase_outcome(report)
+        if self.mode == "run" and report.failed:
+            report.freezegate_failure = _crash_line(report)
+            report.outcome = "skipped"
+            report.wasxfail = _run_reason(freeze)
+
+    # -- reporting (the only process, or the xdist controller) ------------------------------
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        phase = getattr(report, "freezegate_phase", None)
+        if phase not in _RANK:
+            return
+        before = self.outcomes.get(report.nodeid)
+        if before is None or _RANK[phase] > _RANK[before]:
+            self.outcomes[report.nodeid] = phase
+        failure = getattr(report, "freezegate_failure", None)
+        if failure and report.nodeid not in self.failures:
+            self.failures[report.nodeid] = str(failure)
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.worker:
+            # xdist sends workeroutput to the controller when the worker finishes.
+            self.config.workeroutput[_INPUTS_KEY] = self.inputs.export()  # type: ignore
+            return
+        if exitstatus not in _RECORDED_EXITS or self.final_ids is None:
+            try:
+                name = f" ({pytest.ExitCode(exitstatus).name})"
+            except ValueError:
+                name = ""
+            self.not_written = f"the session ended with exit status {int(exitstatus)}{name}"
+            return
+        try:
+            self._write()
+        except OSError as exc:
+            self.not_written = f"writing failed: {exc.strerror or exc}"
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            return
+        self.written = True
+
+    def _samples(self) -> Dict[str, int]:
+        counts = self.inputs.counts()
+        # A compensating property that ran without recording anything ran on no counted
+        # input: say 0, so the deposit gate names the problem instead of "no count".
+        for nodeid in self.final_ids or []:
+            base = nodeid.split("[", 1)[0] if nodeid.endswith("]") else nodeid
+            if (nodeid in self.properties or base in self.properties) and nodeid not in counts:
+                counts[nodeid] = 0
+        return counts
+
+    def _write(self) -> None:
+        root = self.config.rootpath
+        top, commit = git_facts(root)
+        # Relative to the repository when inside it: the merge queue compares it with the
+        # ledger checked in at the gated commit.
+        ledger_path = (
+            display_path(self.paths.ledger, top)
+            if top is not None
+            else self.paths.ledger.resolve().as_posix()
+        )
+        record = applied_record(
+            commit=commit,
+            ledger_path=ledger_path,
+            ledger_sha256=self.sha256,
+            mode=self.mode,
+            applied=self.applied,
+            expired=[f.test_id for f in self.expired],
+            outcomes={k: v for k, v in self.outcomes.items() if k in self.applied},
+        )
+        write_json_atomic(self.paths.samples, samples_artifact(self._samples()))
+        # The record last: its presence says the whole run's outputs were written.
+        write_json_atomic(self.paths.record, record)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.worker:
+            return
+        tr = terminalreporter
+        tr.write_sep("=", "freezegate")
+        if self.final_ids is None:
+            # Stopped before the tests were known (a usage error, an interrupted collection).
+            tr.write_line(f"no record written: {self.not_written}", red=True)
+            return
+        tr.write_line(
+            f"ledger {self.paths.ledger_label}, mode {self.mode}, today {self.today}: "
+            f"{len(self.applied)} frozen test{'' if len(self.applied) == 1 else 's'} in this run, "
+            f"{len(self.expired)} expired freeze{'' if len(self.expired) == 1 else 's'}"
+        )
+        groups: Dict[str, List[str]] = {}
+        for nodeid in sorted(self.applied):
+            freeze = self.applied[nodeid]
+            outcome = self.outcomes.get(nodeid)
+            if self.mode == "skip" and outcome == "skipped":
+                key = "frozen-skipped"
+            elif outcome is None:
+                key = "frozen-not-run"
+            else:
+                key = f"frozen-{outcome}"
+            line = f"  {nodeid} ({freeze.describe()})"
+            if nodeid in self.failures:
+                line += f": {self.failures[nodeid]}"
+            groups.setdefault(key, []).append(line)
+        titles = {
+            "frozen-failed": "frozen-failed (these failures do not fail the session):",
+            "frozen-passed": "frozen-passed:",
+            "frozen-skipped": "frozen-skipped:",
+            "frozen-not-run": "frozen-not-run:",
+        }
+        for key, title in titles.items():
+            if key in groups:
+                tr.write_line(title)
+                for line in groups[key]:
+                    tr.write_line(line)
+        if self.expired:
+            tr.write_line("expired (not applied: these tests gate again):")
+            for freeze in sorted(self.expired, key=lambda f: f.test_id):
+                owner = f"owner {freeze.owner}, " if freeze.owner else ""
+                tr.write_line(
+                    f"  {freeze.test_id} ({owner}expired {freeze.expires}, today is {self.today})"
+                )
+        if self.written:
+            n = len(self._samples())
+            tr.write_line(
+                f"record: {self.paths.record_label}; samples: {self.paths.samples_label} "
+                f"({n} test{'' if n == 1 else 's'} with counted inputs)"
+            )
+        else:
+            tr.write_line(f"no record written: {self.not_written}", red=True)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if _inputs.active() is self.inputs:
+            _inputs.activate(None)
+        if self.channel is not None:
+            shutil.rmtree(self.channel, ignore_errors=True)

@@ -1,0 +1,138 @@
+"""Distinct inputs of property tests, written as the samples artifact (real Hypothesis)."""
+
+import json
+
+import pytest
+from fz_helpers import freeze, read_json, run, write_ledger
+
+pytest.importorskip("hypothesis")
+
+PROPS = """
+import pytest
+from hypothesis import example, given, settings, strategies as st
+import freezegate_pytest
+
+# A wide strategy: 16 random bytes are never generated twice in 20 examples.
+@settings(max_examples=20, database=None)
+@given(st.binary(min_size=16, max_size=16))
+def test_wide(blob):
+    pass
+
+# Ignores its input and records one hard-coded value: a renamed example test.
+@settings(max_examples=20, database=None)
+@given(st.integers())
+def test_ignores_input(n):
+    freezegate_pytest.record((0, "constant"))
+
+# Fixture values are not inputs; generated ones are.
+@settings(max_examples=20, database=None, suppress_health_check=list(__import__("hypothesis").HealthCheck))
+@given(blob=st.binary(min_size=16, max_size=16))
+def test_with_fixture(tmp_path, blob):
+    pass
+
+@settings(max_examples=20, database=None)
+@example(blob=b"explicit example!")
+@given(blob=st.binary(min_size=16, max_size=16))
+def test_with_example(blob):
+    pass
+
+def test_recorded_by_hand():
+    for amount in [5, 7, 5, 9, 7, 11]:
+        freezegate_pytest.record({"amount": amount})
+
+@pytest.mark.parametrize("size", [1, 2])
+def test_cases(size):
+    for i in range(size * 3):
+        freezegate_pytest.record(i)
+
+def test_compensating_but_silent():
+    pass
+
+def test_not_a_property():
+    pass
+
+class TestInAClass:
+    @settings(max_examples=20, database=None)
+    @given(st.uuids())
+    def test_method(self, u):
+        pass
+"""
+
+
+def samples_of(pytester):
+    return read_json(pytester.path / ".freezegate" / "samples.json")
+
+
+def test_hypothesis_inputs_are_counted_and_explicit_records_win(pytester):
+    pytester.makepyfile(test_props=PROPS, test_a="def test_frozen():\n    assert False\n")
+    write_ledger(
+        pytester,
+        freeze("test_a.py::test_frozen", compensating_property="test_props.py::test_compensating_but_silent"),
+    )
+    result = run(pytester)
+    assert result.ret == 0, result.stdout.str()
+    assert samples_of(pytester) == {
+        "version": 1,
+        "properties": {
+            "test_props.py::TestInAClass::test_method": {"distinct": 20},
+            "test_props.py::test_cases[1]": {"distinct": 3},
+            "test_props.py::test_cases[2]": {"distinct": 6},
+            "test_props.py::test_compensating_but_silent": {"distinct": 0},
+            "test_props.py::test_ignores_input": {"distinct": 1},
+            "test_props.py::test_recorded_by_hand": {"distinct": 4},
+            "test_props.py::test_wide": {"distinct": 20},
+            "test_props.py::test_with_example": {"distinct": 21},
+            "test_props.py::test_with_fixture": {"distinct": 20},
+        },
+    }
+    result.stdout.fnmatch_lines(["record: * samples: .freezegate/samples.json (9 tests with counted inputs)"])
+
+
+def test_counting_does_not_change_what_hypothesis_generates(pytester):
+    # The wrapper keeps the body's source and signature, so a derandomized test draws the
+    # same inputs (and would use the same example-database key) with or without the plugin.
+    pytester.makepyfile(
+        test_p="""
+from hypothesis import given, settings, strategies as st
+
+@settings(max_examples=15, database=None, derandomize=True)
+@given(st.integers(), st.binary())
+def test_p(n, s):
+    with open("drawn.txt", "a") as out:
+        out.write(repr((n, s)) + "\\n")
+"""
+    )
+    write_ledger(pytester, raw=json.dumps({"version": 1, "freezes": []}))
+    assert run(pytester).ret == 0
+    with_plugin = (pytester.path / "drawn.txt").read_text()
+    (pytester.path / "drawn.txt").unlink()
+    assert pytester.runpytest("-p", "no:cacheprovider").ret == 0
+    assert (pytester.path / "drawn.txt").read_text() == with_plugin
+    distinct = len(set(with_plugin.splitlines()))
+    assert samples_of(pytester)["properties"] == {"test_p.py::test_p": {"distinct": distinct}}
+
+
+def test_record_outside_a_test_is_an_error_and_inactive_plugin_ignores_it(pytester):
+    pytester.makepyfile(
+        test_p="""
+import freezegate_pytest
+
+def test_p():
+    freezegate_pytest.record(1)
+""",
+        test_q="""
+import freezegate_pytest
+freezegate_pytest.record("at import time")
+
+def test_q():
+    pass
+""",
+    )
+    write_ledger(pytester, raw=json.dumps({"version": 1, "freezes": []}))
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*RuntimeError: freezegate_pytest.record() was called outside a running test*"])
+    (pytester.path / "freeze-ledger.json").unlink()
+    result = run(pytester, "test_p.py")
+    assert result.ret == 0
+    assert not (pytester.path / ".freezegate" / "samples.json").exists()
