@@ -28,6 +28,9 @@ export const FINDING_CODES = [
   "fixture-only-line",
   "uncovered-line",
   "unmeasured-line",
+  // merge queue (queue check; reported under the gate name "queue", not a ledger-policy gate)
+  "inherited-skip",
+  "stale-record",
 ] as const;
 export type FindingCode = (typeof FINDING_CODES)[number];
 

@@ -13,6 +13,7 @@ export const COMMANDS: LazyEntry[] = [
   { name: "audit", load: async () => (await import("./audit.js")).auditCommand },
   { name: "check", load: async () => (await import("./check.js")).checkCommand },
   { name: "doctor", load: async () => (await import("./doctor.js")).doctorCommand },
+  { name: "init", load: async () => (await import("./init.js")).initCommand },
   { name: "ledger", load: async () => (await import("./ledger.js")).ledgerGroup },
   { name: "freeze", load: async () => (await import("./freeze.js")).freezeCommand },
   { name: "unfreeze", load: async () => (await import("./unfreeze.js")).unfreezeCommand },
@@ -21,6 +22,7 @@ export const COMMANDS: LazyEntry[] = [
   { name: "witness", load: async () => (await import("./witness.js")).witnessGroup },
   { name: "deposit", load: async () => (await import("./deposit.js")).depositGroup },
   { name: "lock", load: async () => (await import("./lock.js")).lockCommand },
+  { name: "queue", load: async () => (await import("./queue.js")).queueGroup },
   { name: "stats", load: async () => (await import("./stats.js")).statsCommand },
 ];
 
