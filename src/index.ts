@@ -27,6 +27,13 @@ export type {
 } from "./core/model.js";
 export { findPythonStatements } from "./core/python-statements.js";
 export {
+  type AppliedRecord,
+  checkQueue,
+  parseAppliedRecord,
+  type QueueCheckInput,
+  type QueueResult,
+} from "./core/queue.js";
+export {
   auditShadow,
   type FileResult,
   type LineResult,
@@ -38,3 +45,10 @@ export { parseUnifiedDiff } from "./core/unified-diff.js";
 export { checkWitnesses, witnessLoss } from "./core/witness.js";
 export { type AuditReport, buildAuditReport } from "./reporters/audit-report.js";
 export { buildCheckReport, type CheckReport } from "./reporters/check-report.js";
+export {
+  FORMATS,
+  type FormatName,
+  formatNames,
+  type RenderContext,
+  renderReport,
+} from "./reporters/registry.js";

@@ -4,7 +4,7 @@
 // as an error instead.
 
 import { join } from "node:path";
-import { openCoverage } from "../adapters/coverage-discovery.js";
+import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
 import {
   changedPathsDirty,
   patchFromRange,
@@ -70,6 +70,11 @@ export interface AuditRequest {
   allowUnresolved: boolean;
   /** Directory pytest ran in, relative to the repository root ("" for the root). */
   testRoot: string;
+  /**
+   * Told which coverage data files are about to be read (absolute paths), before the read:
+   * a command on a terminal can say what it is waiting for when they are large.
+   */
+  onDataFiles?: (files: readonly string[]) => void;
 }
 
 export interface AuditRun {
@@ -86,6 +91,8 @@ export interface AuditRun {
     unresolved: string[];
   };
   audit: ShadowAudit;
+  /** The text of each audited file as read for the audit (repository path -> text). */
+  sources: Map<string, string>;
 }
 
 export async function readPatch(root: string, request: PatchRequest): Promise<Patch> {
@@ -253,6 +260,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
   const frozenList = loadFrozenList(request.frozen);
 
   mark("start audit");
+  if (request.onDataFiles) request.onDataFiles(discoverCoverage(root, request.coverage).files);
   const coverage: CoverageSource = openCoverage(root, request.coverage);
   mark("open data");
   await letGitRun();
@@ -445,6 +453,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         unresolved: resolution.unresolved,
       },
       audit,
+      sources: new Map(prepared.map(({ change, text }) => [change.path, text])),
     };
   } finally {
     coverage.close();

@@ -2,9 +2,11 @@
 // every gate, with one verdict. Versioned like the audit contract (docs/json-contract.md).
 
 import type { CheckRun } from "../app/run-check.js";
-import type { Finding } from "../core/findings.js";
+import { daysBetween, isDay } from "../core/dates.js";
+import type { Finding, FindingCode } from "../core/findings.js";
 import { gateFailed } from "../core/findings.js";
 import { describeSource } from "../core/ledger.js";
+import type { Freeze } from "../core/ledger-model.js";
 import { type AuditReport, buildAuditReport } from "./audit-report.js";
 import { renderText as renderAuditText } from "./text.js";
 
@@ -21,6 +23,32 @@ export interface CheckGateReport {
   findings: Finding[];
 }
 
+/**
+ * One freeze as the reports show it (added in schemaVersion 1 without a bump: additive). Ages
+ * are judged on the report's `today`; a date the ledger got wrong gives null here and a
+ * `bad-date` finding in the shape gate.
+ */
+export interface CheckLedgerEntry {
+  testId: string;
+  owner: string;
+  reason: string;
+  opened: string;
+  expires: string;
+  /** Days from `opened` to today; null when `opened` is not a real day. */
+  ageDays: number | null;
+  /** Days from today to `expires` (0: its last day; negative: expired); null when not a day. */
+  daysToExpiry: number | null;
+  invariant: string;
+  compensatingProperty: string;
+  reusedProperty: boolean;
+  approvedBy: string | null;
+  /**
+   * The deposit gate's verdict on this freeze: `failed` with the codes of its error findings,
+   * `ok` when it has none, `not-judged` when the deposit gate did not run.
+   */
+  deposit: { state: "ok" | "failed" | "not-judged"; codes: FindingCode[] };
+}
+
 export interface CheckReport {
   schema: "freezegate/check";
   schemaVersion: typeof CHECK_SCHEMA_VERSION;
@@ -31,10 +59,49 @@ export interface CheckReport {
   failedGates: string[];
   base: string;
   today: string;
-  ledger: { file: string; format: string; freezes: number; properties: number };
+  ledger: {
+    file: string;
+    format: string;
+    freezes: number;
+    properties: number;
+    /** Every freeze in ledger order. */
+    entries: CheckLedgerEntry[];
+  };
   knownTests: string;
   gates: CheckGateReport[];
   audit: AuditReport;
+}
+
+function ledgerEntry(
+  freeze: Freeze,
+  today: string,
+  deposit: CheckRun["gates"][number] | undefined,
+): CheckLedgerEntry {
+  const codes: FindingCode[] = [];
+  if (deposit?.ran) {
+    for (const f of deposit.findings) {
+      if (f.severity === "error" && f.testId === freeze.test_id && !codes.includes(f.code)) {
+        codes.push(f.code);
+      }
+    }
+  }
+  return {
+    testId: freeze.test_id,
+    owner: freeze.owner,
+    reason: freeze.reason,
+    opened: freeze.opened,
+    expires: freeze.expires,
+    ageDays: isDay(freeze.opened) && isDay(today) ? daysBetween(freeze.opened, today) : null,
+    daysToExpiry: isDay(freeze.expires) && isDay(today) ? daysBetween(today, freeze.expires) : null,
+    invariant: freeze.invariant,
+    compensatingProperty: freeze.compensating_property,
+    reusedProperty: freeze.reused_property,
+    approvedBy: freeze.approved_by ?? null,
+    deposit: {
+      state: !deposit?.ran ? "not-judged" : codes.length > 0 ? "failed" : "ok",
+      codes,
+    },
+  };
 }
 
 export function buildCheckReport(
@@ -43,6 +110,7 @@ export function buildCheckReport(
   version: string,
 ): CheckReport {
   const failedGates = run.gates.filter(gateFailed).map((g) => g.gate);
+  const depositGate = run.gates.find((g) => g.gate === "deposit");
   return {
     schema: "freezegate/check",
     schemaVersion: CHECK_SCHEMA_VERSION,
@@ -57,6 +125,7 @@ export function buildCheckReport(
       format: describeSource(run.ledger.source),
       freezes: run.ledger.freezes.length,
       properties: run.ledger.properties.length,
+      entries: run.ledger.freezes.map((f) => ledgerEntry(f, ctx.today, depositGate)),
     },
     knownTests: run.knownTests.description,
     gates: run.gates.map((g) => ({

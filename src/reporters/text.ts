@@ -1,9 +1,49 @@
 // Human-readable audit report: per file, the lines that need attention (each shadowed line
 // with the frozen tests behind it), then a summary with the shadow ratio and the gate verdict.
-// Defended and not-code lines are counted, not listed: they need no action.
+// Defended and not-code lines are counted, not listed: they need no action. Colour (for a
+// terminal) only wraps words in escape codes: with colour off the text is byte for byte the
+// plain report, which golden files and scripts rely on.
 
 import type { LineResult, Verdict } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
+import type { CheckReport } from "./check-report.js";
+
+/** How words are painted: identity functions when colour is off. */
+export interface Paint {
+  bad(text: string): string;
+  warn(text: string): string;
+  good(text: string): string;
+  strong(text: string): string;
+  faint(text: string): string;
+}
+
+const sgr = (open: string, close: string) => (text: string) =>
+  text === "" ? text : `\u001b[${open}m${text}\u001b[${close}m`;
+
+const PLAIN: Paint = {
+  bad: (t) => t,
+  warn: (t) => t,
+  good: (t) => t,
+  strong: (t) => t,
+  faint: (t) => t,
+};
+
+const ANSI: Paint = {
+  bad: (t) => sgr("1", "22")(sgr("31", "39")(t)),
+  warn: sgr("33", "39"),
+  good: sgr("32", "39"),
+  strong: sgr("1", "22"),
+  faint: sgr("2", "22"),
+};
+
+export function paint(color: boolean): Paint {
+  return color ? ANSI : PLAIN;
+}
+
+export interface TextOptions {
+  /** ANSI colour for a terminal; off by default. */
+  color?: boolean;
+}
 
 const SKIP_WORDS: Record<string, string> = {
   "test-file": "test file",
@@ -55,7 +95,7 @@ function listTests(tests: readonly string[], max = 5): string {
   return `${tests.slice(0, max).join(", ")}, and ${tests.length - max} more`;
 }
 
-function fileSection(file: AuditReport["files"][number]): string[] {
+function fileSection(file: AuditReport["files"][number], p: Paint): string[] {
   const out: string[] = [];
   const by = (v: Verdict) => file.lines.filter((l) => l.verdict === v);
   const counts = (
@@ -64,7 +104,9 @@ function fileSection(file: AuditReport["files"][number]): string[] {
     .map((v) => [v, by(v).length] as const)
     .filter(([, n]) => n > 0)
     .map(([v, n]) => `${n} ${v}`);
-  out.push(`${file.path}${file.oldPath ? ` (from ${file.oldPath})` : ""}: ${counts.join(", ")}`);
+  out.push(
+    `${p.strong(file.path)}${file.oldPath ? ` (from ${file.oldPath})` : ""}: ${counts.join(", ")}`,
+  );
   // Shadowed lines that share a statement and the same frozen tests are shown together.
   const shadowed = by("shadowed");
   const groups = new Map<string, LineResult[]>();
@@ -77,31 +119,34 @@ function fileSection(file: AuditReport["files"][number]): string[] {
   for (const group of groups.values()) {
     const first = group[0] as LineResult;
     out.push(
-      `  SHADOWED ${foldRanges(group.map((l) => l.line))}: only frozen tests cover it: ${listTests(first.frozenTests)}`,
+      `  ${p.bad("SHADOWED")} ${foldRanges(group.map((l) => l.line))}: only frozen tests cover it: ${listTests(first.frozenTests)}`,
     );
   }
   const fixture = by("fixture-only");
   for (const line of fixture) {
     out.push(
-      `  FIXTURE-ONLY ${line.line}: run only in setup/teardown of ${listTests(line.fixtureTests)}${line.frozenTests.length ? `; frozen: ${listTests(line.frozenTests)}` : ""}`,
+      `  ${p.warn("FIXTURE-ONLY")} ${line.line}: run only in setup/teardown of ${listTests(line.fixtureTests)}${line.frozenTests.length ? `; frozen: ${listTests(line.frozenTests)}` : ""}`,
     );
   }
   const uncovered = by("uncovered");
   const atImport = uncovered.filter((l) => l.outsideTests).map((l) => l.line);
   const never = uncovered.filter((l) => !l.outsideTests).map((l) => l.line);
-  if (never.length) out.push(`  UNCOVERED ${foldRanges(never)}: no test executed it`);
+  if (never.length) out.push(`  ${p.warn("UNCOVERED")} ${foldRanges(never)}: no test executed it`);
   if (atImport.length) {
     out.push(
-      `  UNCOVERED ${foldRanges(atImport)}: ran only outside tests (import time), no test executed it`,
+      `  ${p.warn("UNCOVERED")} ${foldRanges(atImport)}: ran only outside tests (import time), no test executed it`,
     );
   }
   const unmeasured = by("unmeasured").map((l) => l.line);
   if (unmeasured.length)
-    out.push(`  UNMEASURED ${foldRanges(unmeasured)}: file is not in the coverage data`);
+    out.push(
+      `  ${p.warn("UNMEASURED")} ${foldRanges(unmeasured)}: file is not in the coverage data`,
+    );
   return out;
 }
 
-export function renderText(report: AuditReport): string {
+export function renderText(report: AuditReport, options: TextOptions = {}): string {
+  const p = paint(options.color === true);
   const out: string[] = [];
   const s = report.summary;
   out.push(
@@ -113,12 +158,12 @@ export function renderText(report: AuditReport): string {
   );
   if (report.frozen.unresolved.length) {
     out.push(
-      `warning: frozen ids matching no test (allowed): ${listTests(report.frozen.unresolved)}`,
+      `${p.warn("warning:")} frozen ids matching no test (allowed): ${listTests(report.frozen.unresolved)}`,
     );
   }
   for (const file of report.files) {
     out.push("");
-    out.push(...fileSection(file));
+    out.push(...fileSection(file, p));
   }
   if (report.skipped.length) {
     out.push("");
@@ -137,11 +182,77 @@ export function renderText(report: AuditReport): string {
     `summary: ${k.defended} defended, ${k.shadowed} shadowed, ${k["fixture-only"]} fixture-only, ${k.uncovered} uncovered, ${k.unmeasured} unmeasured, ${k["not-code"]} not code; shadow ratio ${ratio}`,
   );
   if (report.gate.passed) {
-    out.push(`PASS: no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})`);
+    out.push(
+      `${p.good("PASS")}: no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})`,
+    );
   } else {
-    for (const reason of report.gate.reasons) out.push(`FAIL: ${reason}`);
+    for (const reason of report.gate.reasons) out.push(`${p.bad("FAIL")}: ${reason}`);
   }
   return `${out.join("\n")}\n`;
+}
+
+/** --quiet: the audit's verdict on one line (several failing verdicts joined by "; "). */
+export function renderAuditVerdict(report: AuditReport, options: TextOptions = {}): string {
+  const p = paint(options.color === true);
+  return report.gate.passed
+    ? `${p.good("PASS")}: no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})\n`
+    : `${p.bad("FAIL")}: ${report.gate.reasons.join("; ")}\n`;
+}
+
+/** --quiet for check: the last line of the check's text report. */
+export function renderCheckVerdict(report: CheckReport, options: TextOptions = {}): string {
+  const p = paint(options.color === true);
+  const n = report.failedGates.length;
+  return report.passed
+    ? `check: ${p.good("PASS")} (no blocking gate failed)\n`
+    : `check: ${p.bad("FAIL")} (blocking gate${n === 1 ? "" : "s"} failed: ${report.failedGates.join(", ")})\n`;
+}
+
+const GATE_LINE = /^(shadow|shape|witness|deposit|lock|ledger-changes)( gate: )(.*)$/;
+const FINDING_LINE = /^ {2}(error|warning|info)( +)(.*)$/;
+
+function paintCheckLine(line: string, p: Paint): string {
+  const gate = GATE_LINE.exec(line);
+  if (gate) {
+    const [, name, sep, verdict] = gate as unknown as [string, string, string, string];
+    const painted = verdict.startsWith("FAILED")
+      ? p.bad(verdict)
+      : verdict.startsWith("failed")
+        ? p.warn(verdict)
+        : verdict.startsWith("passed")
+          ? p.good(verdict)
+          : p.faint(verdict);
+    return `${p.strong(name)}${sep}${painted}`;
+  }
+  const finding = FINDING_LINE.exec(line);
+  if (finding) {
+    const [, severity, pad, rest] = finding as unknown as [string, string, string, string];
+    const word =
+      severity === "error" ? p.bad(severity) : severity === "warning" ? p.warn(severity) : severity;
+    return `  ${word}${pad}${rest}`;
+  }
+  if (line === "check: PASS (no blocking gate failed)")
+    return `check: ${p.good("PASS")}${line.slice(11)}`;
+  if (line.startsWith("check: FAIL (")) return `check: ${p.bad("FAIL")}${line.slice(11)}`;
+  return line;
+}
+
+/**
+ * The check's text report (rendered by check-report.ts, which owns its wording) in colour: the
+ * audit part is rendered again in colour, the gate lines after it are painted by the shapes of
+ * the lines check-report.ts writes. Painting only adds escape codes around words already there:
+ * stripped of them, the text is the plain report.
+ */
+export function paintCheckText(plain: string, report: CheckReport): string {
+  const p = paint(true);
+  const auditPlain = renderText(report.audit).trimEnd();
+  if (!plain.startsWith(auditPlain)) return plain;
+  const auditColored = renderText(report.audit, { color: true }).trimEnd();
+  const tail = plain
+    .slice(auditPlain.length)
+    .split("\n")
+    .map((line) => paintCheckLine(line, p));
+  return `${auditColored}${tail.join("\n")}`;
 }
 
 export function renderJson(report: AuditReport): string {

@@ -21,7 +21,13 @@ export function runCli(
 ): CliResult {
   const result = spawnSync(process.execPath, [CLI, ...args], {
     cwd: opts.cwd,
-    env: isolatedGitEnv({ NO_COLOR: "1", FREEZEGATE_DEBUG: "", ...opts.env }),
+    // No colour unless a test asks: an ambient FORCE_COLOR would win over NO_COLOR.
+    env: isolatedGitEnv({
+      NO_COLOR: "1",
+      FORCE_COLOR: undefined,
+      FREEZEGATE_DEBUG: "",
+      ...opts.env,
+    }),
     input: opts.input ?? "",
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,

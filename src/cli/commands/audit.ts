@@ -6,13 +6,16 @@ import { join, resolve } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot } from "../../adapters/git.js";
 import { readTextFile } from "../../adapters/repo-files.js";
-import { writeFileAtomic } from "../../adapters/write-file.js";
-import { type AuditRun, type PatchRequest, runAudit } from "../../app/run-audit.js";
+import {
+  type AuditRequest,
+  type AuditRun,
+  type PatchRequest,
+  runAudit,
+} from "../../app/run-audit.js";
 import { mark } from "../../app/timing.js";
 import type { ConfigValues } from "../../core/config.js";
 import { InputError, UsageError } from "../../core/errors.js";
 import { buildAuditReport } from "../../reporters/audit-report.js";
-import { renderJson, renderText } from "../../reporters/text.js";
 import {
   DATA_OPTIONS,
   DIRECTORY_OPTION,
@@ -23,9 +26,17 @@ import {
   resolvePatchRequest,
 } from "../audit-options.js";
 import { type CommandIo, type CommandSpec, type ParsedArgs, stringOpt } from "../command.js";
+import {
+  dataReadProgress,
+  emitReports,
+  OUTPUT_OPTIONS,
+  outputDetails,
+  parseOutputRequest,
+  planOutputs,
+  preflightOutputs,
+  readHistoryOption,
+} from "../output-options.js";
 import { toolVersion } from "../version.js";
-
-const FORMATS = ["text", "json"] as const;
 
 export interface PreparedAudit {
   run: AuditRun;
@@ -34,7 +45,11 @@ export interface PreparedAudit {
 }
 
 /** Shared by audit and doctor: resolve options and run the audit pipeline. */
-export async function prepareAudit(args: ParsedArgs, io: CommandIo): Promise<PreparedAudit> {
+export async function prepareAudit(
+  args: ParsedArgs,
+  io: CommandIo,
+  hooks: Pick<AuditRequest, "onDataFiles"> = {},
+): Promise<PreparedAudit> {
   const cwd = resolve(io.cwd, stringOpt(args.values, "directory") ?? ".");
   mark("cli start");
   const root = await findRepoRoot(cwd);
@@ -73,6 +88,7 @@ export async function prepareAudit(args: ParsedArgs, io: CommandIo): Promise<Pre
     failOn: resolveFailOn(args.values, config),
     allowUnresolved: data.allowUnresolved,
     testRoot: data.testRoot,
+    ...hooks,
   });
   return { run, root, config };
 }
@@ -89,14 +105,6 @@ async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
   return text;
 }
 
-function checkFormat(format: string | undefined): void {
-  if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) {
-    throw new UsageError(`unknown --format "${format}"`, {
-      fix: `use one of: ${FORMATS.join(", ")}`,
-    });
-  }
-}
-
 export const auditCommand: CommandSpec = {
   name: "audit",
   summary:
@@ -106,14 +114,7 @@ export const auditCommand: CommandSpec = {
     ...PATCH_OPTIONS,
     ...DATA_OPTIONS,
     ...GATE_OPTIONS,
-    { name: "format", type: "string", value: "FORMAT", description: "text (default) or json" },
-    {
-      name: "output",
-      short: "o",
-      type: "string",
-      value: "FILE",
-      description: "write the report to FILE instead of stdout",
-    },
+    ...OUTPUT_OPTIONS,
     DIRECTORY_OPTION,
   ],
   details: `Exit codes:
@@ -122,19 +123,20 @@ export const auditCommand: CommandSpec = {
   2  usage, configuration, git or data error (the message says what to fix)
 
 Defaults for every option except the patch source may also come from [tool.freezegate] in
-pyproject.toml or the "freezegate" key of package.json; flags win.`,
+pyproject.toml or the "freezegate" key of package.json; flags win.
+
+${outputDetails()}`,
   async run(args: ParsedArgs, io: CommandIo): Promise<number> {
-    const flagFormat = stringOpt(args.values, "format");
-    checkFormat(flagFormat);
-    const { run, config } = await prepareAudit(args, io);
-    const format = flagFormat ?? (config.format as string | undefined) ?? "text";
-    checkFormat(format);
+    // Bad output flags and a bad history cost no audit: checked first.
+    const request = parseOutputRequest(args.values, io.cwd);
+    preflightOutputs(request);
+    const history = readHistoryOption(request);
+    const onDataFiles = dataReadProgress(io);
+    const { run, config } = await prepareAudit(args, io, onDataFiles ? { onDataFiles } : {});
+    const plan = planOutputs(request, config.format);
     mark("audit");
     const report = buildAuditReport(run, toolVersion());
-    const rendered = format === "json" ? renderJson(report) : renderText(report);
-    const output = stringOpt(args.values, "output");
-    if (output !== undefined) writeFileAtomic(resolve(io.cwd, output), rendered);
-    else io.stdout.write(rendered);
+    emitReports(report, plan, io, { sources: run.sources, history });
     mark("render + write");
     return report.gate.exitCode;
   },

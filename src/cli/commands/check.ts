@@ -1,20 +1,16 @@
 // `freezegate check`: the one command for CI. The shadow audit and every ledger gate in one
-// pass; one report (text or the JSON contract); one exit code: 0 pass, 1 a blocking gate
-// failed, 2 an input error.
+// pass; one result, rendered in any of the report formats (text, the JSON contract, Markdown,
+// annotations, SARIF, JUnit, ...); one exit code: 0 pass, 1 a blocking gate failed, 2 an
+// input error.
 
 import { resolve } from "node:path";
-import { writeFileAtomic } from "../../adapters/write-file.js";
 import { runCheck } from "../../app/run-check.js";
 import { UsageError } from "../../core/errors.js";
 import { DEFAULT_LOCK_PATH } from "../../core/ledger-model.js";
-import {
-  buildCheckReport,
-  renderCheckJson,
-  renderCheckText,
-} from "../../reporters/check-report.js";
+import { buildCheckReport } from "../../reporters/check-report.js";
 import { DATA_OPTIONS, GATE_OPTIONS, resolveDataOptions, resolveFailOn } from "../audit-options.js";
 import { boolOpt, type CommandSpec, stringOpt } from "../command.js";
-import { BASE_OPTION, FORMAT_OPTION, resolveBase, resolveFormat } from "../gate-output.js";
+import { BASE_OPTION, resolveBase } from "../gate-output.js";
 import {
   COLLECTED_OPTION,
   DIRECTORY_OPTION,
@@ -23,6 +19,16 @@ import {
   resolveToday,
   TODAY_OPTION,
 } from "../ledger-options.js";
+import {
+  dataReadProgress,
+  emitReports,
+  OUTPUT_OPTIONS,
+  outputDetails,
+  parseOutputRequest,
+  planOutputs,
+  preflightOutputs,
+  readHistoryOption,
+} from "../output-options.js";
 import { toolVersion } from "../version.js";
 
 export const checkCommand: CommandSpec = {
@@ -55,14 +61,7 @@ export const checkCommand: CommandSpec = {
       type: "boolean",
       description: "judge the witness gate even when the ledger did not change",
     },
-    FORMAT_OPTION,
-    {
-      name: "output",
-      short: "o",
-      type: "string",
-      value: "FILE",
-      description: "write the report to FILE instead of stdout",
-    },
+    ...OUTPUT_OPTIONS,
     DIRECTORY_OPTION,
   ],
   details: `The frozen tests are the ledger's freezes. The ledger's policy.blocking names the gates
@@ -72,10 +71,17 @@ ledger-changes); the others are reported and do not fail it.
 Exit codes:
   0  no blocking gate failed
   1  a blocking gate failed
-  2  usage, configuration, git or input error (no gate result is trusted then)`,
+  2  usage, configuration, git or input error (no gate result is trusted then)
+
+${outputDetails()}`,
   async run(args, io) {
-    const format = resolveFormat(args.values);
+    // Bad output flags and a bad history cost no check: checked first.
+    const request = parseOutputRequest(args.values, io.cwd);
+    preflightOutputs(request);
+    const history = readHistoryOption(request);
     const ctx = await resolveLedgerContext(args, io);
+    const plan = planOutputs(request, ctx.config.format);
+    const onDataFiles = dataReadProgress(io);
     const base = resolveBase(args.values, ctx.config);
     if (base === undefined) {
       throw new UsageError("check needs the patch: which changes are gated?", {
@@ -99,6 +105,7 @@ Exit codes:
         failOn: resolveFailOn(args.values, ctx.config),
         allowUnresolved: data.allowUnresolved,
         testRoot: data.testRoot,
+        ...(onDataFiles ? { onDataFiles } : {}),
       },
       ...(collected === undefined ? {} : { collected: resolve(ctx.cwd, collected) }),
       ...(samples === undefined ? {} : { samplesPath: resolve(ctx.cwd, samples) }),
@@ -111,10 +118,7 @@ Exit codes:
       { base, today, ledgerLabel: ctx.ledgerLabel },
       toolVersion(),
     );
-    const rendered = format === "json" ? renderCheckJson(report) : renderCheckText(report);
-    const output = stringOpt(args.values, "output");
-    if (output !== undefined) writeFileAtomic(resolve(io.cwd, output), rendered);
-    else io.stdout.write(rendered);
+    emitReports(report, plan, io, { sources: run.audit.sources, history });
     return report.exitCode;
   },
 };

@@ -1,0 +1,402 @@
+// Where the reports of `audit` and `check` go: `--format FORMAT` (one report on stdout),
+// `--output FORMAT=FILE` (repeatable: several formats in one run; `--output FILE` alone is the
+// --format report to FILE), colour for a terminal, `--quiet`, the `--history` the HTML report
+// draws its trend from, and a progress line on a terminal while large coverage data is read.
+//
+// A report file is never half-written, and one run's reports are written as a set: every
+// report is rendered first; each is written to a temporary file next to its target; only when
+// all of them are written are they renamed over their targets (a target that existed is kept
+// as a hard link, or a copy where links fail, until every rename succeeded, so a failed
+// rename puts it back). When any step fails, the temporary files are removed and no target is
+// new or changed: the command exits 2 and nothing is printed on stdout.
+
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { ConfigError, InputError, UsageError } from "../core/errors.js";
+import { parseHistory, type Stats } from "../core/stats.js";
+import type { AuditReport } from "../reporters/audit-report.js";
+import type { CheckReport } from "../reporters/check-report.js";
+import {
+  FORMATS,
+  type FormatName,
+  formatNames,
+  isFormat,
+  type RenderContext,
+  renderReport,
+} from "../reporters/registry.js";
+import {
+  boolOpt,
+  type CommandIo,
+  listOpt,
+  type OptionSpec,
+  type OptionValues,
+  stringOpt,
+} from "./command.js";
+
+function formatList(): string {
+  return formatNames().join(", ");
+}
+
+export const OUTPUT_OPTIONS: OptionSpec[] = [
+  {
+    name: "format",
+    type: "string",
+    value: "FORMAT",
+    description: `the report on stdout: ${formatList()} (default: text)`,
+  },
+  {
+    name: "output",
+    short: "o",
+    type: "string",
+    multiple: true,
+    value: "[FORMAT=]FILE",
+    description:
+      "write a report to FILE: FORMAT=FILE in any format (repeat for several); FILE alone is the --format report, and stdout stays empty",
+  },
+  {
+    name: "quiet",
+    short: "q",
+    type: "boolean",
+    description: "text on stdout: only the verdict line",
+  },
+  {
+    name: "history",
+    type: "string",
+    value: "FILE",
+    description:
+      "the stats history (JSON lines, from freezegate stats --history) for the HTML report's trend",
+  },
+];
+
+/** Help paragraph shared by the commands (the registry's formats, html included once there). */
+export function outputDetails(): string {
+  const names = formatNames();
+  const width = Math.max(...names.map((n) => n.length)) + 2;
+  return [
+    "Reports: --format picks the one on stdout; each --output FORMAT=FILE writes one more, e.g.",
+    '  --output markdown="$GITHUB_STEP_SUMMARY" --output sarif=freezegate.sarif',
+    "Files are written together or not at all (temporary files, then renames). Colour when",
+    "stdout is a terminal; NO_COLOR turns it off, FORCE_COLOR on (FORCE_COLOR=0 off).",
+    "Formats:",
+    ...names.map((n) => `  ${n.padEnd(width)}${FORMATS[n].description}`),
+  ].join("\n");
+}
+
+export interface OutputTarget {
+  /** undefined: a plain --output FILE, which takes the --format format. */
+  format: FormatName | undefined;
+  /** Absolute. */
+  path: string;
+}
+
+export interface OutputRequest {
+  /** --format, when given. */
+  format: FormatName | undefined;
+  outputs: OutputTarget[];
+  quiet: boolean;
+  /** --history, absolute, when given. */
+  history: string | undefined;
+}
+
+function unknownFormat(what: string, name: string): UsageError {
+  return new UsageError(`unknown ${what} "${name}"`, {
+    fix: `use one of: ${formatList()}`,
+  });
+}
+
+/** A name that reads as a format in FORMAT=FILE (a path never looks like this). */
+const FORMAT_PREFIX = /^([A-Za-z][A-Za-z0-9_-]*)=(.*)$/s;
+
+export function parseOutputTarget(value: string, cwd: string): OutputTarget {
+  const m = FORMAT_PREFIX.exec(value);
+  if (m) {
+    const [, name, file] = m as unknown as [string, string, string];
+    if (!isFormat(name)) {
+      throw new UsageError(`--output "${value}": unknown format "${name}"`, {
+        fix: `use FORMAT=FILE with one of: ${formatList()} (a file whose name has "=" in it: write it as ./${value})`,
+      });
+    }
+    if (file === "") {
+      throw new UsageError(`--output "${value}": no file after "="`, {
+        fix: `write --output ${name}=FILE`,
+      });
+    }
+    return { format: name, path: resolve(cwd, file) };
+  }
+  if (value === "") {
+    throw new UsageError("--output needs a file", { fix: "write --output [FORMAT=]FILE" });
+  }
+  return { format: undefined, path: resolve(cwd, value) };
+}
+
+/** The output flags, checked before anything runs (a usage error costs no audit). */
+export function parseOutputRequest(values: OptionValues, cwd: string): OutputRequest {
+  const formatFlag = stringOpt(values, "format");
+  if (formatFlag !== undefined && !isFormat(formatFlag))
+    throw unknownFormat("--format", formatFlag);
+  const raw = listOpt(values, "output") ?? [];
+  const single = stringOpt(values, "output");
+  const outputs = [...raw, ...(single === undefined ? [] : [single])].map((v) =>
+    parseOutputTarget(v, cwd),
+  );
+  const plain = outputs.filter((o) => o.format === undefined);
+  if (plain.length > 1) {
+    throw new UsageError("--output FILE without a format can be given once", {
+      fix: "name the format of the others: --output FORMAT=FILE",
+    });
+  }
+  const seen = new Set<string>();
+  for (const o of outputs) {
+    if (seen.has(o.path)) {
+      throw new UsageError(`--output names ${o.path} twice`, {
+        fix: "give each report its own file",
+      });
+    }
+    seen.add(o.path);
+  }
+  const history = stringOpt(values, "history");
+  return {
+    format: formatFlag,
+    outputs,
+    quiet: boolOpt(values, "quiet"),
+    history: history === undefined ? undefined : resolve(cwd, history),
+  };
+}
+
+export interface OutputPlan {
+  /** The format printed on stdout, or null when a plain --output FILE took it. */
+  stdout: FormatName | null;
+  files: Array<{ format: FormatName; path: string }>;
+  quiet: boolean;
+}
+
+/** The request with the config file's `format` as the default --format. */
+export function planOutputs(request: OutputRequest, configFormat: unknown): OutputPlan {
+  let fallback: FormatName = "text";
+  if (configFormat !== undefined) {
+    if (typeof configFormat !== "string" || !isFormat(configFormat)) {
+      throw new ConfigError(`the config file's "format" is not a report format: ${configFormat}`, {
+        fix: `use one of: ${formatList()}`,
+      });
+    }
+    fallback = configFormat;
+  }
+  const main = request.format ?? fallback;
+  const hasPlain = request.outputs.some((o) => o.format === undefined);
+  return {
+    stdout: hasPlain ? null : main,
+    files: request.outputs.map((o) => ({ format: o.format ?? main, path: o.path })),
+    quiet: request.quiet,
+  };
+}
+
+/**
+ * Fail before a long audit when a report could not be written anyway: each target's
+ * directory must exist, and the target must not be a directory. (The write itself still
+ * checks everything: this only saves the wait.)
+ */
+export function preflightOutputs(request: OutputRequest): void {
+  for (const { path } of request.outputs) {
+    const dir = dirname(path);
+    const dirStat = statOrNull(dir);
+    if (dirStat === null || !dirStat.isDirectory()) {
+      throw new InputError(`cannot write ${path}: the directory ${dir} does not exist`, {
+        fix: "create the directory first, or write the report elsewhere",
+      });
+    }
+    if (statOrNull(path)?.isDirectory()) {
+      throw new InputError(`cannot write ${path}: it is a directory`, {
+        fix: "give a file name for the report",
+      });
+    }
+  }
+}
+
+function statOrNull(path: string): fs.Stats | null {
+  try {
+    return fs.statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * --history: the stats history, parsed strictly. A file that is missing or not JSON lines is
+ * an error (a mistyped path must not quietly draw an empty trend).
+ */
+export function readHistoryOption(request: OutputRequest): Stats[] | null {
+  if (request.history === undefined) return null;
+  let text: string;
+  try {
+    text = fs.readFileSync(request.history, "utf8");
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    throw new InputError(
+      missing
+        ? `the history file ${request.history} does not exist`
+        : `cannot read the history ${request.history}: ${(error as Error).message}`,
+      {
+        fix: "point --history at the file freezegate stats --history appends to, or leave it out",
+        cause: error,
+      },
+    );
+  }
+  return parseHistory(text, request.history);
+}
+
+/**
+ * Colour on stdout: FORCE_COLOR wins (Node's rule: "", "1", "2", "3" and "true" turn it on,
+ * any other value off), then NO_COLOR (any non-empty value: off, per no-color.org), then
+ * TERM=dumb (off), then whether the stream is a terminal.
+ */
+export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return ["", "1", "2", "3", "true"].includes(force);
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  if (env.TERM === "dumb") return false;
+  return stream.isTTY === true;
+}
+
+/** Data below this size is read too fast to be worth a progress line. */
+export const PROGRESS_MIN_BYTES = 8 * 1024 * 1024;
+
+export function formatBytes(bytes: number): string {
+  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+/**
+ * The audit's `onDataFiles` hook for a command: on a terminal, one stderr line before large
+ * coverage data is read; nothing at all when stderr is not a terminal (CI logs, pipes).
+ */
+export function dataReadProgress(
+  io: Pick<CommandIo, "stderr">,
+  minBytes = PROGRESS_MIN_BYTES,
+): ((files: readonly string[]) => void) | undefined {
+  if (io.stderr.isTTY !== true) return undefined;
+  return (files) => {
+    let bytes = 0;
+    for (const file of files) bytes += statOrNull(file)?.size ?? 0;
+    if (bytes < minBytes) return;
+    const count = files.length === 1 ? "" : ` in ${files.length} files`;
+    io.stderr.write(`freezegate: reading coverage data (${formatBytes(bytes)}${count})…\n`);
+  };
+}
+
+/** The file-system calls the set writer makes (tests pass failing ones). */
+export type WriteOps = Pick<
+  typeof fs,
+  "writeFileSync" | "renameSync" | "rmSync" | "linkSync" | "copyFileSync" | "statSync"
+>;
+
+function sibling(path: string, kind: "tmp" | "bak"): string {
+  return join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.${kind}`,
+  );
+}
+
+function writeError(path: string, error: unknown): InputError {
+  return new InputError(
+    `cannot write ${path}: ${(error as Error).message}; no report file was written`,
+    { fix: "check that the directory exists and is writable", cause: error },
+  );
+}
+
+/** Write every file or none (see the module comment for how). */
+export function writeFilesAtomically(
+  files: ReadonlyArray<{ path: string; content: string }>,
+  ops: WriteOps = fs,
+): void {
+  const staged: Array<{ path: string; temp: string; backup: string | null }> = [];
+  // Cleaning up must not hide the error that made it necessary (a temporary name the file
+  // system refuses cannot be removed either).
+  const remove = (path: string) => {
+    try {
+      ops.rmSync(path, { force: true });
+    } catch {
+      // nothing was created under that name
+    }
+  };
+  const removeStaged = () => {
+    for (const s of staged) {
+      remove(s.temp);
+      if (s.backup !== null) remove(s.backup);
+    }
+  };
+  for (const file of files) {
+    try {
+      let existing: fs.Stats | null = null;
+      try {
+        existing = ops.statSync(file.path);
+      } catch {
+        existing = null;
+      }
+      if (existing?.isDirectory()) throw new Error("it is a directory");
+      const entry = {
+        path: file.path,
+        temp: sibling(file.path, "tmp"),
+        backup: null as string | null,
+      };
+      staged.push(entry);
+      ops.writeFileSync(entry.temp, file.content, { flag: "wx" });
+      if (existing !== null) {
+        entry.backup = sibling(file.path, "bak");
+        try {
+          ops.linkSync(file.path, entry.backup);
+        } catch {
+          ops.copyFileSync(file.path, entry.backup);
+        }
+      }
+    } catch (error) {
+      removeStaged();
+      throw writeError(file.path, error);
+    }
+  }
+  let renamed = 0;
+  try {
+    for (const s of staged) {
+      ops.renameSync(s.temp, s.path);
+      renamed++;
+    }
+  } catch (error) {
+    for (const s of staged.slice(0, renamed)) {
+      try {
+        if (s.backup !== null) ops.renameSync(s.backup, s.path);
+        else remove(s.path);
+      } catch {
+        // Best effort: the error below names the write that failed.
+      }
+    }
+    removeStaged();
+    throw writeError((staged[renamed] as { path: string }).path, error);
+  }
+  for (const s of staged) if (s.backup !== null) remove(s.backup);
+}
+
+/**
+ * Render the report in every planned format and put it out: the files first (all or none),
+ * then stdout, so a failed write leaves stdout empty and the exit code 2.
+ */
+export function emitReports(
+  report: AuditReport | CheckReport,
+  plan: OutputPlan,
+  io: Pick<CommandIo, "stdout" | "env">,
+  extras: Pick<RenderContext, "sources" | "history">,
+): void {
+  const base: RenderContext = { color: false, quiet: false, ...extras };
+  const files = plan.files.map((f) => ({
+    path: f.path,
+    content: renderReport(f.format, report, base),
+  }));
+  const stdout =
+    plan.stdout === null
+      ? null
+      : renderReport(plan.stdout, report, {
+          ...base,
+          quiet: plan.quiet,
+          color: colorEnabled(io.stdout, io.env),
+        });
+  writeFilesAtomically(files);
+  if (stdout !== null) io.stdout.write(stdout);
+}

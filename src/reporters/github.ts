@@ -1,0 +1,107 @@
+// GitHub Actions annotations: workflow commands (`::error file=…,line=…,title=…::message`) that
+// a workflow step prints to put the report's problems on the pull request's changed lines.
+//
+// GitHub's limits (actions/toolkit docs/problem-matchers.md): a step shows at most 10 error
+// and 10 warning annotations (and 50 per job); the rest are dropped silently. So runs of lines
+// become one ranged annotation, and when a level has more than 10 the 10th says how many were
+// left out; every problem is still listed as plain log lines after the annotations. Escaping
+// follows actions/toolkit's command.ts: "%", CR and LF in the message; also ":" and "," in
+// property values. Plain lines get no newline from the repository either, so a test name can
+// never start a workflow command of its own.
+
+import {
+  type AnyReport,
+  codeInfo,
+  type Issue,
+  isCheckReport,
+  type Level,
+  reportIssueRanges,
+  verdictSentence,
+} from "./issues.js";
+
+/** Annotations of one level that GitHub shows per step. */
+export const ANNOTATIONS_PER_LEVEL = 10;
+/** The Checks API caps an annotation title at 255 characters. */
+export const TITLE_MAX = 255;
+/** Messages are cut well below the Checks API's 64 KB: an annotation is read at a glance. */
+export const MESSAGE_MAX = 4000;
+
+const COMMAND: Record<Level, string> = { error: "error", warning: "warning", note: "notice" };
+
+function cut(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join("")}…`;
+}
+
+/** Workflow-command data (the message). */
+export function escapeData(text: string): string {
+  return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+
+/** Workflow-command property values (file, title). */
+export function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+
+function command(level: Level, props: Array<[string, string | number]>, message: string): string {
+  const list = props.map(([k, v]) => `${k}=${escapeProperty(String(v))}`).join(",");
+  return `::${COMMAND[level]}${list === "" ? "" : ` ${list}`}::${escapeData(cut(message, MESSAGE_MAX))}`;
+}
+
+function annotation(issue: Issue): string {
+  const props: Array<[string, string | number]> = [];
+  if (issue.path !== null) props.push(["file", issue.path]);
+  if (issue.line !== null) {
+    props.push(["line", issue.line]);
+    if (issue.endLine !== null && issue.endLine !== issue.line)
+      props.push(["endLine", issue.endLine]);
+  }
+  props.push(["title", cut(`freezegate: ${codeInfo(issue.code).title}`, TITLE_MAX)]);
+  return command(issue.level, props, issue.message);
+}
+
+/** A plain log line: one line whatever the repository put in it. */
+function logLine(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ");
+}
+
+function where(issue: Issue): string {
+  if (issue.path === null) return "";
+  if (issue.line === null) return `${issue.path}: `;
+  const span = issue.line === issue.endLine ? `${issue.line}` : `${issue.line}-${issue.endLine}`;
+  return `${issue.path}:${span}: `;
+}
+
+const LEVEL_WORD: Record<Level, string> = { error: "errors", warning: "warnings", note: "notices" };
+
+export function renderGithub(report: AnyReport): string {
+  const issues = reportIssueRanges(report);
+  const out: string[] = [];
+  for (const level of ["error", "warning", "note"] as const) {
+    const mine = issues.filter((i) => i.level === level);
+    if (mine.length <= ANNOTATIONS_PER_LEVEL) {
+      out.push(...mine.map(annotation));
+      continue;
+    }
+    const shown = mine.slice(0, ANNOTATIONS_PER_LEVEL - 1);
+    out.push(...shown.map(annotation));
+    const rest = mine.length - shown.length;
+    out.push(
+      command(
+        level,
+        [["title", `freezegate: ${rest} more ${LEVEL_WORD[level]}`]],
+        `${rest} more ${LEVEL_WORD[level]} not annotated (GitHub shows ${ANNOTATIONS_PER_LEVEL} per step); all ${mine.length} are listed in this step's log`,
+      ),
+    );
+  }
+  const verdict = verdictSentence(report);
+  const kind = isCheckReport(report) ? "check" : "audit";
+  out.push(logLine(`freezegate ${kind}: ${verdict.passed ? "PASS" : "FAIL"}: ${verdict.text}`));
+  for (const level of ["error", "warning", "note"] as const) {
+    for (const issue of issues.filter((i) => i.level === level)) {
+      out.push(logLine(`  ${level.padEnd(7)} ${issue.code}: ${where(issue)}${issue.message}`));
+    }
+  }
+  return `${out.join("\n")}\n`;
+}

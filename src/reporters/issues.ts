@@ -1,0 +1,384 @@
+// The problems a report points at, derived once from the result object, so that every format
+// that lists them (GitHub annotations, SARIF, JUnit, Markdown) shows the same ones, at the
+// same places, at the same level. An audit report's problems are its changed lines whose
+// verdict needs attention; a check report's are those lines plus every other gate's findings.
+
+import type { FindingCode } from "../core/findings.js";
+import type { FailableVerdict, LineResult } from "../core/shadow-audit.js";
+import type { AuditReport } from "./audit-report.js";
+import type { CheckReport } from "./check-report.js";
+
+export type AnyReport = AuditReport | CheckReport;
+
+/** error: fails the build; warning: shown, fails nothing; note: a record. */
+export type Level = "error" | "warning" | "note";
+
+export interface Issue {
+  code: FindingCode;
+  /** The gate that found it ("shadow" for changed lines). */
+  gate: string;
+  level: Level;
+  /** Repository path (a ledger finding without one points at the ledger); null: no file. */
+  path: string | null;
+  /** First and last line of the range (equal for one line); null for a file-level finding. */
+  line: number | null;
+  endLine: number | null;
+  /** One sentence on one line, complete on its own. */
+  message: string;
+  /** The tests the issue names (a shadowed line's frozen tests, a freeze's test). */
+  tests: string[];
+  testId?: string;
+  propertyId?: string;
+}
+
+export interface CodeInfo {
+  title: string;
+  help: string;
+}
+
+/**
+ * A title and a short explanation per finding code (SARIF rules, Markdown, JUnit). Partial so
+ * that a new code does not break the build here; a unit test asks for every code.
+ */
+export const CODE_INFO: Partial<Record<FindingCode, CodeInfo>> = {
+  "missing-field": {
+    title: "freeze misses a field",
+    help: "Every freeze must say who owns it, why, until when, which invariant it withdraws and which property compensates. Fill in the missing field in the ledger.",
+  },
+  "bad-date": {
+    title: "freeze has a bad date",
+    help: "A freeze's opened and expires dates must be real days written YYYY-MM-DD, with opened before expires.",
+  },
+  expired: {
+    title: "freeze expired",
+    help: "The freeze's expiry day has passed: re-enable or delete the frozen test, or extend the freeze with a reviewed reason.",
+  },
+  "window-exceeded": {
+    title: "freeze window too long",
+    help: "The freeze lasts longer than the policy's max_window_days allows. Shorten it.",
+  },
+  "duplicate-freeze": {
+    title: "test frozen twice",
+    help: "A test may be frozen by one ledger entry only. Merge the entries.",
+  },
+  "unknown-test": {
+    title: "freeze names an unknown test",
+    help: "The frozen test id matches no collected test: fix the id (pytest node ids, as in `pytest --collect-only -q`) or remove the freeze.",
+  },
+  "orphaned-property": {
+    title: "property lost its last witness",
+    help: "Every example test that witnesses this property is frozen: nothing that can fail the build still checks the invariant. Unfreeze a witness.",
+  },
+  "frozen-property-check": {
+    title: "property check is frozen",
+    help: "The property test that compensates for freezes is itself frozen.",
+  },
+  "deposit-not-collected": {
+    title: "deposit is not a collected test",
+    help: "A freeze must deposit a compensating property that is a collected test.",
+  },
+  "deposit-not-in-diff": {
+    title: "deposit not in the patch",
+    help: "A new freeze must add or change its compensating property in the same patch, unless reused_property is true.",
+  },
+  "deposit-too-few-inputs": {
+    title: "deposit ran on too few inputs",
+    help: "The compensating property must have run on at least the policy's min_distinct distinct inputs (the samples artifact says how many).",
+  },
+  "lock-moved": {
+    title: "generator lock moved",
+    help: "A file fingerprinted by the generator lock changed without the lock being updated in the same patch.",
+  },
+  "ledger-changed": {
+    title: "ledger changed",
+    help: "A record of a change to the freeze ledger in this patch, for the reviewer.",
+  },
+  "self-approved": {
+    title: "freeze approved by its author",
+    help: "policy.require_approval is on: a freeze needs approved_by from someone other than its owner and its author.",
+  },
+  "shadowed-line": {
+    title: "shadowed line",
+    help: "Only frozen tests execute this changed line: nothing that can fail the build checks it. Unfreeze the test, or add a live test that executes the line.",
+  },
+  "fixture-only-line": {
+    title: "fixture-only line",
+    help: "Only the setup or teardown of live tests executes this changed line, never a test body. Add a test that exercises it.",
+  },
+  "uncovered-line": {
+    title: "uncovered line",
+    help: "No test executes this changed line. Add a test that does.",
+  },
+  "unmeasured-line": {
+    title: "unmeasured line",
+    help: "The file is not in the coverage data, so nothing says which test executes this changed line. Measure it ([run] source).",
+  },
+  "inherited-skip": {
+    title: "skip inherited through the merge queue",
+    help: "A test skipped in the parent's applied record would be skipped in this commit without a freeze of its own.",
+  },
+  "stale-record": {
+    title: "stale applied record",
+    help: "The applied record was made at another commit or with another ledger than the one being gated.",
+  },
+};
+
+export function codeInfo(code: FindingCode): CodeInfo {
+  return CODE_INFO[code] ?? { title: code, help: `freezegate finding ${code}.` };
+}
+
+/** The codes a report can carry: the line codes for an audit, every code for a check. */
+export const LINE_CODES: Record<FailableVerdict, FindingCode> = {
+  shadowed: "shadowed-line",
+  "fixture-only": "fixture-only-line",
+  uncovered: "uncovered-line",
+  unmeasured: "unmeasured-line",
+};
+
+/** Gates whose findings are about ledger entries: without a path they point at the ledger. */
+const LEDGER_GATES: ReadonlySet<string> = new Set([
+  "shape",
+  "witness",
+  "deposit",
+  "ledger-changes",
+]);
+
+export function isCheckReport(report: AnyReport): report is CheckReport {
+  return report.schema === "freezegate/check";
+}
+
+export function auditOf(report: AnyReport): AuditReport {
+  return isCheckReport(report) ? report.audit : report;
+}
+
+/** "a, b, c, and 2 more": a list that stays readable on one line. */
+export function listSome(items: readonly string[], max = 5): string {
+  if (items.length <= max) return items.join(", ");
+  return `${items.slice(0, max).join(", ")}, and ${items.length - max} more`;
+}
+
+function span(line: number, endLine: number): string {
+  return line === endLine ? `changed line ${line} is` : `changed lines ${line}-${endLine} are`;
+}
+
+/** The sentence for a changed line (or a run of lines) with a verdict that needs attention. */
+export function lineMessage(
+  verdict: FailableVerdict,
+  line: number,
+  endLine: number,
+  result: Pick<LineResult, "frozenTests" | "fixtureTests" | "outsideTests">,
+): string {
+  const it = line === endLine ? "it" : "them";
+  switch (verdict) {
+    case "shadowed":
+      return `${span(line, endLine)} shadowed: only frozen tests execute ${it} (${listSome(result.frozenTests)})`;
+    case "fixture-only":
+      return `${span(line, endLine)} fixture-only: only the setup/teardown of ${listSome(result.fixtureTests)} executes ${it}${result.frozenTests.length > 0 ? `; frozen: ${listSome(result.frozenTests)}` : ""}`;
+    case "uncovered":
+      return `${span(line, endLine)} uncovered: no test executes ${it}${result.outsideTests ? ", only code outside tests (import time) does" : ""}`;
+    case "unmeasured":
+      return `${span(line, endLine)} unmeasured: the file is not in the coverage data`;
+  }
+}
+
+interface LineIssue extends Issue {
+  /** What makes two consecutive lines one range (same verdict, same tests). */
+  sameAs: string;
+  first: LineResult;
+}
+
+function lineIssuesOf(audit: AuditReport, failingLevel: Level): LineIssue[] {
+  const failOn = new Set<string>(audit.gate.failOn);
+  const out: LineIssue[] = [];
+  for (const file of audit.files) {
+    for (const result of file.lines) {
+      const verdict = result.verdict;
+      if (verdict === "defended" || verdict === "not-code") continue;
+      // A fixture-only line outside fail-on still deserves a look (a judgement call); the
+      // other verdicts outside fail-on are the user's choice not to hear about them.
+      const level: Level | null = failOn.has(verdict)
+        ? failingLevel
+        : verdict === "fixture-only"
+          ? "warning"
+          : null;
+      if (level === null) continue;
+      const tests = verdict === "fixture-only" ? result.fixtureTests : result.frozenTests;
+      out.push({
+        code: LINE_CODES[verdict],
+        gate: "shadow",
+        level,
+        path: file.path,
+        line: result.line,
+        endLine: result.line,
+        message: lineMessage(verdict, result.line, result.line, result),
+        tests,
+        first: result,
+        sameAs: JSON.stringify([
+          verdict,
+          level,
+          result.frozenTests,
+          result.fixtureTests,
+          result.outsideTests,
+        ]),
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * One issue per changed line that needs attention: the lines whose verdict fails the gate
+ * (at `failingLevel`), and fixture-only lines that do not (as warnings).
+ */
+export function lineIssues(audit: AuditReport, failingLevel: Level = "error"): Issue[] {
+  return lineIssuesOf(audit, failingLevel).map(({ sameAs: _, first: __, ...issue }) => issue);
+}
+
+/** Consecutive lines of one file with the same verdict and tests, as one range. */
+export function lineRanges(audit: AuditReport, failingLevel: Level = "error"): Issue[] {
+  const out: LineIssue[] = [];
+  for (const issue of lineIssuesOf(audit, failingLevel)) {
+    const prev = out[out.length - 1];
+    if (
+      prev &&
+      prev.path === issue.path &&
+      prev.sameAs === issue.sameAs &&
+      prev.endLine !== null &&
+      issue.line === prev.endLine + 1
+    ) {
+      prev.endLine = issue.line;
+      continue;
+    }
+    out.push({ ...issue });
+  }
+  return out.map(({ sameAs: _, first, ...issue }) =>
+    issue.line === issue.endLine
+      ? issue
+      : {
+          ...issue,
+          message: lineMessage(
+            first.verdict as FailableVerdict,
+            issue.line as number,
+            issue.endLine as number,
+            first,
+          ),
+        },
+  );
+}
+
+/** A gate finding's level: errors of a non-blocking gate fail nothing, so they are warnings. */
+function findingLevel(severity: "error" | "warning" | "info", blocking: boolean): Level {
+  if (severity === "error") return blocking ? "error" : "warning";
+  return severity === "warning" ? "warning" : "note";
+}
+
+function compare(a: string | number | null | undefined, b: string | number | null | undefined) {
+  const x = a ?? "";
+  const y = b ?? "";
+  if (typeof x === "number" && typeof y === "number") return x - y;
+  const sx = String(x);
+  const sy = String(y);
+  return sx < sy ? -1 : sx > sy ? 1 : 0;
+}
+
+const GATE_ORDER = ["shadow", "shape", "witness", "deposit", "lock", "ledger-changes"];
+
+function gateRank(gate: string): number {
+  const i = GATE_ORDER.indexOf(gate);
+  return i === -1 ? GATE_ORDER.length : i;
+}
+
+/**
+ * Stable order: by gate (the audit's lines first, then the gates in check order), then path
+ * (issues without a file last), line, code, test, property, message.
+ */
+export function sortIssues(issues: readonly Issue[]): Issue[] {
+  return [...issues].sort(
+    (a, b) =>
+      gateRank(a.gate) - gateRank(b.gate) ||
+      compare(a.gate, b.gate) ||
+      (a.path === null ? 1 : 0) - (b.path === null ? 1 : 0) ||
+      compare(a.path, b.path) ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      compare(a.code, b.code) ||
+      compare(a.testId, b.testId) ||
+      compare(a.propertyId, b.propertyId) ||
+      compare(a.message, b.message),
+  );
+}
+
+function gateIssues(report: CheckReport): Issue[] {
+  const out: Issue[] = [];
+  for (const gate of report.gates) {
+    // The shadow gate's findings are the audit's lines, taken from the audit itself.
+    if (gate.gate === "shadow" || !gate.ran) continue;
+    for (const f of gate.findings) {
+      const path = f.path ?? (LEDGER_GATES.has(gate.gate) ? report.ledger.file : null);
+      out.push({
+        code: f.code,
+        gate: gate.gate,
+        level: findingLevel(f.severity, gate.blocking),
+        path,
+        line: path !== null && f.line !== undefined ? Math.max(1, f.line) : null,
+        endLine: path !== null && f.line !== undefined ? Math.max(1, f.line) : null,
+        message: f.message.replace(/\s*[\r\n]+\s*/g, " "),
+        tests: f.testId === undefined ? [] : [f.testId],
+        ...(f.testId === undefined ? {} : { testId: f.testId }),
+        ...(f.propertyId === undefined ? {} : { propertyId: f.propertyId }),
+      });
+    }
+  }
+  return out;
+}
+
+function shadowLevel(report: AnyReport): Level {
+  if (!isCheckReport(report)) return "error";
+  const shadow = report.gates.find((g) => g.gate === "shadow");
+  return shadow === undefined || shadow.blocking ? "error" : "warning";
+}
+
+/** Every issue of a report, one per changed line, in the stable order. */
+export function reportIssues(report: AnyReport): Issue[] {
+  const lines = lineIssues(auditOf(report), shadowLevel(report));
+  return sortIssues(isCheckReport(report) ? [...lines, ...gateIssues(report)] : lines);
+}
+
+/** Every issue of a report with runs of lines folded into ranges, in the stable order. */
+export function reportIssueRanges(report: AnyReport): Issue[] {
+  const lines = lineRanges(auditOf(report), shadowLevel(report));
+  return sortIssues(isCheckReport(report) ? [...lines, ...gateIssues(report)] : lines);
+}
+
+/** The one-line verdict every format leads with. */
+export function verdictSentence(report: AnyReport): { passed: boolean; text: string } {
+  if (isCheckReport(report)) {
+    const n = report.failedGates.length;
+    return report.passed
+      ? { passed: true, text: "no blocking gate failed" }
+      : {
+          passed: false,
+          text: `blocking gate${n === 1 ? "" : "s"} failed: ${report.failedGates.join(", ")}`,
+        };
+  }
+  return report.gate.passed
+    ? {
+        passed: true,
+        text: `no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})`,
+      }
+    : { passed: false, text: report.gate.reasons.join("; ") };
+}
+
+/** "base...HEAD", "staged changes", ...: which patch was audited. */
+export function describePatch(audit: AuditReport): string {
+  const p = audit.patch;
+  switch (p.source) {
+    case "range":
+      return `${p.base}...${p.head}`;
+    case "diff":
+      return `diff ${p.file}`;
+    case "staged":
+      return "staged changes";
+    case "worktree":
+      return "work tree against HEAD";
+  }
+}

@@ -1,0 +1,98 @@
+// The report formats by name: what `--format` and `--output FORMAT=FILE` accept. Every
+// renderer takes the same result object (an audit or a check report) and the same context,
+// so no two formats can disagree and a new format is one entry here.
+
+import type { Stats } from "../core/stats.js";
+import type { AuditReport } from "./audit-report.js";
+import { type CheckReport, renderCheckText } from "./check-report.js";
+import { renderGithub } from "./github.js";
+import { renderHtml } from "./html.js";
+import { isCheckReport } from "./issues.js";
+import { renderJunit } from "./junit.js";
+import { renderMarkdown } from "./markdown.js";
+import { renderSarif } from "./sarif.js";
+import { paintCheckText, renderAuditVerdict, renderCheckVerdict, renderText } from "./text.js";
+
+export interface RenderContext {
+  /** Colour on? (text only) */
+  color: boolean;
+  /** --quiet (text only) */
+  quiet: boolean;
+  /** For the HTML report: source text of each changed file (repo path -> text). */
+  sources: ReadonlyMap<string, string>;
+  /** For the HTML report: the stats history (JSON lines already parsed), or null. */
+  history: readonly Stats[] | null;
+}
+
+export type Renderer = (report: AuditReport | CheckReport, ctx: RenderContext) => string;
+
+export interface FormatSpec {
+  /** One line for --help. */
+  description: string;
+  render: Renderer;
+}
+
+function renderTextFormat(report: AuditReport | CheckReport, ctx: RenderContext): string {
+  const options = { color: ctx.color };
+  if (isCheckReport(report)) {
+    if (ctx.quiet) return renderCheckVerdict(report, options);
+    const plain = renderCheckText(report);
+    return ctx.color ? paintCheckText(plain, report) : plain;
+  }
+  return ctx.quiet ? renderAuditVerdict(report, options) : renderText(report, options);
+}
+
+export const FORMATS = {
+  text: { description: "human-readable (the default)", render: renderTextFormat },
+  json: {
+    description: "the versioned JSON contract (docs/json-contract.md)",
+    render: (report) => `${JSON.stringify(report, null, 2)}\n`,
+  },
+  markdown: {
+    description: "GitHub-flavoured Markdown for PR comments and $GITHUB_STEP_SUMMARY",
+    render: (report) => renderMarkdown(report),
+  },
+  github: {
+    description: "GitHub Actions annotations (workflow commands)",
+    render: (report) => renderGithub(report),
+  },
+  sarif: {
+    description: "SARIF 2.1.0 for code scanning",
+    render: (report, ctx) => renderSarif(report, ctx),
+  },
+  junit: {
+    description: "JUnit XML, one testcase per gate",
+    render: (report) => renderJunit(report),
+  },
+  html: {
+    description: "one self-contained HTML page: lines and their tests, gates, ledger, trend",
+    render: renderHtml,
+  },
+} satisfies Record<string, FormatSpec>;
+
+export type FormatName = keyof typeof FORMATS;
+
+/** The format names in registry order (the order --help lists them). */
+export function formatNames(): FormatName[] {
+  return Object.keys(FORMATS) as FormatName[];
+}
+
+export function isFormat(name: string): name is FormatName {
+  return Object.hasOwn(FORMATS, name);
+}
+
+/** A context for callers that have no terminal, sources or history (library use, tests). */
+export const PLAIN_CONTEXT: RenderContext = {
+  color: false,
+  quiet: false,
+  sources: new Map(),
+  history: null,
+};
+
+export function renderReport(
+  format: FormatName,
+  report: AuditReport | CheckReport,
+  ctx: RenderContext = PLAIN_CONTEXT,
+): string {
+  return (FORMATS[format] as FormatSpec).render(report, ctx);
+}
