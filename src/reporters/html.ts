@@ -16,6 +16,7 @@ import { pct, type Stats } from "../core/stats.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckGateReport, CheckLedgerEntry, CheckReport } from "./check-report.js";
 import type { RenderContext, Renderer } from "./registry.js";
+import { describePatch, plural } from "./words.js";
 
 // ---------------------------------------------------------------------------------------------
 // Escaping by construction.
@@ -98,24 +99,6 @@ const SKIP_WORDS: Record<string, string> = {
 const CONTEXT_LINES = 3;
 /** Findings shown before the rest are folded into <details>. */
 const FOLD_FINDINGS = 12;
-
-function plural(n: number, word: string, many = `${word}s`): string {
-  return `${n} ${n === 1 ? word : many}`;
-}
-
-function describePatch(report: AuditReport): string {
-  const p = report.patch;
-  switch (p.source) {
-    case "range":
-      return `${p.base}...${p.head} (merge base ${p.mergeBase.slice(0, 12)})`;
-    case "diff":
-      return `diff ${p.file}`;
-    case "staged":
-      return "staged changes";
-    case "worktree":
-      return "work tree against HEAD";
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The page.

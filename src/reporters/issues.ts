@@ -7,6 +7,7 @@ import type { FindingCode } from "../core/findings.js";
 import type { FailableVerdict, LineResult } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckReport } from "./check-report.js";
+import { describePatch as describeAuditPatch } from "./words.js";
 
 export type AnyReport = AuditReport | CheckReport;
 
@@ -368,17 +369,7 @@ export function verdictSentence(report: AnyReport): { passed: boolean; text: str
     : { passed: false, text: report.gate.reasons.join("; ") };
 }
 
-/** "base...HEAD", "staged changes", ...: which patch was audited. */
+/** "base...HEAD", "staged changes", ...: which patch was audited (no merge base). */
 export function describePatch(audit: AuditReport): string {
-  const p = audit.patch;
-  switch (p.source) {
-    case "range":
-      return `${p.base}...${p.head}`;
-    case "diff":
-      return `diff ${p.file}`;
-    case "staged":
-      return "staged changes";
-    case "worktree":
-      return "work tree against HEAD";
-  }
+  return describeAuditPatch(audit, { mergeBase: false });
 }

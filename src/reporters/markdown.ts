@@ -19,6 +19,7 @@ import {
   reportIssueRanges,
   verdictSentence,
 } from "./issues.js";
+import { plural } from "./words.js";
 
 /** Rows of a long table shown before the rest is folded into <details>. */
 export const ROWS_SHOWN = 10;
@@ -55,10 +56,6 @@ function codes(items: readonly string[], max = 5): string {
   const shown = items.slice(0, max).map((t) => mdCode(t));
   const more = items.length - shown.length;
   return [...shown, ...(more > 0 ? [`and ${more} more`] : [])].join("<br>");
-}
-
-function plural(n: number, word: string, many = `${word}s`): string {
-  return `${n} ${n === 1 ? word : many}`;
 }
 
 function table(header: readonly string[], align: readonly string[], rows: string[][]): string[] {

@@ -7,6 +7,7 @@
 import type { LineResult, Verdict } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckReport } from "./check-report.js";
+import { describePatch, plural } from "./words.js";
 
 /** How words are painted: identity functions when colour is off. */
 export interface Paint {
@@ -70,24 +71,6 @@ export function foldRanges(lines: readonly number[]): string {
   }
   if (start !== null) parts.push(start === prev ? `${start}` : `${start}-${prev}`);
   return parts.join(", ");
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-
-function describePatch(report: AuditReport): string {
-  const p = report.patch;
-  switch (p.source) {
-    case "range":
-      return `${p.base}...${p.head} (merge base ${p.mergeBase.slice(0, 12)})`;
-    case "diff":
-      return `diff ${p.file}`;
-    case "staged":
-      return "staged changes";
-    case "worktree":
-      return "work tree against HEAD";
-  }
 }
 
 function listTests(tests: readonly string[], max = 5): string {
