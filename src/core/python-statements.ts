@@ -45,6 +45,7 @@ export function analyzePython(source: string, options: PythonStatementsOptions =
   const text = normalizeSource(source);
   const where = options.path ?? "Python source";
   const tokens = tokenize(text, where);
+  const call = tokenizeCalls;
   const physical = tokens.physicalCount;
   const logicalFirst = new Int32Array(physical + 1);
   for (let n = 0; n < tokens.logicalCount; n++) {
@@ -57,7 +58,8 @@ export function analyzePython(source: string, options: PythonStatementsOptions =
   return {
     logical: new LineTable(logicalFirst),
     statements() {
-      full ??= analyzeTokens(text, tokens, where);
+      // `tokens` may since have been overwritten by another file's: then tokenize again.
+      full ??= analyzeTokens(text, call === tokenizeCalls ? tokens : tokenize(text, where), where);
       return full;
     },
   };
@@ -145,8 +147,15 @@ interface Tokens {
   physicalCount: number;
 }
 
-function grown<T extends Uint8Array | Int32Array>(array: T, size: number): T {
-  const bigger = new (array.constructor as new (n: number) => T)(size);
+/** A copy of `array` in a new array of `size` elements (monomorphic: a generic version was slow cold). */
+function grownInt32(array: Int32Array, size: number) {
+  const bigger = new Int32Array(size);
+  bigger.set(array);
+  return bigger;
+}
+
+function grownUint8(array: Uint8Array, size: number) {
+  const bigger = new Uint8Array(size);
   bigger.set(array);
   return bigger;
 }
@@ -228,19 +237,34 @@ function syntaxError(where: string, line: number, what: string): InputError {
   });
 }
 
+/**
+ * The token arrays are reused from one tokenize() call to the next: allocating nine typed
+ * arrays per file (each a separate backing store outside the JavaScript heap) cost more than
+ * tokenizing on a 500-file patch. So a Tokens value is valid only until the next call.
+ */
+let scratch: Tokens | null = null;
+/** Counts tokenize() calls, to tell whether a Tokens value is still the current one. */
+let tokenizeCalls = 0;
+
 function tokenize(text: string, where: string): Tokens {
-  let capacity = 64 + (text.length >> 2);
-  let kind = new Uint8Array(capacity);
-  let start = new Int32Array(capacity);
-  let end = new Int32Array(capacity);
+  tokenizeCalls++;
+  const wantTokens = 64 + (text.length >> 1);
+  const wantLines = 64 + (text.length >> 4);
+  const reuseTokens = scratch !== null && scratch.kind.length >= wantTokens;
+  const reuseLines = scratch !== null && scratch.lineFirst.length >= wantLines;
+  let capacity = reuseTokens ? (scratch as Tokens).kind.length : wantTokens;
+  let kind = reuseTokens ? (scratch as Tokens).kind : new Uint8Array(capacity);
+  let start = reuseTokens ? (scratch as Tokens).start : new Int32Array(capacity);
+  let end = reuseTokens ? (scratch as Tokens).end : new Int32Array(capacity);
   let count = 0;
-  let lineCapacity = 64 + (text.length >> 5);
-  let lineFirst = new Int32Array(lineCapacity);
-  let lineLast = new Int32Array(lineCapacity);
-  let lineTokStart = new Int32Array(lineCapacity);
-  let lineTokEnd = new Int32Array(lineCapacity);
-  let lineDepth = new Int32Array(lineCapacity);
-  let lineDocstring = new Uint8Array(lineCapacity);
+  let lineCapacity = reuseLines ? (scratch as Tokens).lineFirst.length : wantLines;
+  const old = reuseLines ? (scratch as Tokens) : null;
+  let lineFirst = old ? old.lineFirst : new Int32Array(lineCapacity);
+  let lineLast = old ? old.lineLast : new Int32Array(lineCapacity);
+  let lineTokStart = old ? old.lineTokStart : new Int32Array(lineCapacity);
+  let lineTokEnd = old ? old.lineTokEnd : new Int32Array(lineCapacity);
+  let lineDepth = old ? old.lineDepth : new Int32Array(lineCapacity);
+  let lineDocstring = old ? old.lineDocstring : new Uint8Array(lineCapacity);
   let logicalCount = 0;
   const indents: number[] = [0];
   const len = text.length;
@@ -347,9 +371,9 @@ function tokenize(text: string, where: string): Tokens {
       }
       if (count === capacity) {
         capacity *= 2;
-        kind = grown(kind, capacity);
-        start = grown(start, capacity);
-        end = grown(end, capacity);
+        kind = grownUint8(kind, capacity);
+        start = grownInt32(start, capacity);
+        end = grownInt32(end, capacity);
       }
       kind[count] = k;
       start[count] = i;
@@ -364,12 +388,12 @@ function tokenize(text: string, where: string): Tokens {
     if (!continued && parenLevel === 0 && logicalStart >= 0) {
       if (logicalCount === lineCapacity) {
         lineCapacity *= 2;
-        lineFirst = grown(lineFirst, lineCapacity);
-        lineLast = grown(lineLast, lineCapacity);
-        lineTokStart = grown(lineTokStart, lineCapacity);
-        lineTokEnd = grown(lineTokEnd, lineCapacity);
-        lineDepth = grown(lineDepth, lineCapacity);
-        lineDocstring = grown(lineDocstring, lineCapacity);
+        lineFirst = grownInt32(lineFirst, lineCapacity);
+        lineLast = grownInt32(lineLast, lineCapacity);
+        lineTokStart = grownInt32(lineTokStart, lineCapacity);
+        lineTokEnd = grownInt32(lineTokEnd, lineCapacity);
+        lineDepth = grownInt32(lineDepth, lineCapacity);
+        lineDocstring = grownUint8(lineDocstring, lineCapacity);
       }
       lineFirst[logicalCount] = logicalFirst;
       lineLast[logicalCount] = lineNo;
@@ -385,7 +409,33 @@ function tokenize(text: string, where: string): Tokens {
   }
   // coverage.py numbers text.split("\n") minus the empty remainder after a final newline.
   const physicalCount = len === 0 ? 0 : text.endsWith("\n") ? lineNo : Math.max(lineNo, 1);
-  return {
+  // Reused arrays hold the previous file's tokens past the end: clear the slot after the
+  // last token and the last logical line, which readers may peek at as they would at zeros.
+  if (count === capacity) {
+    capacity += 1;
+    kind = grownUint8(kind, capacity);
+    start = grownInt32(start, capacity);
+    end = grownInt32(end, capacity);
+  }
+  kind[count] = 0;
+  start[count] = 0;
+  end[count] = 0;
+  if (logicalCount === lineCapacity) {
+    lineCapacity += 1;
+    lineFirst = grownInt32(lineFirst, lineCapacity);
+    lineLast = grownInt32(lineLast, lineCapacity);
+    lineTokStart = grownInt32(lineTokStart, lineCapacity);
+    lineTokEnd = grownInt32(lineTokEnd, lineCapacity);
+    lineDepth = grownInt32(lineDepth, lineCapacity);
+    lineDocstring = grownUint8(lineDocstring, lineCapacity);
+  }
+  lineFirst[logicalCount] = 0;
+  lineLast[logicalCount] = 0;
+  lineTokStart[logicalCount] = 0;
+  lineTokEnd[logicalCount] = 0;
+  lineDepth[logicalCount] = 0;
+  lineDocstring[logicalCount] = 0;
+  scratch = {
     kind,
     start,
     end,
@@ -398,6 +448,7 @@ function tokenize(text: string, where: string): Tokens {
     logicalCount,
     physicalCount,
   };
+  return scratch;
 }
 
 function scanNumber(text: string, i: number, eol: number): number {

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { InputError } from "../../src/core/errors.js";
-import { findPythonStatements } from "../../src/core/python-statements.js";
+import { analyzePython, findPythonStatements } from "../../src/core/python-statements.js";
 import { INVALID_SOURCES, STATEMENT_CASES } from "../fixtures/statements/cases.js";
 
 const fixture = (name: string) =>
@@ -45,6 +45,33 @@ describe("findPythonStatements agrees with coverage.py 6.5 on Python 3.11", () =
       .map((answer, i) => ({ line: i + 1, ours: answer, coverage: expected.answers[i] }))
       .filter((row) => row.ours !== row.coverage);
     expect(wrong).toEqual([]);
+  });
+});
+
+describe("analyzing many files in turn (the tokenizer reuses its arrays)", () => {
+  it("gives each file's statements as if it had been analyzed alone", () => {
+    // Interleaved: all files tokenized first, their full statement maps asked for afterwards,
+    // in another order, between files of very different sizes (the audit's access pattern).
+    const cases = [...STATEMENT_CASES].sort((a, b) => b.source.length - a.source.length);
+    const analyzed = cases.map((c) => ({ c, lines: analyzePython(c.source) }));
+    for (const { c, lines } of [...analyzed].reverse()) {
+      const map = lines.statements();
+      const ours = Array.from({ length: c.expected.length }, (_, i) => map.statementOf(i + 1));
+      expect(ours, c.name).toEqual(c.expected);
+    }
+  });
+
+  it("keeps the logical-line view of an earlier file after later files are tokenized", () => {
+    const first = analyzePython("x = (1,\n     2)\n\n# c\ny = 3\n");
+    analyzePython(`${"z = [1, 2, 3]\n".repeat(5000)}def f():\n    return 1\n`);
+    expect([1, 2, 3, 4, 5].map((l) => first.logical.statementOf(l))).toEqual([1, 1, null, null, 5]);
+    expect([1, 2, 3, 4, 5].map((l) => first.statements().statementOf(l))).toEqual([
+      1,
+      1,
+      null,
+      null,
+      5,
+    ]);
   });
 });
 
