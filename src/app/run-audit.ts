@@ -388,17 +388,14 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       const reported = dataPath === undefined ? null : coverage.statements(dataPath);
       const isPython = change.path.endsWith(".py") || change.path.endsWith(".pyw");
       const python = isPython ? analyzePython(text, { path: change.path }) : null;
-      return { change, text, dataPath, reported, python };
+      return { change, text, lines: splitLines(text), dataPath, reported, python };
     });
     mark("tokenize");
     const wanted = new Map<string, Set<number>>();
-    for (const { change, text, dataPath, python } of prepared) {
+    for (const { change, lines, dataPath, python } of prepared) {
       if (dataPath === undefined) continue;
       const logical = python ? python.logical : identityStatements;
-      wanted.set(
-        dataPath,
-        linesOfChangedStatements(change.addedLines, logical, splitLines(text).length),
-      );
+      wanted.set(dataPath, linesOfChangedStatements(change.addedLines, logical, lines.length));
     }
     // A file whose changed lines are all blank, comments or docstrings gets the same verdicts
     // whatever the data says: its rows are not read.
@@ -408,7 +405,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     );
     mark("executed lines");
     const inputs: AuditFileInput[] = prepared.map(
-      ({ change, text, dataPath, reported, python }) => {
+      ({ change, lines: sourceLines, dataPath, reported, python }) => {
         const lines = dataPath === undefined ? null : (executed.get(dataPath) ?? new Map());
         const statements = reported
           ? jsonStatementMap(reported, python ? python.logical : identityStatements)
@@ -417,7 +414,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
             : identityStatements;
         if (lines !== null) {
           const evidence = staleEvidence(
-            text,
+            sourceLines,
             reported ? [...lines.keys(), ...reported] : lines.keys(),
           );
           if (evidence) {

@@ -10,9 +10,15 @@ export function splitLines(source: string): string[] {
   return lines;
 }
 
-/** A human sentence saying why the data cannot belong to this source, or null. */
-export function staleEvidence(source: string, recordedLines: Iterable<number>): string | null {
-  const lines = splitLines(source);
+/**
+ * A human sentence saying why the data cannot belong to this source, or null. The source is
+ * its text or, when the caller has split it already, its lines (as splitLines gives them).
+ */
+export function staleEvidence(
+  source: string | readonly string[],
+  recordedLines: Iterable<number>,
+): string | null {
+  const lines = typeof source === "string" ? splitLines(source) : source;
   let worst: string | null = null;
   for (const n of recordedLines) {
     if (n > lines.length) {
