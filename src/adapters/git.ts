@@ -9,8 +9,9 @@
 
 import { isUtf8 } from "node:buffer";
 import { spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { lstat, open, stat } from "node:fs/promises";
-import { devNull } from "node:os";
+import { devNull, tmpdir } from "node:os";
 import { join } from "node:path";
 import { GitError, InputError, InternalError } from "../core/errors.js";
 import type { ChangedFile, Patch } from "../core/model.js";
@@ -99,15 +100,33 @@ export function runGit(
   args: string[],
   input?: string,
   extraConfig: readonly string[] = [],
+  { stdoutToFile = false } = {},
 ): Promise<GitResult> {
   const config = [...PINNED_GIT_CONFIG, ...extraConfig].flatMap((c) => ["-c", c]);
   const full = ["--no-pager", ...config, ...args];
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", full, { cwd, env: gitEnv(), stdio: ["pipe", "pipe", "pipe"] });
+  // A large output (a diff over hundreds of files) goes to a private temporary file: through
+  // a pipe, git would stop whenever the pipe is full and freezegate busy reading the data,
+  // and finish only after it. The file is removed as soon as it is read.
+  const file = stdoutToFile ? temporaryOutput() : null;
+  const cleanup = () => {
+    if (file === null) return;
+    closeSync(file.fd);
+    try {
+      unlinkSync(file.path);
+    } catch {
+      // already gone: nothing to clean up
+    }
+  };
+  return new Promise<GitResult>((resolve, reject) => {
+    const child = spawn("git", full, {
+      cwd,
+      env: gitEnv(),
+      stdio: ["pipe", file === null ? "pipe" : file.fd, "pipe"],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.stdout?.on("data", (b: Buffer) => out.push(b));
+    child.stderr?.on("data", (b: Buffer) => err.push(b));
     child.on("error", (error: NodeJS.ErrnoException) => {
       reject(
         error.code === "ENOENT"
@@ -122,16 +141,45 @@ export function runGit(
       );
     });
     child.on("close", (code) => {
-      resolve({
-        code: code ?? 128,
-        stdout: Buffer.concat(out),
-        stderr: Buffer.concat(err).toString("utf8"),
-      });
+      try {
+        resolve({
+          code: code ?? 128,
+          stdout: file === null ? Buffer.concat(out) : readFileSync(file.path),
+          stderr: Buffer.concat(err).toString("utf8"),
+        });
+      } catch (error) {
+        reject(error);
+      }
     });
     // A git that exits early (bad args) closes stdin; that is reported through `close`.
-    child.stdin.on("error", () => {});
-    child.stdin.end(input ?? "");
-  });
+    child.stdin?.on("error", () => {});
+    child.stdin?.end(input ?? "");
+  }).finally(cleanup);
+}
+
+let temporaryCount = 0;
+
+/** A new file only this process can read, for one git command's output. */
+function temporaryOutput(): { path: string; fd: number } {
+  for (;;) {
+    const path = join(
+      tmpdir(),
+      `freezegate-git-${process.pid}-${Date.now().toString(36)}-${temporaryCount++}.out`,
+    );
+    try {
+      return { path, fd: openSync(path, "wx", 0o600) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+        throw new InputError(
+          `cannot create a temporary file in ${tmpdir()}: ${(error as Error).message}`,
+          {
+            fix: "make the temporary directory writable, or point TMPDIR at one that is",
+            cause: error,
+          },
+        );
+      }
+    }
+  }
 }
 
 /** The line of git's stderr worth quoting: the first fatal/error line, else the first line. */
@@ -162,8 +210,13 @@ function gitFailure(args: string[], result: GitResult, cwd: string): GitError {
   });
 }
 
-async function gitOk(cwd: string, args: string[], input?: string): Promise<Buffer> {
-  const result = await runGit(cwd, args, input);
+async function gitOk(
+  cwd: string,
+  args: string[],
+  input?: string,
+  options: { stdoutToFile?: boolean } = {},
+): Promise<Buffer> {
+  const result = await runGit(cwd, args, input, [], options);
   if (result.code !== 0) throw gitFailure(args, result, cwd);
   return result.stdout;
 }
@@ -257,17 +310,31 @@ async function fetchCommand(root: string, ref: string): Promise<string> {
  * change made on `base` since the fork.
  */
 export async function patchFromRange(root: string, base: string, head = "HEAD"): Promise<Patch> {
-  // The common case costs two process starts: merge-base (which resolves both refs), then
-  // the diff. Only when merge-base fails are the refs looked at one by one, to say why.
-  const quick =
-    base.startsWith("-") || head.startsWith("-")
-      ? null
-      : await runGit(root, ["merge-base", "--end-of-options", base, head]);
-  const quickSha = quick?.code === 0 ? quick.stdout.toString("utf8").trim() : "";
-  const mergeBase = /^[0-9a-f]{40,64}$/.test(quickSha)
-    ? quickSha
-    : await diagnoseRange(root, base, head);
   const headRev = `${head}^{commit}`;
+  if (!base.startsWith("-") && !head.startsWith("-")) {
+    // The common case: merge-base and `git diff base...head` (the same diff, the merge base
+    // found by git itself) run at once, so the diff does not wait for this process to get
+    // round to starting it. The diff is trusted only when merge-base found a merge base and
+    // the diff used it (with several, git says which one it took; it is the first, as for
+    // merge-base, but anything unexpected is answered the slow way).
+    const quickRun = runGit(root, ["merge-base", "--end-of-options", base, head]);
+    const diffRun = runGit(root, patchArgs([`${base}...${headRev}`], true), undefined, [], {
+      stdoutToFile: true,
+    });
+    diffRun.catch(() => {}); // awaited below only when merge-base succeeded
+    const quick = await quickRun;
+    const sha = quick.code === 0 ? quick.stdout.toString("utf8").trim() : "";
+    if (/^[0-9a-f]{40,64}$/.test(sha)) {
+      const diff = await diffRun;
+      const files =
+        diff.code === 0 && (diff.stderr === "" || diff.stderr.includes(`using ${sha}`))
+          ? await filesFromPatch(root, diff.stdout, [sha, headRev])
+          : await diffFiles(root, [sha, headRev], { fullIndex: true });
+      return { source: { kind: "range", base, head, mergeBase: sha }, files };
+    }
+  }
+  // Only when merge-base fails are the refs looked at one by one, to say why.
+  const mergeBase = await diagnoseRange(root, base, head);
   const files = await diffFiles(root, [mergeBase, headRev], { fullIndex: true });
   return { source: { kind: "range", base, head, mergeBase }, files };
 }
@@ -355,15 +422,11 @@ export async function patchFromWorktree(root: string): Promise<Patch> {
   return { source: { kind: "worktree" }, files };
 }
 
-/** Diff with the pinned options, parsed, and checked against git's own list of names. */
-async function diffFiles(
-  root: string,
-  revs: string[],
-  { fullIndex = false } = {},
-): Promise<ChangedFile[]> {
+/** `git diff -U0` with the pinned options between `revs`. */
+function patchArgs(revs: readonly string[], fullIndex: boolean): string[] {
   // --full-index (ranges): the new side's blob ids let the audit check the files on disk
   // against the patch without another git call.
-  const patchArgs = [
+  return [
     "diff",
     "-U0",
     ...(fullIndex ? ["--full-index"] : []),
@@ -371,8 +434,20 @@ async function diffFiles(
     ...revs,
     "--",
   ];
-  const namesArgs = ["diff", "--name-status", "-z", ...PINNED_DIFF_FLAGS, ...revs, "--"];
-  const patch = await gitOk(root, patchArgs);
+}
+
+/** Diff with the pinned options, parsed, and checked against git's own list of names. */
+async function diffFiles(
+  root: string,
+  revs: string[],
+  { fullIndex = false } = {},
+): Promise<ChangedFile[]> {
+  const patch = await gitOk(root, patchArgs(revs, fullIndex), undefined, { stdoutToFile: true });
+  return filesFromPatch(root, patch, revs);
+}
+
+/** git's patch output between `revs`, parsed, and checked against its list of names. */
+async function filesFromPatch(root: string, patch: Buffer, revs: string[]): Promise<ChangedFile[]> {
   let files: ChangedFile[];
   try {
     files = parseUnifiedDiff(patch.toString("utf8"), {
@@ -399,7 +474,10 @@ async function diffFiles(
   }
   // The cross-check costs a second git process: spend it where parsing could go wrong
   // (quoted or spaced paths, renames, copies, binary and submodule changes).
-  if (needsNameCheck(patch)) checkAgainstNameStatus(files, await gitOk(root, namesArgs));
+  if (needsNameCheck(patch)) {
+    const namesArgs = ["diff", "--name-status", "-z", ...PINNED_DIFF_FLAGS, ...revs, "--"];
+    checkAgainstNameStatus(files, await gitOk(root, namesArgs));
+  }
   return files;
 }
 

@@ -3,7 +3,7 @@
 // CI hits (not a repo, unknown base, shallow clones), merge-base semantics and immunity to the
 // user's git config.
 
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { devNull, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -340,6 +340,56 @@ describe("merge-base semantics", () => {
     expect(
       withoutBlobs(await patchFromRange(r.dir, "main", "feature"), r.dir, "feature").files,
     ).toEqual(patch.files);
+  });
+
+  it("with several merge bases (criss-cross merges) diffs from the one git merge-base names", async () => {
+    const r = repo();
+    r.write("a.py", lines(4));
+    r.commit("root");
+    r.git("checkout", "-q", "-b", "x");
+    r.write("x.py", lines(2));
+    r.commit("x");
+    r.git("checkout", "-q", "main");
+    r.write("m.py", lines(3));
+    r.commit("m");
+    r.git("checkout", "-q", "-b", "y");
+    r.git("merge", "-q", "--no-edit", "x");
+    r.git("checkout", "-q", "x");
+    r.git("merge", "-q", "--no-edit", "main");
+    r.write("a.py", lines(4).replace("line 2\n", "x 2\n"));
+    r.commit("x again");
+    const bases = r.git("merge-base", "--all", "y", "x").trim().split("\n");
+    expect(bases).toHaveLength(2); // the scenario really has two merge bases
+    const chosen = r.git("merge-base", "y", "x").trim();
+    const patch = withoutBlobs(await patchFromRange(r.dir, "y"), r.dir);
+    expect(patch.source).toEqual({ kind: "range", base: "y", head: "HEAD", mergeBase: chosen });
+    expect(patch.files).toEqual(
+      parseUnifiedDiff(r.git("diff", "-U0", "-M", chosen, "HEAD")).map(({ newBlob, ...f }) => f),
+    );
+  });
+
+  it("leaves no temporary file behind (git's diff output goes through one)", async () => {
+    const r = repo();
+    r.write("a.py", lines(3));
+    r.commit("base");
+    r.git("branch", "base");
+    r.write("a.py", lines(5));
+    r.commit("change");
+    const scratch = mkdtempSync(join(tmpdir(), "fg-tmpdir-"));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
+    try {
+      const patch = await patchFromRange(r.dir, "base");
+      expect(patch.files.map((f) => f.addedLines)).toEqual([[4, 5]]);
+      await expect(patchFromRange(r.dir, "no-such-ref")).rejects.toThrow(/does not exist/);
+      // The failed range's diff may still be finishing: give it a moment to clean up.
+      await new Promise((done) => setTimeout(done, 300));
+      expect(readdirSync(scratch)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 
   it("refuses unrelated histories", async () => {
