@@ -1,8 +1,21 @@
 // Phase timings (and memory) on stderr when FREEZEGATE_TIMING=1: how the benchmark's
 // figures break down (start-up, git, data, statements, audit). Costs nothing when off.
 
+import { readFileSync } from "node:fs";
+
 const enabled = process.env.FREEZEGATE_TIMING === "1";
 let last = performance.now();
+
+/** The process's peak resident set so far (Linux only; "?" elsewhere), what GNU time reports. */
+function peakRss(): string {
+  try {
+    const status = readFileSync("/proc/self/status", "utf8");
+    const kb = /^VmHWM:\s+(\d+) kB/m.exec(status)?.[1];
+    return kb === undefined ? "?" : (Number(kb) / 1024).toFixed(1);
+  } catch {
+    return "?";
+  }
+}
 
 export function mark(phase: string): void {
   if (!enabled) return;
@@ -10,7 +23,7 @@ export function mark(phase: string): void {
   const mb = (n: number) => (n / 1048576).toFixed(1);
   const m = process.memoryUsage();
   process.stderr.write(
-    `timing: ${phase.padEnd(24)} +${(now - last).toFixed(1)} ms (at ${now.toFixed(1)} ms) rss ${mb(m.rss)} heap ${mb(m.heapUsed)} ext ${mb(m.external)} MB\n`,
+    `timing: ${phase.padEnd(24)} +${(now - last).toFixed(1)} ms (at ${now.toFixed(1)} ms) rss ${mb(m.rss)} (peak ${peakRss()}) heap ${mb(m.heapUsed)} ext ${mb(m.external)} MB\n`,
   );
   last = now;
 }
