@@ -369,7 +369,8 @@ function tokenize(text: string, where: string): Tokens {
         logicalFirst = lineNo - newlines;
         logicalDocstring = k === T_STRING && prevWasIndent;
       }
-      if (count === capacity) {
+      // Grown while one slot is still free: the end keeps a cleared slot after the last one.
+      if (count + 1 === capacity) {
         capacity *= 2;
         kind = grownUint8(kind, capacity);
         start = grownInt32(start, capacity);
@@ -386,7 +387,7 @@ function tokenize(text: string, where: string): Tokens {
     // End of the physical line: NEWLINE closes a logical line; NL (inside brackets or after
     // a backslash) does not.
     if (!continued && parenLevel === 0 && logicalStart >= 0) {
-      if (logicalCount === lineCapacity) {
+      if (logicalCount + 1 === lineCapacity) {
         lineCapacity *= 2;
         lineFirst = grownInt32(lineFirst, lineCapacity);
         lineLast = grownInt32(lineLast, lineCapacity);
@@ -411,24 +412,9 @@ function tokenize(text: string, where: string): Tokens {
   const physicalCount = len === 0 ? 0 : text.endsWith("\n") ? lineNo : Math.max(lineNo, 1);
   // Reused arrays hold the previous file's tokens past the end: clear the slot after the
   // last token and the last logical line, which readers may peek at as they would at zeros.
-  if (count === capacity) {
-    capacity += 1;
-    kind = grownUint8(kind, capacity);
-    start = grownInt32(start, capacity);
-    end = grownInt32(end, capacity);
-  }
   kind[count] = 0;
   start[count] = 0;
   end[count] = 0;
-  if (logicalCount === lineCapacity) {
-    lineCapacity += 1;
-    lineFirst = grownInt32(lineFirst, lineCapacity);
-    lineLast = grownInt32(lineLast, lineCapacity);
-    lineTokStart = grownInt32(lineTokStart, lineCapacity);
-    lineTokEnd = grownInt32(lineTokEnd, lineCapacity);
-    lineDepth = grownInt32(lineDepth, lineCapacity);
-    lineDocstring = grownUint8(lineDocstring, lineCapacity);
-  }
   lineFirst[logicalCount] = 0;
   lineLast[logicalCount] = 0;
   lineTokStart[logicalCount] = 0;
