@@ -104,9 +104,9 @@ export function runGit(
 ): Promise<GitResult> {
   const config = [...PINNED_GIT_CONFIG, ...extraConfig].flatMap((c) => ["-c", c]);
   const full = ["--no-pager", ...config, ...args];
-  // A large output (a diff over hundreds of files) goes to a private temporary file: through
-  // a pipe, git would stop whenever the pipe is full and freezegate busy reading the data,
-  // and finish only after it. The file is removed as soon as it is read.
+  // A large output (a diff over hundreds of files) goes to a private temporary file when one
+  // can be made: through a pipe, git would stop whenever the pipe is full and freezegate busy
+  // reading the data, and finish only after it. The file is removed as soon as it is read.
   const file = stdoutToFile ? temporaryOutput() : null;
   const cleanup = () => {
     if (file === null) return;
@@ -159,8 +159,12 @@ export function runGit(
 
 let temporaryCount = 0;
 
-/** A new file only this process can read, for one git command's output. */
-function temporaryOutput(): { path: string; fd: number } {
+/**
+ * A new file only this process can read, for one git command's output, or null when the
+ * temporary directory will not have one (the output then comes through a pipe, as correct,
+ * only slower).
+ */
+function temporaryOutput(): { path: string; fd: number } | null {
   for (;;) {
     const path = join(
       tmpdir(),
@@ -169,15 +173,7 @@ function temporaryOutput(): { path: string; fd: number } {
     try {
       return { path, fd: openSync(path, "wx", 0o600) };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new InputError(
-          `cannot create a temporary file in ${tmpdir()}: ${(error as Error).message}`,
-          {
-            fix: "make the temporary directory writable, or point TMPDIR at one that is",
-            cause: error,
-          },
-        );
-      }
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") return null;
     }
   }
 }
@@ -316,18 +312,24 @@ export async function patchFromRange(root: string, base: string, head = "HEAD"):
     // found by git itself) run at once, so the diff does not wait for this process to get
     // round to starting it. The diff is trusted only when merge-base found a merge base and
     // the diff used it (with several, git says which one it took; it is the first, as for
-    // merge-base, but anything unexpected is answered the slow way).
+    // merge-base, but anything unexpected is answered the slow way). A ref spelled with ".."
+    // in it (`:/fix...`) could split the range elsewhere: those take the slow way too.
+    const together = !base.includes("..") && !head.includes("..");
     const quickRun = runGit(root, ["merge-base", "--end-of-options", base, head]);
-    const diffRun = runGit(root, patchArgs([`${base}...${headRev}`], true), undefined, [], {
-      stdoutToFile: true,
-    });
-    diffRun.catch(() => {}); // awaited below only when merge-base succeeded
+    const diffRun = together
+      ? runGit(root, patchArgs([`${base}...${headRev}`], true), undefined, [], {
+          stdoutToFile: true,
+        })
+      : null;
+    diffRun?.catch(() => {}); // awaited below only when merge-base succeeded
     const quick = await quickRun;
     const sha = quick.code === 0 ? quick.stdout.toString("utf8").trim() : "";
     if (/^[0-9a-f]{40,64}$/.test(sha)) {
-      const diff = await diffRun;
+      const diff = diffRun === null ? null : await diffRun;
       const files =
-        diff.code === 0 && (diff.stderr === "" || diff.stderr.includes(`using ${sha}`))
+        diff !== null &&
+        diff.code === 0 &&
+        (diff.stderr === "" || diff.stderr.includes(`using ${sha}`))
           ? await filesFromPatch(root, diff.stdout, [sha, headRev])
           : await diffFiles(root, [sha, headRev], { fullIndex: true });
       return { source: { kind: "range", base, head, mergeBase: sha }, files };

@@ -392,6 +392,35 @@ describe("merge-base semantics", () => {
     }
   });
 
+  it("still diffs when no temporary file can be made (the output comes through a pipe)", async () => {
+    const r = repo();
+    r.write("a.py", lines(3));
+    r.commit("base");
+    r.git("branch", "base");
+    r.write("a.py", lines(5));
+    r.commit("change");
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = join(r.dir, "no-such-directory");
+    try {
+      const patch = await patchFromRange(r.dir, "base");
+      expect(patch.files.map((f) => [f.path, f.addedLines])).toEqual([["a.py", [4, 5]]]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
+
+  it("a base spelled with dots in it (a commit-message search) gets the same diff", async () => {
+    const r = repo();
+    r.write("a.py", lines(3));
+    const fork = r.commit("fork point... of the feature");
+    r.write("a.py", lines(6));
+    r.commit("feature");
+    const patch = await patchFromRange(r.dir, ":/fork point... of");
+    expect(patch.source).toMatchObject({ mergeBase: fork });
+    expect(patch.files.map((f) => [f.path, f.addedLines])).toEqual([["a.py", [4, 5, 6]]]);
+  });
+
   it("refuses unrelated histories", async () => {
     const r = repo();
     r.write("a.py", lines(1));
