@@ -51,6 +51,20 @@ export interface Freeze {
   approved_by?: string;
 }
 
+/**
+ * The text fields every freeze must fill in: what the parser reads as strings and what the
+ * shape gate reports as `missing-field` when blank (`approved_by` is text too, but optional).
+ */
+export const FREEZE_REQUIRED_TEXT = [
+  "test_id",
+  "reason",
+  "owner",
+  "opened",
+  "expires",
+  "invariant",
+  "compensating_property",
+] as const satisfies readonly (keyof Freeze)[];
+
 export interface Property {
   id: string;
   /** The property test's node id. */

@@ -5,7 +5,7 @@
 
 import { daysBetween, isDay } from "./dates.js";
 import type { Finding, FindingCode } from "./findings.js";
-import type { Freeze, Ledger } from "./ledger-model.js";
+import { FREEZE_REQUIRED_TEXT, type Freeze, type Ledger } from "./ledger-model.js";
 
 export interface ShapeOptions {
   /** The day the gate judges expiry against (YYYY-MM-DD, UTC). */
@@ -13,16 +13,6 @@ export interface ShapeOptions {
   /** Test ids the suite has; null when unknown (then unknown-test is not judged). */
   knownTests: ReadonlySet<string> | null;
 }
-
-const REQUIRED_FIELDS = [
-  "test_id",
-  "reason",
-  "owner",
-  "opened",
-  "expires",
-  "invariant",
-  "compensating_property",
-] as const;
 
 export function checkShape(ledger: Ledger, opts: ShapeOptions): Finding[] {
   if (!isDay(opts.today)) throw new RangeError(`checkShape: today "${opts.today}" is not a day`);
@@ -38,7 +28,7 @@ export function checkShape(ledger: Ledger, opts: ShapeOptions): Finding[] {
     const about: Partial<Finding> =
       freeze.test_id.trim() === "" ? { details: { index } } : { testId: freeze.test_id };
 
-    const missing: string[] = REQUIRED_FIELDS.filter((field) => freeze[field].trim() === "");
+    const missing: string[] = FREEZE_REQUIRED_TEXT.filter((field) => freeze[field].trim() === "");
     // An approver that is written down must name someone; one is required only by policy.
     if (
       freeze.approved_by !== undefined

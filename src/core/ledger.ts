@@ -18,6 +18,7 @@
 import { InputError } from "./errors.js";
 import {
   DEFAULT_POLICY,
+  FREEZE_REQUIRED_TEXT,
   type Freeze,
   GATES,
   type Gate,
@@ -42,16 +43,7 @@ const POLICY_KEYS = [
   "generator_lock",
   "require_approval",
 ] as const;
-const FREEZE_TEXT_FIELDS = [
-  "test_id",
-  "reason",
-  "owner",
-  "opened",
-  "expires",
-  "invariant",
-  "compensating_property",
-] as const;
-const FREEZE_KEYS = [...FREEZE_TEXT_FIELDS, "reused_property", "approved_by"] as const;
+const FREEZE_KEYS = [...FREEZE_REQUIRED_TEXT, "reused_property", "approved_by"] as const;
 const PROPERTY_KEYS = ["id", "check", "witnessed_by", "invariant"] as const;
 
 type Json = Record<string, unknown>;
@@ -214,7 +206,7 @@ function parseFreezes(p: Parser, value: unknown, path: string): Freeze[] {
     const raw = p.object(item, at);
     p.keys(raw, at, FREEZE_KEYS);
     const freeze = idOnlyFreeze("");
-    for (const field of FREEZE_TEXT_FIELDS) {
+    for (const field of FREEZE_REQUIRED_TEXT) {
       if (field in raw) freeze[field] = p.string(raw[field], `${at}.${field}`);
     }
     if ("reused_property" in raw) {
