@@ -16,7 +16,7 @@ import { pct, type Stats } from "../core/stats.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckGateReport, CheckLedgerEntry, CheckReport } from "./check-report.js";
 import type { RenderContext, Renderer } from "./registry.js";
-import { describePatch, plural } from "./words.js";
+import { describePatch, plural, SKIP_WORDS } from "./words.js";
 
 // ---------------------------------------------------------------------------------------------
 // Escaping by construction.
@@ -84,15 +84,6 @@ const VERDICT_MEANING: Record<Verdict, string> = {
   uncovered: "no test executed it",
   unmeasured: "the file is not in the coverage data",
   "not-code": "blank, comment, docstring or other non-statement line",
-};
-
-const SKIP_WORDS: Record<string, string> = {
-  "test-file": "test file",
-  "not-source": "not source",
-  deleted: "deleted",
-  binary: "binary",
-  submodule: "submodule",
-  "no-lines": "no added lines",
 };
 
 /** Lines of source shown around each changed line. */

@@ -7,7 +7,7 @@
 import type { LineResult, Verdict } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckReport } from "./check-report.js";
-import { describePatch, plural } from "./words.js";
+import { describePatch, plural, SKIP_WORDS } from "./words.js";
 
 /** How words are painted: identity functions when colour is off. */
 export interface Paint {
@@ -45,15 +45,6 @@ export interface TextOptions {
   /** ANSI colour for a terminal; off by default. */
   color?: boolean;
 }
-
-const SKIP_WORDS: Record<string, string> = {
-  "test-file": "test file",
-  "not-source": "not source",
-  deleted: "deleted",
-  binary: "binary",
-  submodule: "submodule",
-  "no-lines": "no added lines",
-};
 
 /** "3", "3-5", "3-5, 9": consecutive line numbers folded into ranges. */
 export function foldRanges(lines: readonly number[]): string {

@@ -1,6 +1,17 @@
 // Small phrases every human-readable format shares, so they read the same everywhere.
 
+import type { SkipReason } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
+
+/** Why a changed file was not audited, in a few words (text and HTML reports). */
+export const SKIP_WORDS: Record<SkipReason, string> = {
+  "test-file": "test file",
+  "not-source": "not source",
+  deleted: "deleted",
+  binary: "binary",
+  submodule: "submodule",
+  "no-lines": "no added lines",
+};
 
 /** "1 file", "2 files", "3 properties" (with `many`). */
 export function plural(n: number, word: string, many = `${word}s`): string {
