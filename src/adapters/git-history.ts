@@ -19,35 +19,14 @@ import {
   type LedgerStep,
 } from "../core/ledger-changes.js";
 import type { Ledger } from "../core/ledger-model.js";
-import { changedPathsDirty, type GitResult, patchFromRange, runGit } from "./git.js";
+import { changedPathsDirty, gitOk as gitOkWith, patchFromRange, splitNul } from "./git.js";
 
 /** On top of git.ts's pinned config: settings that change `git log` output. */
 const LOG_CONFIG = ["log.showSignature=false", "i18n.logOutputEncoding=UTF-8", "log.mailmap=false"];
 
-function runLogGit(cwd: string, args: string[], input?: string): Promise<GitResult> {
-  return runGit(cwd, args, input, LOG_CONFIG);
-}
-
-async function gitOk(cwd: string, args: string[], input?: string): Promise<Buffer> {
-  const result = await runLogGit(cwd, args, input);
-  if (result.code !== 0) {
-    const line =
-      result.stderr
-        .split("\n")
-        .map((l) => l.trim())
-        .find((l) => l !== "") ?? "(no message)";
-    throw new GitError(`git ${args[0]} failed: ${line.replace(/^(fatal|error):\s*/, "")}`, {
-      fix: `run \`git ${args.join(" ")}\` in ${cwd} to see git's full message`,
-    });
-  }
-  return result.stdout;
-}
-
-function splitNul(buffer: Buffer): string[] {
-  return buffer
-    .toString("utf8")
-    .split("\0")
-    .filter((s) => s !== "");
+/** A git command with the log settings above, its failure a GitError (as in git.ts). */
+function gitOk(cwd: string, args: string[], input?: string): Promise<Buffer> {
+  return gitOkWith(cwd, args, input, { config: LOG_CONFIG });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -206,18 +206,20 @@ function gitFailure(args: string[], result: GitResult, cwd: string): GitError {
   });
 }
 
-async function gitOk(
+/** git's output, or the GitError for its failure. `config`: settings on top of the pinned ones. */
+export async function gitOk(
   cwd: string,
   args: string[],
   input?: string,
-  options: { stdoutToFile?: boolean } = {},
+  { stdoutToFile = false, config = [] as readonly string[] } = {},
 ): Promise<Buffer> {
-  const result = await runGit(cwd, args, input, [], options);
+  const result = await runGit(cwd, args, input, config, { stdoutToFile });
   if (result.code !== 0) throw gitFailure(args, result, cwd);
   return result.stdout;
 }
 
-function splitNul(buffer: Buffer): string[] {
+/** NUL-separated output (`-z`) as its non-empty fields. */
+export function splitNul(buffer: Buffer): string[] {
   return buffer
     .toString("utf8")
     .split("\0")
