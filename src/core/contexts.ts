@@ -85,9 +85,12 @@ export interface ContextIndex {
   style: ContextStyle;
   /** The parsed form of a context name from the data (testId null: no test). Cached. */
   get(name: string): ParsedContext;
-  /** Is this test id in the data? Cheap for exact pytest-cov ids. */
+  /** Is this test id in the data? */
   hasTest(id: string): boolean;
-  /** Every test id in the data (computed on first use: large suites have tens of thousands). */
+  /**
+   * Every test id in the data. Plain pytest-cov names give theirs while the names are
+   * indexed; other styles compute them on first use (each name parsed).
+   */
   readonly testIds: ReadonlySet<string>;
   /** Context names that name no test (the empty context, static-only labels). */
   readonly nonTestContexts: readonly string[];
@@ -126,13 +129,22 @@ export function indexContexts(
   let firstPytestCov = "";
   let staticPrefixed = false;
   const dotted: string[] = [];
+  // One pass over every name (a 20,000-test suite has 20,000 to 60,000). Alongside the
+  // style, it collects what `testIds` and `nonTestContexts` are for plain pytest-cov names
+  // (no static prefix), the common case: a node id is the name up to its phase bar.
+  const plainIds = new Set<string>();
+  const plainRest: string[] = [];
   for (const raw of names) {
-    if (raw === "") continue;
-    // Cheap string tests only: this loop sees every context of the suite. A name ending in
-    // a phase with "::" before its last bar is what parsePytestCovContext accepts.
+    if (raw === "") {
+      plainRest.push(raw);
+      continue;
+    }
+    // Cheap string tests only. A name ending in a phase with "::" before its last bar is
+    // what parsePytestCovContext accepts.
     const bar = phaseBar(raw);
     const sep = bar > 0 ? raw.indexOf("::") : -1;
     if (sep > 0 && sep < bar) {
+      plainIds.add(raw.slice(0, bar));
       // A static context prefix ("shard|tests/x.py::t|run") defeats exact-name lookups.
       const prefixBar = raw.lastIndexOf("|", sep);
       if (prefixBar < 0 || raw.indexOf("::", prefixBar) > prefixBar + 1) {
@@ -141,6 +153,8 @@ export function indexContexts(
         if (prefixBar >= 0) staticPrefixed = true;
         continue;
       }
+    } else {
+      plainRest.push(raw);
     }
     if (looksLikeDottedTest(raw)) dotted.push(raw);
   }
@@ -200,34 +214,25 @@ export function indexContexts(
     return parsed;
   };
 
-  let allIds: Set<string> | null = null;
-  let others: string[] | null = null;
+  const plain = style === "pytest-cov" && !staticPrefixed;
+  let allIds: Set<string> | null = plain ? plainIds : null;
+  let others: string[] | null = plain ? plainRest : null;
   const scanAll = () => {
     const ids = new Set<string>();
     const rest: string[] = [];
-    const plain = style === "pytest-cov" && !staticPrefixed;
     for (const raw of names) {
-      // Without static prefixes a node id is the name up to its last bar: no parse needed.
-      const bar = plain ? phaseBar(raw) : -1;
-      const sep = bar > 0 ? raw.indexOf("::") : -1;
-      const id = sep > 0 && sep < bar ? raw.slice(0, bar) : get(raw).testId;
+      const id = get(raw).testId;
       if (id === null) rest.push(raw);
       else ids.add(id);
     }
     allIds = ids;
     others = rest;
   };
-  const nameSet = style === "pytest-cov" && !staticPrefixed ? new Set(names) : null;
 
   return {
     style,
     get,
     hasTest(id) {
-      if (nameSet) {
-        return (
-          nameSet.has(`${id}|run`) || nameSet.has(`${id}|setup`) || nameSet.has(`${id}|teardown`)
-        );
-      }
       return this.testIds.has(id);
     },
     get testIds() {
