@@ -9,13 +9,28 @@
 
 import { isUtf8 } from "node:buffer";
 import { spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync, unlinkSync } from "node:fs";
-import { lstat, open, stat } from "node:fs/promises";
-import { devNull, tmpdir } from "node:os";
+import { closeSync, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { GitError, InputError, InternalError } from "../core/errors.js";
 import type { ChangedFile, Patch } from "../core/model.js";
 import { GIT_PREFIXES, parseUnifiedDiff } from "../core/unified-diff.js";
+
+// node:os and node:fs/promises cost a few milliseconds each to load, and an audit of a
+// commit range needs neither: what it uses of them is spelled out here, or loaded on first use.
+const devNull = process.platform === "win32" ? "\\\\.\\nul" : "/dev/null";
+const requireBuiltin = createRequire(import.meta.url);
+const fsPromises = (): typeof import("node:fs/promises") => requireBuiltin("node:fs/promises");
+
+/** os.tmpdir(), without loading node:os on POSIX (the same environment lookup). */
+function tmpdir(): string {
+  if (process.platform === "win32") {
+    return (requireBuiltin("node:os") as typeof import("node:os")).tmpdir();
+  }
+  const { TMPDIR, TMP, TEMP } = process.env;
+  const dir = TMPDIR || TMP || TEMP || "/tmp";
+  return dir.length > 1 && dir.endsWith("/") ? dir.slice(0, -1) : dir;
+}
 
 /**
  * Config that would otherwise change `git diff` output, set back to git's defaults on every
@@ -231,7 +246,12 @@ export function splitNul(buffer: Buffer): string[] {
 
 /** The top of the work tree that contains `cwd`. */
 export async function findRepoRoot(cwd: string): Promise<string> {
-  const info = await stat(cwd).catch(() => null);
+  let info: ReturnType<typeof statSync> | undefined;
+  try {
+    info = statSync(cwd, { throwIfNoEntry: false });
+  } catch {
+    info = undefined;
+  }
   if (!info?.isDirectory()) {
     throw new InputError(`directory ${cwd} does not exist`, {
       fix: "run freezegate from (or point it at) your repository's work tree",
@@ -585,7 +605,7 @@ async function untrackedFiles(root: string): Promise<ChangedFile[]> {
         return { ...entry, path: path.slice(0, -1), submodule: true, addedLines: [] };
       }
       const full = join(root, path);
-      const info = await lstat(full);
+      const info = await fsPromises().lstat(full);
       if (info.isSymbolicLink()) {
         // git shows a new symlink as one line: its target.
         return { ...entry, path, addedLines: [1] };
@@ -602,7 +622,7 @@ async function untrackedFiles(root: string): Promise<ChangedFile[]> {
 
 /** Count lines the way git does (a last line without "\n" counts) and sniff for binary. */
 async function scanFile(path: string): Promise<{ lines: number; binary: boolean }> {
-  const handle = await open(path, "r");
+  const handle = await fsPromises().open(path, "r");
   try {
     const chunk = Buffer.alloc(64 * 1024);
     let lines = 0;
@@ -659,10 +679,12 @@ export async function changedPathsDirty(root: string, paths: readonly string[]):
   const rest = unique.filter((p) => !changed.has(p));
   const exists = await Promise.all(
     rest.map((p) =>
-      lstat(join(root, p)).then(
-        () => true,
-        () => false,
-      ),
+      fsPromises()
+        .lstat(join(root, p))
+        .then(
+          () => true,
+          () => false,
+        ),
     ),
   );
   const present = rest.filter((_, i) => exists[i]);

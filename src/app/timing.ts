@@ -4,7 +4,9 @@
 import { readFileSync } from "node:fs";
 
 const enabled = process.env.FREEZEGATE_TIMING === "1";
-let last = performance.now();
+// `performance` is read only when timing is on: its first use loads node:perf_hooks, which
+// costs every run a few milliseconds of start-up.
+let last = enabled ? performance.now() : 0;
 
 /** The process's peak resident set so far (Linux only; "?" elsewhere), what GNU time reports. */
 function peakRss(): string {
