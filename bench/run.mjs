@@ -42,7 +42,7 @@ import { fileURLToPath } from "node:url";
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, "..");
 const WORK = join(HERE, "work");
-const CLI = join(ROOT, "dist", "bin", "freezegate.mjs");
+const CLI = join(ROOT, "dist", "bin", "freezegate.cjs");
 /**
  * The build that is measured: a copy of dist/ taken when the bench starts, because other
  * work in the same checkout may rebuild dist/ while the bench runs (it takes minutes).
@@ -304,7 +304,7 @@ function snapshotBuild() {
   cpSync(join(ROOT, "package.json"), join(SNAPSHOT, "package.json"));
   const check = spawnSync(
     process.execPath,
-    [join(SNAPSHOT, "dist", "bin", "freezegate.mjs"), "--version"],
+    [join(SNAPSHOT, "dist", "bin", "freezegate.cjs"), "--version"],
     {
       encoding: "utf8",
     },
@@ -324,7 +324,7 @@ function snapshotBuild() {
 // project root, and the measured run must read the same data file every time.
 const FREEZEGATE = [
   process.execPath,
-  join(SNAPSHOT, "dist", "bin", "freezegate.mjs"),
+  join(SNAPSHOT, "dist", "bin", "freezegate.cjs"),
   "audit",
   "--base",
   "base",

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const demo = resolve(here, "../examples/demo");
-const cli = resolve(here, "../dist/bin/freezegate.mjs");
+const cli = resolve(here, "../dist/bin/freezegate.cjs");
 const repo = mkdtempSync(join(tmpdir(), "freezegate-demo-"));
 
 const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };

@@ -13,7 +13,7 @@ import {
   renderGroupHelp,
   renderHelp,
 } from "./command.js";
-import { COMMANDS, type LazyEntry } from "./commands/index.js";
+import type { LazyEntry } from "./commands/index.js";
 import { toolVersion } from "./version.js";
 
 function mainHelp(commands: readonly CliEntry[]): string {
@@ -36,10 +36,14 @@ function mainHelp(commands: readonly CliEntry[]): string {
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * `lazy` is every command this binary offers (COMMANDS for the full CLI). The program never
+ * imports that list itself, so a bundle of one command stays free of the others.
+ */
 export async function main(
   argv: string[],
   io: CommandIo,
-  lazy: readonly LazyEntry[] = COMMANDS,
+  lazy: readonly LazyEntry[],
 ): Promise<number> {
   const [first, ...rest] = argv;
   try {

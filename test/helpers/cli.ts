@@ -1,4 +1,4 @@
-// Runs the built freezegate binary (dist/bin/freezegate.mjs, package.json "bin") as a child process, the way users and
+// Runs the built freezegate binary (dist/bin/freezegate.cjs, package.json "bin") as a child process, the way users and
 // CI run it: no colour, git isolated from the developer's configuration.
 
 import { spawnSync } from "node:child_process";
@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { isolatedGitEnv } from "./git-repo.js";
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
-export const CLI = join(REPO_ROOT, "dist/bin/freezegate.mjs");
+export const CLI = join(REPO_ROOT, "dist/bin/freezegate.cjs");
 
 export interface CliResult {
   status: number;
