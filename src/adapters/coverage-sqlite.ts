@@ -126,7 +126,7 @@ class SqliteCoverageSource implements CoverageSource {
   /** path -> the data files that measured it, in data-file order. */
   private readonly pathIndex = new Map<string, DataFile[]>();
   /** Shared, interned context names; every data file maps its ids into this table. */
-  private readonly names: string[] = [];
+  private names: string[] = [];
   private readonly nameIndex = new Map<string, number>();
   private contextsLoaded = false;
   private scratch = new Int32Array(1024);
@@ -214,25 +214,33 @@ class SqliteCoverageSource implements CoverageSource {
     const merge = this.files.length > 1;
     for (const data of this.files) {
       const { ids, names } = readContextTable(data);
-      let maxId = 0;
-      for (let i = 0; i < ids.length; i++) if ((ids[i] as number) > maxId) maxId = ids[i] as number;
+      let maxId = ids === null ? names.length : 0;
+      if (ids !== null) {
+        for (let i = 0; i < ids.length; i++)
+          if ((ids[i] as number) > maxId) maxId = ids[i] as number;
+      }
       // coverage.py numbers contexts 1, 2, 3, ...; a wildly sparse table is not its data.
-      if (maxId > ids.length * 8 + 1024) {
+      if (maxId > names.length * 8 + 1024) {
         throw new InputError(
-          `${data.path} has context ids up to ${maxId} for ${ids.length} contexts, which coverage.py does not write`,
+          `${data.path} has context ids up to ${maxId} for ${names.length} contexts, which coverage.py does not write`,
           { fix: RERUN_FIX },
         );
       }
       const index = new Int32Array(maxId + 1).fill(-1);
-      for (let i = 0; i < ids.length; i++) {
-        const name = names[i] as string;
-        let id = merge ? this.nameIndex.get(name) : undefined;
-        if (id === undefined) {
-          id = this.names.length;
-          this.names.push(name);
-          if (merge) this.nameIndex.set(name, id);
+      if (!merge) {
+        for (let i = 0; i < names.length; i++) index[ids === null ? i + 1 : (ids[i] as number)] = i;
+        this.names = names;
+      } else {
+        for (let i = 0; i < names.length; i++) {
+          const name = names[i] as string;
+          let id = this.nameIndex.get(name);
+          if (id === undefined) {
+            id = this.names.length;
+            this.names.push(name);
+            this.nameIndex.set(name, id);
+          }
+          index[ids === null ? i + 1 : (ids[i] as number)] = id;
         }
-        index[ids[i] as number] = id;
       }
       data.contextIndex = index;
     }
@@ -257,7 +265,7 @@ class SqliteCoverageSource implements CoverageSource {
         this.readPackedLines(data, path, source, packedRows(data, fileId));
       } else this.readLineRows(data, path, fileId, source);
     }
-    return this.pairs.toMap(this.names);
+    return this.pairs.toMap(this.names, this.scratch);
   }
 
   private readPackedLines(
@@ -318,9 +326,7 @@ class SqliteCoverageSource implements CoverageSource {
     if (this.scratch.length < length * 8) {
       this.scratch = new Int32Array(Math.max(length * 8, this.scratch.length * 2));
     }
-    const scratch = this.scratch;
-    const count = decodeNumbitsInto(bytes, scratch, start, start + length);
-    for (let i = 0; i < count; i++) this.pairs.add(scratch[i] as number, context, source);
+    this.pairs.addNumbits(bytes, start, length, context, source, this.scratch);
   }
 
   private readPackedArcs(
@@ -381,50 +387,43 @@ class SqliteCoverageSource implements CoverageSource {
   }
 }
 
+/** What `readContextTable` returns: names, and their ids (null: exactly 1..names.length). */
+interface ContextTable {
+  ids: number[] | null;
+  names: string[];
+}
+
+/** Separates names in the one-string read of the context table (checked, never trusted). */
+const NAME_SEPARATOR = "\u0001";
+
 /**
- * The context table, read as one packed string (`<id hex>,<length hex>,<name>` records):
- * a row per context costs about two microseconds through the driver, and large suites have
- * tens of thousands of contexts. Lengths are in UTF-16 code units only for ASCII names, so
- * the framing is checked and a table with non-ASCII names is read row by row instead.
+ * The context table in one query: a row per context costs about two microseconds through
+ * the driver, and large suites have tens of thousands of contexts. coverage.py numbers
+ * contexts 1, 2, 3, ...; for such a table every name comes in one string, split natively.
+ * The split is trusted only when it yields exactly one piece per row (no name holds the
+ * separator, none is NULL); any other table is read row by row.
  */
-function readContextTable(data: DataFile): { ids: number[]; names: string[] } {
-  const [rows, packed] = query(data, () =>
+function readContextTable(data: DataFile): ContextTable {
+  const [rows, minId, maxId, notText, joined] = query(data, () =>
     data.db
       .prepare(
-        "SELECT count(*), group_concat(printf('%x,%x,', id, length(CAST(context AS BLOB))) || context, '') FROM context",
+        // The subquery delivers the rows in id order without a sort (a table scan is in
+        // rowid order); an ORDER BY inside group_concat would sort them again (10 ms more
+        // for 20,000 names).
+        `SELECT count(*), min(id), max(id), sum(typeof(context) <> 'text'),
+                group_concat(context, char(1))
+         FROM (SELECT id, context FROM context NOT INDEXED ORDER BY id)`,
       )
       .raw(true)
       .get(),
-  ) as [number, string | null];
+  ) as [number, unknown, unknown, unknown, unknown];
+  if (rows === 0) return { ids: null, names: [] };
+  if (minId === 1 && maxId === rows && notText === 0 && typeof joined === "string") {
+    const names = joined.split(NAME_SEPARATOR);
+    if (names.length === rows) return { ids: null, names };
+  }
   const ids: number[] = [];
   const names: string[] = [];
-  if (rows === 0) return { ids, names };
-  const text = packed ?? "";
-  // Byte lengths frame the records; they equal string lengths only for ASCII names, so a
-  // table with any other name is read row by row.
-  let ok = typeof packed === "string" && !/[\u0080-\uffff]/.test(text);
-  let offset = 0;
-  while (ok && offset < text.length) {
-    const comma1 = text.indexOf(",", offset);
-    const comma2 = comma1 < 0 ? -1 : text.indexOf(",", comma1 + 1);
-    if (comma2 < 0) {
-      ok = false;
-      break;
-    }
-    const id = Number.parseInt(text.slice(offset, comma1), 16);
-    const bytes = Number.parseInt(text.slice(comma1 + 1, comma2), 16);
-    const name = text.slice(comma2 + 1, comma2 + 1 + bytes);
-    if (!Number.isInteger(id) || id < 0 || name.length !== bytes) {
-      ok = false;
-      break;
-    }
-    ids.push(id);
-    names.push(name);
-    offset = comma2 + 1 + bytes;
-  }
-  if (ok && ids.length === rows) return { ids, names };
-  ids.length = 0;
-  names.length = 0;
   const all = query(data, () =>
     data.db.prepare("SELECT id, context FROM context").raw(true).all(),
   ) as Row[];
@@ -492,6 +491,11 @@ class LinePairs {
   private mask: Uint8Array | null = null;
   /** Executed lines whose contexts were not wanted. */
   private bare = new Uint8Array(1 << 10);
+  /** The wanted lines in ascending order (null: all lines wanted). */
+  private wantedLines: Int32Array | null = null;
+  /** With wanted lines: every row's numbits OR-ed together, decoded once into `bare`. */
+  private union = new Uint8Array(1 << 10);
+  private unionLength = 0;
 
   markUnordered(): void {
     this.unordered = true;
@@ -501,12 +505,18 @@ class LinePairs {
     const end = this.maxLine + 1;
     this.bare.fill(0, 0, Math.min(end, this.bare.length));
     this.mask = null;
+    this.wantedLines = null;
+    this.union.fill(0, 0, this.unionLength);
+    this.unionLength = 0;
     if (wanted !== null) {
       let max = 0;
       for (const line of wanted) if (line > max) max = line;
       const mask = new Uint8Array(max + 1);
       for (const line of wanted) if (line > 0) mask[line] = 1;
       this.mask = mask;
+      this.wantedLines = Int32Array.from(wanted)
+        .filter((line) => line > 0)
+        .sort();
     }
     this.counts.fill(0, 0, end);
     this.lastContext.fill(-1, 0, end);
@@ -515,6 +525,58 @@ class LinePairs {
     this.size = 0;
     this.maxLine = 0;
     this.unordered = false;
+  }
+
+  /**
+   * One row's numbits. With wanted lines, the row's bytes are OR-ed into the union (which
+   * says which lines ran) and only the wanted lines' bits are read one by one: a row of a
+   * 40-function module holds hundreds of lines, a patch wants a few. Without, every line.
+   * `scratch` must hold `length * 8` lines.
+   */
+  addNumbits(
+    bytes: Uint8Array,
+    start: number,
+    length: number,
+    context: number,
+    source: number,
+    scratch: Int32Array,
+  ): void {
+    const wantedLines = this.wantedLines;
+    if (wantedLines === null) {
+      const count = decodeNumbitsInto(bytes, scratch, start, start + length);
+      for (let i = 0; i < count; i++) this.add(scratch[i] as number, context, source);
+      return;
+    }
+    if (this.union.length < length) {
+      const union = new Uint8Array(Math.max(length, this.union.length * 2));
+      union.set(this.union);
+      this.union = union;
+    }
+    const union = this.union;
+    for (let i = 0; i < length; i++) union[i] = (union[i] as number) | (bytes[start + i] as number);
+    if (length > this.unionLength) this.unionLength = length;
+    for (let i = 0; i < wantedLines.length; i++) {
+      const line = wantedLines[i] as number;
+      const index = line >> 3;
+      if (index >= length) break;
+      if (((bytes[start + index] as number) & (1 << (line & 7))) !== 0) {
+        this.add(line, context, source);
+      }
+    }
+  }
+
+  /** The union's lines (see addNumbits) as executed lines; `scratch` holds `unionLength * 8`. */
+  private flushUnion(scratch: Int32Array): void {
+    if (this.unionLength === 0) return;
+    const count = decodeNumbitsInto(this.union, scratch, 0, this.unionLength);
+    const mask = this.mask as Uint8Array;
+    for (let i = 0; i < count; i++) {
+      const line = scratch[i] as number;
+      if (line <= 0 || (line < mask.length && mask[line] === 1)) continue;
+      if (line >= this.counts.length) this.growLines(line);
+      this.bare[line] = 1;
+      if (line > this.maxLine) this.maxLine = line;
+    }
   }
 
   add(line: number, context: number, source: number): void {
@@ -542,7 +604,8 @@ class LinePairs {
     if (line > this.maxLine) this.maxLine = line;
   }
 
-  toMap(names: readonly string[]): Map<number, string[]> {
+  toMap(names: readonly string[], scratch: Int32Array): Map<number, string[]> {
+    this.flushUnion(scratch);
     const { counts, lines, contexts, size, maxLine } = this;
     const perLine: string[][] = new Array(maxLine + 1);
     const fill = new Int32Array(maxLine + 1);

@@ -1,6 +1,6 @@
-// Context names are read from the data file in one packed query when they are ASCII (the
-// common case: pytest-cov escapes non-ASCII in node ids); any other name must send the
-// reader down the row-by-row path with every name intact.
+// Context names are read from the data file in one query and split on a separator when the
+// ids are 1..n (as coverage.py writes them); a name holding the separator, or sparse ids, must
+// send the reader down the row-by-row path with every name, and every line's tests, intact.
 
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,7 +16,7 @@ const expected = JSON.parse(
 ) as { contexts: string[] };
 
 describe("context names", () => {
-  it("reads every ASCII name exactly (packed path)", () => {
+  it("reads every name exactly (one query)", () => {
     const source = openCoverageSqlite([FIXTURE]);
     try {
       expect(source.contextNames().sort()).toEqual([...expected.contexts].sort());
@@ -25,7 +25,7 @@ describe("context names", () => {
     }
   });
 
-  it("reads non-ASCII and comma-laden names exactly (row path)", () => {
+  it("reads non-ASCII and comma-laden names exactly", () => {
     const dir = makeTempDir("ctx-names");
     const file = join(dir, ".coverage");
     copyFileSync(FIXTURE, file);
@@ -48,6 +48,83 @@ describe("context names", () => {
       const lines = source.executedLines(source.measuredPaths());
       const all = [...lines.values()].flatMap((m) => [...m.values()].flat());
       expect(all).toContain(renamed);
+    } finally {
+      source.close();
+    }
+  });
+
+  function linesByName(file: string): Record<string, string[]> {
+    const source = openCoverageSqlite([file]);
+    try {
+      const out: Record<string, string[]> = {};
+      for (const [path, lines] of source.executedLines(source.measuredPaths())) {
+        for (const [line, names] of lines) out[`${path}:${line}`] = [...names].sort();
+      }
+      return out;
+    } finally {
+      source.close();
+    }
+  }
+
+  it.each([true, false])(
+    "a name holding the separator is read row by row (sparse ids: %s)",
+    (sparse) => {
+      const original = linesByName(FIXTURE);
+      expect(Object.keys(original).length).toBeGreaterThan(20);
+      const dir = makeTempDir("ctx-rows");
+      const file = join(dir, ".coverage");
+      copyFileSync(FIXTURE, file);
+      const db = new Database(file);
+      if (sparse) {
+        // ids 2, 4, 6, ... instead of 1, 2, 3, ...; the line rows follow
+        db.pragma("foreign_keys = OFF");
+        db.exec("UPDATE context SET id = id + 100000");
+        db.exec("UPDATE context SET id = (id - 100000) * 2");
+        db.exec("UPDATE line_bits SET context_id = context_id + 100000");
+        db.exec("UPDATE line_bits SET context_id = (context_id - 100000) * 2");
+      }
+      const odd = "tests/test_format.py::test_format[a\u0001b]|run";
+      db.prepare("UPDATE context SET context = ? WHERE context = ?").run(
+        odd,
+        "tests/test_format.py::test_format_amount_eur|run",
+      );
+      db.close();
+      const source = openCoverageSqlite([file]);
+      try {
+        expect(source.contextNames().sort()).toEqual(
+          expected.contexts
+            .map((n) => (n === "tests/test_format.py::test_format_amount_eur|run" ? odd : n))
+            .sort(),
+        );
+      } finally {
+        source.close();
+      }
+      const rename = (names: string[]) =>
+        names
+          .map((n) => (n === "tests/test_format.py::test_format_amount_eur|run" ? odd : n))
+          .sort();
+      const want = Object.fromEntries(
+        Object.entries(original).map(([key, names]) => [key, rename(names)]),
+      );
+      expect(linesByName(file)).toEqual(want);
+    },
+  );
+
+  it.each([
+    ["NULL", "NULL"],
+    ["a blob", "X'74657374'"],
+  ])("a context name that is %s is a malformed table, exit 2", (_what, value) => {
+    const dir = makeTempDir("ctx-bad");
+    const file = join(dir, ".coverage");
+    copyFileSync(FIXTURE, file);
+    const db = new Database(file);
+    db.exec(`UPDATE context SET context = ${value} WHERE id = (SELECT max(id) FROM context)`);
+    db.close();
+    const source = openCoverageSqlite([file]);
+    try {
+      expect(() => source.contextNames()).toThrow(
+        `${file} has a malformed row in its context table`,
+      );
     } finally {
       source.close();
     }

@@ -2,10 +2,12 @@
 // executed-line set comes from the distinct bitmaps / arc ends. Both must agree exactly with
 // the full read, on line data and on branch (arc) data made by the real pytest-cov.
 
+import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openCoverageSqlite } from "../../src/adapters/coverage-sqlite.js";
 import { REPO_ROOT } from "../helpers/cli.js";
+import { makeTempDir } from "../helpers/python.js";
 
 const FIXTURES = join(REPO_ROOT, "test/fixtures/coverage");
 
@@ -47,6 +49,29 @@ describe.each(["lines.coverage", "branch.coverage"])("%s", (name) => {
       expect(checked).toBeGreaterThan(20);
     } finally {
       source.close();
+    }
+  });
+
+  it("two data files with the same rows read like one (names merged, lines once)", () => {
+    const copy = join(makeTempDir("wanted-merge"), ".coverage.copy");
+    copyFileSync(join(FIXTURES, name), copy);
+    const one = openCoverageSqlite([join(FIXTURES, name)]);
+    const two = openCoverageSqlite([join(FIXTURES, name), copy]);
+    try {
+      const paths = one.measuredPaths();
+      for (const path of paths) {
+        const lines = [...(one.executedLines([path]).get(path)?.keys() ?? [])];
+        const wanted = new Map([[path, new Set(lines.filter((_, i) => i % 3 === 0))]]);
+        expect(sortedNames(two.executedLines([path], wanted).get(path)), path).toEqual(
+          sortedNames(one.executedLines([path], wanted).get(path)),
+        );
+        expect(sortedNames(two.executedLines([path]).get(path)), path).toEqual(
+          sortedNames(one.executedLines([path]).get(path)),
+        );
+      }
+    } finally {
+      one.close();
+      two.close();
     }
   });
 });
