@@ -112,6 +112,16 @@ describe("usage", () => {
     expect(r.stdout).toMatch(/--help/);
   });
 
+  it("audit runs from its own bundle and says what the full CLI says about it", () => {
+    // `freezegate audit ...` loads dist/bin/audit.cjs, `freezegate help audit` the full CLI.
+    const own = runCli(["audit", "--help"], { cwd: repo.dir });
+    const full = runCli(["help", "audit"], { cwd: repo.dir });
+    expect(own.status).toBe(0);
+    expect(full.status).toBe(0);
+    expect(own.stdout).toBe(full.stdout);
+    expect(own.stdout).toMatch(/^Usage: freezegate audit /);
+  });
+
   it("--help and --version", () => {
     const help = runCli(["--help"], { cwd: repo.dir });
     expect(help.status).toBe(0);
