@@ -6,12 +6,35 @@
 // asked for (one indexed query per path and data file, its rows packed into one blob).
 
 import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import Database from "better-sqlite3";
 import { InputError, InternalError } from "../core/errors.js";
 import type { CoverageMeta, CoverageSource } from "../core/model.js";
 import { decodeNumbitsInto } from "../core/numbits.js";
 import { parseLocalTimestamp } from "./coverage-json.js";
+
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * better-sqlite3, with the path of its compiled addon where its install puts it. Given the
+ * path, it skips the `bindings` package's search of a dozen places, and the audit bundle can
+ * carry its JavaScript (whose own search would start from the bundle's directory and fail);
+ * without, the installed package is loaded to search for itself.
+ */
+let driverClass: typeof Database | null = null;
+let addonPath: string | undefined;
+function driver(): typeof Database {
+  if (driverClass === null) {
+    try {
+      addonPath = requireHere.resolve("better-sqlite3/build/Release/better_sqlite3.node");
+      driverClass = Database;
+    } catch {
+      driverClass = requireHere("better-sqlite3") as typeof Database;
+    }
+  }
+  return driverClass;
+}
 
 /** The only schema version coverage.py has written since 5.0 (and up to 7.x). */
 export const COVERAGE_SCHEMA_VERSION = 7;
@@ -675,7 +698,12 @@ function openDataFile(path: string): DataFile {
   checkHeader(path);
   let db: Database.Database;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
+    const Driver = driver();
+    db = new Driver(path, {
+      readonly: true,
+      fileMustExist: true,
+      ...(addonPath === undefined ? {} : { nativeBinding: addonPath }),
+    });
     db.pragma(`cache_size = -${CACHE_KIB}`);
   } catch (error) {
     throw new InputError(`cannot open coverage data file ${path}: ${messageOf(error)}`, {
@@ -913,7 +941,7 @@ function query<T>(data: { path: string }, run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (error instanceof Database.SqliteError) {
+    if (error instanceof driver().SqliteError) {
       throw new InputError(`cannot read coverage data file ${data.path}: ${error.message}`, {
         fix: RERUN_FIX,
         cause: error,
