@@ -17,9 +17,9 @@ export interface CliResult {
 
 export function runCli(
   args: string[],
-  opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string },
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; bin?: string },
 ): CliResult {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
+  const result = spawnSync(process.execPath, [opts.bin ?? CLI, ...args], {
     cwd: opts.cwd,
     // No colour unless a test asks: an ambient FORCE_COLOR would win over NO_COLOR.
     env: isolatedGitEnv({

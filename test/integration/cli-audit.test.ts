@@ -1,11 +1,12 @@
 // The CLI end to end on the bundled example: real git, real coverage data recorded by
 // pytest-cov (committed with the example), the built binary. Needs no Python.
 
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import type { TempRepo } from "../helpers/git-repo.js";
 import { expectGolden, normalize } from "../helpers/golden.js";
@@ -349,6 +350,55 @@ describe("bad input is exit 2 with one line, never a pass", () => {
       expect(flagWins.status).toBe(0);
     } finally {
       repo.remove("pyproject.toml");
+    }
+  });
+});
+
+describe("audit's code cache", () => {
+  const args = ["audit", "--base", "base", "--format", "json"];
+  const timing = { FREEZEGATE_TIMING: "1" };
+  const cacheState = (stderr: string) => /^timing: code cache (\w+)$/m.exec(stderr)?.[1];
+
+  it("the build leaves one that the binary uses", () => {
+    const r = runCli(args, { cwd: repo.dir, env: timing });
+    expect(r.status).toBe(1);
+    expect(cacheState(r.stderr)).toBe("used");
+  });
+
+  it("is skipped when missing, made for another audit.cjs, or refused by V8; same report", () => {
+    const reference = runCli(args, { cwd: repo.dir });
+    expect(reference.status).toBe(1);
+    // A copy of dist/bin inside dist/, so that better-sqlite3 and package.json resolve the same.
+    const bin = mkdtempSync(join(REPO_ROOT, "dist", "bin-test-"));
+    try {
+      cpSync(join(REPO_ROOT, "dist/bin"), bin, { recursive: true });
+      const cache = join(bin, "audit.cjs.v8cache");
+      const original = readFileSync(cache);
+      const hash = createHash("sha1")
+        .update(readFileSync(join(bin, "audit.cjs"), "utf8"))
+        .digest("hex");
+      const cases: [string, Buffer | null][] = [
+        ["used", original],
+        ["none", null],
+        ["stale", Buffer.concat([Buffer.from(`${"0".repeat(40)}\n`), original.subarray(41)])],
+        ["rejected", Buffer.concat([Buffer.from(`${hash}\n`), Buffer.alloc(4096, 7)])],
+      ];
+      for (const [state, bytes] of cases) {
+        rmSync(cache, { force: true });
+        if (bytes !== null) writeFileSync(cache, bytes);
+        const r = runCli(args, { cwd: repo.dir, env: timing, bin: join(bin, "freezegate.cjs") });
+        expect(cacheState(r.stderr), state).toBe(state);
+        expect(r.status, state).toBe(1);
+        expect(r.stdout, state).toBe(reference.stdout);
+      }
+      // A bundle that cannot load is freezegate's bug: exit 2, never 1 (a failed gate).
+      writeFileSync(join(bin, "audit.cjs"), 'throw new Error("broken bundle");\n');
+      const broken = runCli(args, { cwd: repo.dir, bin: join(bin, "freezegate.cjs") });
+      expect(broken.status).toBe(2);
+      expect(broken.stderr).toBe("freezegate: internal error: Error: broken bundle\n");
+      expect(broken.stdout).toBe("");
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
     }
   });
 });
