@@ -363,6 +363,72 @@ export async function patchFromRange(root: string, base: string, head = "HEAD"):
   return { source: { kind: "range", base, head, mergeBase }, files };
 }
 
+/**
+ * A range's git work, started before the repository root is known: one `git rev-parse`
+ * names the work tree's top and the range's merge bases, and `git diff base...head` runs
+ * beside it, both from `cwd` (the diff's paths are the root's whatever the directory). This
+ * saves findRepoRoot's own process, a few milliseconds each to start. Anything unexpected (an
+ * unknown ref, a shallow clone, no merge base, several the diff does not name) answers null:
+ * findRepoRoot and patchFromRange then do the work again and say precisely what is wrong.
+ */
+export interface EarlyRange {
+  /** The work tree's top as git names it, or null. */
+  root: Promise<string | null>;
+  /** The patch (root: what `root` gave), or null. */
+  patch(root: string): Promise<Patch | null>;
+}
+
+export function startRange(cwd: string, base: string, head = "HEAD"): EarlyRange | null {
+  // As in patchFromRange: options never, and a ref spelled with ".." could split elsewhere.
+  if (base.startsWith("-") || head.startsWith("-") || base.includes("..") || head.includes("..")) {
+    return null;
+  }
+  const headRev = `${head}^{commit}`;
+  const range = `${base}...${headRev}`;
+  const parsed = runGit(cwd, ["rev-parse", "--show-toplevel", range]).then(
+    (result) => (result.code === 0 ? parseTopAndBases(result.stdout.toString("utf8")) : null),
+    () => null,
+  );
+  const diffRun = runGit(cwd, patchArgs([range], true), undefined, [], { stdoutToFile: true });
+  diffRun.catch(() => {}); // awaited only when rev-parse gave merge bases
+  return {
+    root: parsed.then((p) => p?.root ?? null),
+    async patch(root) {
+      const p = await parsed;
+      if (p === null || p.mergeBases.length === 0) return null;
+      const diff = await diffRun.catch(() => null);
+      if (diff === null || diff.code !== 0) return null;
+      // With several merge bases git says which one the diff used.
+      const sha =
+        p.mergeBases.length === 1 && diff.stderr === ""
+          ? p.mergeBases[0]
+          : p.mergeBases.find((b) => diff.stderr.includes(`using ${b}`));
+      if (sha === undefined) return null;
+      const files = await filesFromPatch(root, diff.stdout, [sha, headRev]);
+      return { source: { kind: "range", base, head, mergeBase: sha }, files };
+    },
+  };
+}
+
+/**
+ * `git rev-parse --show-toplevel A...B` output: the top (which may hold any character but
+ * ends before the object ids), both ends, then each merge base with a "^". Null if the shape
+ * is anything else.
+ */
+export function parseTopAndBases(text: string): { root: string; mergeBases: string[] } | null {
+  const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n");
+  const OBJECT = /^\^?[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+  let first = lines.length;
+  while (first > 0 && OBJECT.test(lines[first - 1] as string)) first--;
+  const ids = lines.slice(first);
+  const ends = ids.filter((id) => !id.startsWith("^"));
+  const root = lines.slice(0, first).join("\n");
+  if (root === "" || ends.length !== 2 || ids.slice(0, 2).some((id) => id.startsWith("^"))) {
+    return null;
+  }
+  return { root, mergeBases: ids.slice(2).map((id) => id.slice(1)) };
+}
+
 /** Find the merge base the slow way, turning every way it can fail into a precise error. */
 async function diagnoseRange(root: string, base: string, head: string): Promise<string> {
   const [baseSha, headSha] = await Promise.all([

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
 import {
   changedPathsDirty,
+  type EarlyRange,
   patchFromRange,
   patchFromStaged,
   patchFromWorktree,
@@ -50,7 +51,7 @@ import { describePathPrefixes, parseDiff } from "../core/unified-diff.js";
 import { mark } from "./timing.js";
 
 export type PatchRequest =
-  | { kind: "range"; base: string; head?: string }
+  | { kind: "range"; base: string; head?: string; early?: EarlyRange }
   | { kind: "staged" }
   | { kind: "worktree" }
   | { kind: "diff"; label: string; text: string };
@@ -98,7 +99,10 @@ export interface AuditRun {
 export async function readPatch(root: string, request: PatchRequest): Promise<Patch> {
   switch (request.kind) {
     case "range":
-      return patchFromRange(root, request.base, request.head ?? "HEAD");
+      return (
+        (await request.early?.patch(root)) ??
+        patchFromRange(root, request.base, request.head ?? "HEAD")
+      );
     case "staged":
       return patchFromStaged(root);
     case "worktree":

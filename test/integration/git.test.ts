@@ -11,10 +11,12 @@ import {
   changedPathsDirty,
   checkAgainstNameStatus,
   findRepoRoot,
+  parseTopAndBases,
   patchFromRange,
   patchFromStaged,
   patchFromWorktree,
   readHeadCommit,
+  startRange,
 } from "../../src/adapters/git.js";
 import { FreezegateError, GitError, InputError, InternalError } from "../../src/core/errors.js";
 import type { ChangedFile, Patch } from "../../src/core/model.js";
@@ -366,6 +368,93 @@ describe("merge-base semantics", () => {
     expect(patch.files).toEqual(
       parseUnifiedDiff(r.git("diff", "-U0", "-M", chosen, "HEAD")).map(({ newBlob, ...f }) => f),
     );
+  });
+
+  it("startRange: root and patch from a subdirectory, as findRepoRoot and patchFromRange give them", async () => {
+    const r = repo();
+    r.write("a.py", lines(4));
+    r.write("sub/b.py", lines(2));
+    r.commit("root");
+    r.git("checkout", "-q", "-b", "x");
+    r.write("x.py", lines(2));
+    r.commit("x");
+    r.git("checkout", "-q", "main");
+    r.write("m.py", lines(3));
+    r.commit("m");
+    r.git("checkout", "-q", "-b", "y");
+    r.git("merge", "-q", "--no-edit", "x");
+    r.git("checkout", "-q", "x");
+    r.git("merge", "-q", "--no-edit", "main");
+    r.write("a.py", lines(4).replace("line 2\n", "x 2\n"));
+    r.write("sub/b.py", lines(3));
+    r.commit("x again");
+    r.git("branch", "plain", "HEAD~1");
+    const sub = join(r.dir, "sub");
+    const root = await findRepoRoot(sub);
+    expect(r.git("merge-base", "--all", "y", "HEAD").trim().split("\n")).toHaveLength(2);
+    // The diffs it starts and does not use must not leave their temporary files behind.
+    const scratch = mkdtempSync(join(tmpdir(), "fg-tmpdir-"));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
+    try {
+      await checkStartRange(r, sub, root);
+      await new Promise((done) => setTimeout(done, 300));
+      expect(readdirSync(scratch)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  async function checkStartRange(r: TempRepo, sub: string, root: string): Promise<void> {
+    // "y" has two merge bases with HEAD (criss-cross), "plain" one.
+    for (const base of ["y", "plain"]) {
+      const early = startRange(sub, base);
+      expect(early).not.toBeNull();
+      expect(await early?.root).toBe(root);
+      const patch = await early?.patch(root);
+      expect(patch, base).toEqual(await patchFromRange(root, base));
+      expect(patch?.source).toMatchObject({ mergeBase: r.git("merge-base", base, "HEAD").trim() });
+    }
+    // What it cannot answer, it leaves to findRepoRoot and patchFromRange (which say why).
+    const unknown = startRange(sub, "no-such-ref");
+    expect(await unknown?.root).toBeNull();
+    expect(await unknown?.patch(root)).toBeNull();
+    r.git("checkout", "-q", "--orphan", "other");
+    r.commit("unrelated");
+    const unrelated = startRange(sub, "main");
+    expect(await unrelated?.root).toBe(root);
+    expect(await unrelated?.patch(root)).toBeNull();
+    await expect(patchFromRange(root, "main")).rejects.toThrow(/no common history/);
+    expect(startRange(sub, "-x")).toBeNull();
+    expect(startRange(sub, ":/fix..")).toBeNull();
+  }
+
+  it("parseTopAndBases reads rev-parse's shape and nothing else", () => {
+    const a = "a".repeat(40);
+    const b = "b".repeat(40);
+    const c = "c".repeat(40);
+    const d = "d".repeat(64);
+    expect(parseTopAndBases(`/repo\n${a}\n${b}\n^${c}\n`)).toEqual({
+      root: "/repo",
+      mergeBases: [c],
+    });
+    expect(parseTopAndBases(`/odd\nname\n${a}\n${b}\n^${c}\n^${a}\n`)).toEqual({
+      root: "/odd\nname",
+      mergeBases: [c, a],
+    });
+    expect(parseTopAndBases(`/repo\n${d}\n${d}\n^${d}\n`)?.mergeBases).toEqual([d]);
+    expect(parseTopAndBases(`/repo\n${a}\n${b}\n`)).toEqual({ root: "/repo", mergeBases: [] });
+    for (const bad of [
+      `${a}\n${b}\n^${c}\n`, // no root
+      `/repo\n${a}\n^${c}\n`, // one end
+      `/repo\n^${c}\n${a}\n${b}\n`, // a base before the ends
+      `/repo\n${a}\n${b}\n${c}\n`, // three ends
+      "",
+    ]) {
+      expect(parseTopAndBases(bad), JSON.stringify(bad)).toBeNull();
+    }
   });
 
   it("leaves no temporary file behind (git's diff output goes through one)", async () => {

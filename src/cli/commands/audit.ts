@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
-import { findRepoRoot } from "../../adapters/git.js";
+import { findRepoRoot, startRange } from "../../adapters/git.js";
 import { readTextFile } from "../../adapters/repo-files.js";
 import {
   type AuditRequest,
@@ -52,12 +52,18 @@ export async function prepareAudit(
 ): Promise<PreparedAudit> {
   const cwd = resolve(io.cwd, stringOpt(args.values, "directory") ?? ".");
   mark("cli start");
-  const root = await findRepoRoot(cwd);
+  // With --base on the command line (never read from config), git can start on the range
+  // before the root is known: its rev-parse names the root too.
+  const early =
+    stringOpt(args.values, "base") === undefined ? null : rangeFromFlags(args.values, cwd);
+  const root = (await early?.root) ?? (await findRepoRoot(cwd));
   mark("repo root");
   const config = loadConfig(root).values;
   const choice = resolvePatchRequest(args.values, config);
   let patch: PatchRequest;
-  if (choice.kind === "diff-file") {
+  if (choice.kind === "range" && early) {
+    patch = { ...choice, early };
+  } else if (choice.kind === "diff-file") {
     const text =
       choice.path === "-"
         ? await readStdin(io.stdin)
@@ -91,6 +97,12 @@ export async function prepareAudit(
     ...hooks,
   });
   return { run, root, config };
+}
+
+/** startRange for a --base given as a flag (a flag clash is the usage error it always is). */
+function rangeFromFlags(flags: ParsedArgs["values"], cwd: string) {
+  const choice = resolvePatchRequest(flags, {});
+  return choice.kind === "range" ? startRange(cwd, choice.base, choice.head) : null;
 }
 
 async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
