@@ -26,22 +26,21 @@ export function statementsWithData(
   };
 }
 
-/** Every line of the logical lines that hold a changed line (what the data may record for them). */
+/**
+ * Every line of the logical lines that hold a changed line (what the data may record for
+ * them). A logical line's physical lines run on from its first line (as in both maps built
+ * here), so each is walked from there instead of scanning the whole file for its members.
+ */
 export function linesOfChangedStatements(
   addedLines: readonly number[],
   logical: StatementMap,
   lineCount: number,
 ): Set<number> {
-  const firsts = new Set<number>();
+  const out = new Set<number>();
   for (const line of addedLines) {
     const first = logical.statementOf(line);
-    if (first !== null) firsts.add(first);
-  }
-  const out = new Set<number>();
-  if (firsts.size === 0) return out;
-  for (let line = 1; line <= lineCount; line++) {
-    const first = logical.statementOf(line);
-    if (first !== null && firsts.has(first)) out.add(line);
+    if (first === null || out.has(first)) continue;
+    for (let l = first; l <= lineCount && logical.statementOf(l) === first; l++) out.add(l);
   }
   return out;
 }

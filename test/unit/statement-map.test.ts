@@ -87,4 +87,27 @@ describe("linesOfChangedStatements", () => {
       1, 2, 3, 4, 6,
     ]);
   });
+
+  it("equals its definition (every line whose logical line holds a changed line) on real files", () => {
+    const dir = join(__dirname, "../../integrations/pytest/freezegate_pytest");
+    let multiLine = 0;
+    for (const name of ["plugin.py", "ledger.py", "inputs.py", "output.py"]) {
+      const text = readFileSync(join(dir, name), "utf8");
+      const python = analyzePython(text);
+      const count = splitLines(text).length;
+      for (let changed = 1; changed <= count + 1; changed++) {
+        const first = python.logical.statementOf(changed);
+        const want: number[] = [];
+        for (let l = 1; l <= count; l++) {
+          if (first !== null && python.logical.statementOf(l) === first) want.push(l);
+        }
+        if (want.length > 1) multiLine++;
+        expect(
+          [...linesOfChangedStatements([changed], python.logical, count)],
+          `${name}:${changed}`,
+        ).toEqual(want);
+      }
+    }
+    expect(multiLine).toBeGreaterThan(20); // the files do have statements over several lines
+  });
 });
