@@ -398,17 +398,30 @@ function benchWorkload(shape, kind, project, opts) {
   measure([...FREEZEGATE, "--format", "json"], project, jsonOut, [0, 1]);
   const check = checkVerdicts(project, jsonOut);
 
-  progress(`${name}: freezegate x${opts.runs}`);
-  const fgRuns = [];
-  for (let i = 0; i < opts.runs; i++) {
-    fgRuns.push(measure(FREEZEGATE, project, join(out, "freezegate.txt"), [0, 1]));
-  }
-
+  // freezegate's timed runs are spread between the baselines' runs (before each, and after
+  // the last): the machine is shared, and a slow spell then lands on both sides of a ratio
+  // instead of on whichever tool happened to run in it.
   const baselineRuns = opts.baselineRuns ?? (shape.small ? 3 : 1);
-  progress(`${name}: seed pipeline x${baselineRuns}`);
+  const slots = 2 * baselineRuns + 1;
+  const perSlot = Array.from(
+    { length: slots },
+    (_, i) => Math.floor(opts.runs / slots) + (i < opts.runs % slots ? 1 : 0),
+  );
+  const fgRuns = [];
+  const freezegateSlot = (slot) => {
+    for (let i = 0; i < (perSlot[slot] ?? 0); i++) {
+      fgRuns.push(measure(FREEZEGATE, project, join(out, "freezegate.txt"), [0, 1]));
+    }
+  };
+  progress(
+    `${name}: freezegate x${opts.runs}, seed and diff-cover pipelines x${baselineRuns}, interleaved`,
+  );
   const seedJson = [];
   const seedScript = [];
+  const xmlRuns = [];
+  const dcRuns = [];
   for (let i = 0; i < baselineRuns; i++) {
+    freezegateSlot(2 * i);
     seedJson.push(
       measure(
         [PYTHON, "-m", "coverage", "json", "--show-contexts", "-o", "coverage.json"],
@@ -425,12 +438,7 @@ function benchWorkload(shape, kind, project, opts) {
         [0, 1],
       ),
     );
-  }
-
-  progress(`${name}: diff-cover pipeline x${baselineRuns}`);
-  const xmlRuns = [];
-  const dcRuns = [];
-  for (let i = 0; i < baselineRuns; i++) {
+    freezegateSlot(2 * i + 1);
     xmlRuns.push(
       measure(
         [PYTHON, "-m", "coverage", "xml", "-o", "coverage.xml"],
@@ -448,6 +456,7 @@ function benchWorkload(shape, kind, project, opts) {
       ),
     );
   }
+  freezegateSlot(slots - 1);
   // A pipeline of two commands: times add up, the peak is the larger of the two peaks.
   const pipeline = (a, b) =>
     a.map((x, i) => ({
