@@ -64,12 +64,18 @@ chmodSync("dist/bin/freezegate.cjs", 0o755);
 
 // The code cache for audit.cjs (see bin-entry.cjs): the bytecode of everything a sample audit
 // of the bundled example runs. Without git the build still succeeds, only without the cache.
+// V8 accepts a cache only under the flags it was made with: the sample runs a plain `node`.
+function sampleEnv() {
+  const env = { ...demoGitEnv, FREEZEGATE_WRITE_CODE_CACHE: "1" };
+  delete env.NODE_OPTIONS;
+  return env;
+}
 const repo = makeDemoRepo();
 try {
   const sample = spawnSync(
     process.execPath,
     [resolve("dist/bin/freezegate.cjs"), "audit", "--base", "base", "--format", "json"],
-    { cwd: repo, env: { ...demoGitEnv, FREEZEGATE_WRITE_CODE_CACHE: "1" }, encoding: "utf8" },
+    { cwd: repo, env: sampleEnv(), encoding: "utf8" },
   );
   if (sample.status !== 1 || !existsSync("dist/bin/audit.cjs.v8cache")) {
     throw new Error(`the sample audit exited ${sample.status}: ${sample.stderr}`);
