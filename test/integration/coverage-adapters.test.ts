@@ -485,9 +485,15 @@ describe("unusable coverage data is an InputError naming the file", () => {
     const textLine = writableCopy("branch.coverage", (db) => {
       db.exec("UPDATE arc SET tono = '12a' WHERE rowid = (SELECT min(rowid) FROM arc)");
     });
+    // With and without wanted lines (two different queries of the arcs).
+    const wantedFirst = (paths: string[]) => new Map(paths.map((p) => [p, new Set([1])]));
     withSource(openCoverageSqlite([textLine]), (source) => {
       expectInputError(
         () => source.executedLines(source.measuredPaths()),
+        /has unreadable line data for src\/billing\//,
+      );
+      expectInputError(
+        () => source.executedLines(source.measuredPaths(), wantedFirst(source.measuredPaths())),
         /has unreadable line data for src\/billing\//,
       );
     });
@@ -498,6 +504,25 @@ describe("unusable coverage data is an InputError naming the file", () => {
       expectInputError(
         () => source.executedLines(source.measuredPaths()),
         /records lines beyond 10000000 for src\/billing\/.*, which no source file has/,
+      );
+      expectInputError(
+        () => source.executedLines(source.measuredPaths(), wantedFirst(source.measuredPaths())),
+        /records lines beyond 10000000 for src\/billing\/.*, which no source file has/,
+      );
+    });
+    const orphanArcs = writableCopy("branch.coverage", (db) => {
+      db.pragma("foreign_keys = OFF");
+      db.exec("DELETE FROM context WHERE context = 'tests/test_tax.py::test_rate_for|run'");
+    });
+    let lines: number[] = [];
+    withSource(openCoverageSqlite([join(DATA, "branch.coverage")]), (source) => {
+      lines = [...(source.executedLines([TAX]).get(TAX)?.keys() ?? [])];
+    });
+    expect(lines.length).toBeGreaterThan(0);
+    withSource(openCoverageSqlite([orphanArcs]), (source) => {
+      expectInputError(
+        () => source.executedLines([TAX], new Map([[TAX, new Set(lines)]])),
+        /refers to context id \d+, which does not exist/,
       );
     });
   });
