@@ -36,6 +36,9 @@ function driver(): typeof Database {
   return driverClass;
 }
 
+/** The names of an executed line nobody asked about: one shared, frozen empty list. */
+const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
+
 /** The only schema version coverage.py has written since 5.0 (and up to 7.x). */
 export const COVERAGE_SCHEMA_VERSION = 7;
 
@@ -700,7 +703,7 @@ class LinePairs {
     for (let line = 1; line <= maxLine; line++) {
       const list = perLine[line];
       if (list === undefined) {
-        if (this.bare[line] === 1) result.set(line, []);
+        if (this.bare[line] === 1) result.set(line, NO_NAMES);
         continue;
       }
       const dedup = list.length > 1 && (this.unordered || this.mixed[line] === 1);

@@ -123,6 +123,9 @@ function coverByStatement(
 ): Map<number, StatementCover> {
   const out = new Map<number, StatementCover>();
   for (const [line, names] of executed) {
+    // A line without names adds no test: its statement's verdict is what it would be
+    // without it (most executed lines are such, when only changed lines' tests were read).
+    if (names.length === 0) continue;
     // coverage.py may record any line of a multi-line statement; reports use the first.
     const stmt = statements.statementOf(line);
     if (stmt === null || !wanted.has(stmt)) continue;
