@@ -15,6 +15,22 @@ const expected = JSON.parse(
   readFileSync(join(REPO_ROOT, "test/fixtures/coverage/lines.expected.json"), "utf8"),
 ) as { contexts: string[] };
 
+/** The context the tests below rename, and the fixture's names with it renamed. */
+const RENAMED = "tests/test_format.py::test_format_amount_eur|run";
+const renamedIn = (names: readonly string[], to: string) =>
+  names.map((n) => (n === RENAMED ? to : n)).sort();
+
+/** A copy of the fixture with RENAMED's name changed to `to` (after `edit`, if given). */
+function copyWithRenamed(to: string, edit: (db: Database.Database) => void = () => {}): string {
+  const file = join(makeTempDir("ctx-names"), ".coverage");
+  copyFileSync(FIXTURE, file);
+  const db = new Database(file);
+  edit(db);
+  db.prepare("UPDATE context SET context = ? WHERE context = ?").run(to, RENAMED);
+  db.close();
+  return file;
+}
+
 describe("context names", () => {
   it("reads every name exactly (one query)", () => {
     const source = openCoverageSqlite([FIXTURE]);
@@ -26,25 +42,13 @@ describe("context names", () => {
   });
 
   it("reads non-ASCII and comma-laden names exactly", () => {
-    const dir = makeTempDir("ctx-names");
-    const file = join(dir, ".coverage");
-    copyFileSync(FIXTURE, file);
-    const db = new Database(file);
     const renamed = "tests/test_format.py::test_format[é,x]|run";
-    db.prepare("UPDATE context SET context = ? WHERE context = ?").run(
-      renamed,
-      "tests/test_format.py::test_format_amount_eur|run",
-    );
-    db.close();
+    const file = copyWithRenamed(renamed);
     const source = openCoverageSqlite([file]);
     try {
       const names = source.contextNames();
       expect(names).toContain(renamed);
-      expect(names.sort()).toEqual(
-        expected.contexts
-          .map((n) => (n === "tests/test_format.py::test_format_amount_eur|run" ? renamed : n))
-          .sort(),
-      );
+      expect(names.sort()).toEqual(renamedIn(expected.contexts, renamed));
       const lines = source.executedLines(source.measuredPaths());
       const all = [...lines.values()].flatMap((m) => [...m.values()].flat());
       expect(all).toContain(renamed);
@@ -71,40 +75,24 @@ describe("context names", () => {
     (sparse) => {
       const original = linesByName(FIXTURE);
       expect(Object.keys(original).length).toBeGreaterThan(20);
-      const dir = makeTempDir("ctx-rows");
-      const file = join(dir, ".coverage");
-      copyFileSync(FIXTURE, file);
-      const db = new Database(file);
-      if (sparse) {
+      const odd = "tests/test_format.py::test_format[a\u0001b]|run";
+      const file = copyWithRenamed(odd, (db) => {
+        if (!sparse) return;
         // ids 2, 4, 6, ... instead of 1, 2, 3, ...; the line rows follow
         db.pragma("foreign_keys = OFF");
         db.exec("UPDATE context SET id = id + 100000");
         db.exec("UPDATE context SET id = (id - 100000) * 2");
         db.exec("UPDATE line_bits SET context_id = context_id + 100000");
         db.exec("UPDATE line_bits SET context_id = (context_id - 100000) * 2");
-      }
-      const odd = "tests/test_format.py::test_format[a\u0001b]|run";
-      db.prepare("UPDATE context SET context = ? WHERE context = ?").run(
-        odd,
-        "tests/test_format.py::test_format_amount_eur|run",
-      );
-      db.close();
+      });
       const source = openCoverageSqlite([file]);
       try {
-        expect(source.contextNames().sort()).toEqual(
-          expected.contexts
-            .map((n) => (n === "tests/test_format.py::test_format_amount_eur|run" ? odd : n))
-            .sort(),
-        );
+        expect(source.contextNames().sort()).toEqual(renamedIn(expected.contexts, odd));
       } finally {
         source.close();
       }
-      const rename = (names: string[]) =>
-        names
-          .map((n) => (n === "tests/test_format.py::test_format_amount_eur|run" ? odd : n))
-          .sort();
       const want = Object.fromEntries(
-        Object.entries(original).map(([key, names]) => [key, rename(names)]),
+        Object.entries(original).map(([key, names]) => [key, renamedIn(names, odd)]),
       );
       expect(linesByName(file)).toEqual(want);
     },

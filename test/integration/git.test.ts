@@ -344,33 +344,11 @@ describe("merge-base semantics", () => {
     ).toEqual(patch.files);
   });
 
-  it("with several merge bases (criss-cross merges) diffs from the one git merge-base names", async () => {
-    const r = repo();
-    r.write("a.py", lines(4));
-    r.commit("root");
-    r.git("checkout", "-q", "-b", "x");
-    r.write("x.py", lines(2));
-    r.commit("x");
-    r.git("checkout", "-q", "main");
-    r.write("m.py", lines(3));
-    r.commit("m");
-    r.git("checkout", "-q", "-b", "y");
-    r.git("merge", "-q", "--no-edit", "x");
-    r.git("checkout", "-q", "x");
-    r.git("merge", "-q", "--no-edit", "main");
-    r.write("a.py", lines(4).replace("line 2\n", "x 2\n"));
-    r.commit("x again");
-    const bases = r.git("merge-base", "--all", "y", "x").trim().split("\n");
-    expect(bases).toHaveLength(2); // the scenario really has two merge bases
-    const chosen = r.git("merge-base", "y", "x").trim();
-    const patch = withoutBlobs(await patchFromRange(r.dir, "y"), r.dir);
-    expect(patch.source).toEqual({ kind: "range", base: "y", head: "HEAD", mergeBase: chosen });
-    expect(patch.files).toEqual(
-      parseUnifiedDiff(r.git("diff", "-U0", "-M", chosen, "HEAD")).map(({ newBlob, ...f }) => f),
-    );
-  });
-
-  it("startRange: root and patch from a subdirectory, as findRepoRoot and patchFromRange give them", async () => {
+  /**
+   * A criss-cross history: branches x and y each merged the other's side, so y and x (checked
+   * out, with one more commit) have two merge bases. `extra` runs before the last commit.
+   */
+  function crissCross(extra: (r: TempRepo) => void = () => {}): TempRepo {
     const r = repo();
     r.write("a.py", lines(4));
     r.write("sub/b.py", lines(2));
@@ -386,8 +364,25 @@ describe("merge-base semantics", () => {
     r.git("checkout", "-q", "x");
     r.git("merge", "-q", "--no-edit", "main");
     r.write("a.py", lines(4).replace("line 2\n", "x 2\n"));
-    r.write("sub/b.py", lines(3));
+    extra(r);
     r.commit("x again");
+    return r;
+  }
+
+  it("with several merge bases (criss-cross merges) diffs from the one git merge-base names", async () => {
+    const r = crissCross();
+    const bases = r.git("merge-base", "--all", "y", "x").trim().split("\n");
+    expect(bases).toHaveLength(2); // the scenario really has two merge bases
+    const chosen = r.git("merge-base", "y", "x").trim();
+    const patch = withoutBlobs(await patchFromRange(r.dir, "y"), r.dir);
+    expect(patch.source).toEqual({ kind: "range", base: "y", head: "HEAD", mergeBase: chosen });
+    expect(patch.files).toEqual(
+      parseUnifiedDiff(r.git("diff", "-U0", "-M", chosen, "HEAD")).map(({ newBlob, ...f }) => f),
+    );
+  });
+
+  it("startRange: root and patch from a subdirectory, as findRepoRoot and patchFromRange give them", async () => {
+    const r = crissCross((repo) => repo.write("sub/b.py", lines(3)));
     r.git("branch", "plain", "HEAD~1");
     const sub = join(r.dir, "sub");
     const root = await findRepoRoot(sub);
