@@ -388,18 +388,7 @@ describe("merge-base semantics", () => {
     const root = await findRepoRoot(sub);
     expect(r.git("merge-base", "--all", "y", "HEAD").trim().split("\n")).toHaveLength(2);
     // The diffs it starts and does not use must not leave their temporary files behind.
-    const scratch = mkdtempSync(join(tmpdir(), "fg-tmpdir-"));
-    const saved = process.env.TMPDIR;
-    process.env.TMPDIR = scratch;
-    try {
-      await checkStartRange(r, sub, root);
-      await new Promise((done) => setTimeout(done, 300));
-      expect(readdirSync(scratch)).toEqual([]);
-    } finally {
-      if (saved === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = saved;
-      rmSync(scratch, { recursive: true, force: true });
-    }
+    await leavesNoTemporaryFile(() => checkStartRange(r, sub, root));
   });
 
   async function checkStartRange(r: TempRepo, sub: string, root: string): Promise<void> {
@@ -459,14 +448,21 @@ describe("merge-base semantics", () => {
     r.git("branch", "base");
     r.write("a.py", lines(5));
     r.commit("change");
+    await leavesNoTemporaryFile(async () => {
+      const patch = await patchFromRange(r.dir, "base");
+      expect(patch.files.map((f) => f.addedLines)).toEqual([[4, 5]]);
+      await expect(patchFromRange(r.dir, "no-such-ref")).rejects.toThrow(/does not exist/);
+    });
+  });
+
+  /** Runs `work` with TMPDIR in a new directory, which must be empty afterwards. */
+  async function leavesNoTemporaryFile(work: () => Promise<void>): Promise<void> {
     const scratch = mkdtempSync(join(tmpdir(), "fg-tmpdir-"));
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = scratch;
     try {
-      const patch = await patchFromRange(r.dir, "base");
-      expect(patch.files.map((f) => f.addedLines)).toEqual([[4, 5]]);
-      await expect(patchFromRange(r.dir, "no-such-ref")).rejects.toThrow(/does not exist/);
-      // The failed range's diff may still be finishing: give it a moment to clean up.
+      await work();
+      // A diff that was not waited for (a failed range's) may still be finishing.
       await new Promise((done) => setTimeout(done, 300));
       expect(readdirSync(scratch)).toEqual([]);
     } finally {
@@ -474,7 +470,7 @@ describe("merge-base semantics", () => {
       else process.env.TMPDIR = saved;
       rmSync(scratch, { recursive: true, force: true });
     }
-  });
+  }
 
   it("still diffs when no temporary file can be made (the output comes through a pipe)", async () => {
     const r = repo();
