@@ -40,11 +40,16 @@ function runAudit() {
   if (process.env.FREEZEGATE_TIMING === "1") process.stderr.write(`timing: code cache ${state}\n`);
   if (process.env.FREEZEGATE_WRITE_CODE_CACHE === "1") {
     // The build's sample run: at exit the script holds the bytecode of everything it ran.
+    // A cache that cannot be written is only a slower next run: never a changed exit code.
     process.on("exit", () => {
-      writeFileSync(
-        cacheFile,
-        Buffer.concat([Buffer.from(`${hash}\n`, "latin1"), script.createCachedData()]),
-      );
+      try {
+        writeFileSync(
+          cacheFile,
+          Buffer.concat([Buffer.from(`${hash}\n`, "latin1"), script.createCachedData()]),
+        );
+      } catch (error) {
+        process.stderr.write(`freezegate: no code cache written: ${String(error)}\n`);
+      }
     });
   }
   const module = new Module(file, null);

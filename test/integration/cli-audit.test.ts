@@ -2,7 +2,15 @@
 // pytest-cov (committed with the example), the built binary. Needs no Python.
 
 import { createHash } from "node:crypto";
-import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -391,6 +399,17 @@ describe("audit's code cache", () => {
         expect(r.status, state).toBe(1);
         expect(r.stdout, state).toBe(reference.stdout);
       }
+      // A cache that cannot be written (here: a directory in its place) changes no exit code.
+      rmSync(cache, { force: true });
+      mkdirSync(cache);
+      const unwritable = runCli(args, {
+        cwd: repo.dir,
+        env: { FREEZEGATE_WRITE_CODE_CACHE: "1" },
+        bin: join(bin, "freezegate.cjs"),
+      });
+      expect(unwritable.status).toBe(1);
+      expect(unwritable.stdout).toBe(reference.stdout);
+      expect(unwritable.stderr).toMatch(/^freezegate: no code cache written: .*EISDIR/);
       // A bundle that cannot load is freezegate's bug: exit 2, never 1 (a failed gate).
       writeFileSync(join(bin, "audit.cjs"), 'throw new Error("broken bundle");\n');
       const broken = runCli(args, { cwd: repo.dir, bin: join(bin, "freezegate.cjs") });
