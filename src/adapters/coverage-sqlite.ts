@@ -3,7 +3,8 @@
 // the way `coverage combine` merges them, without writing anything: the files are opened
 // read-only and stay byte-for-byte unchanged. Reading is lazy: opening reads the small
 // `meta` and `file` tables; contexts are read on first use, and line data only for the paths
-// asked for (one indexed query per path and data file, its rows packed into one blob).
+// asked for (one indexed query per path and data file: its rows packed into one value, or,
+// for arcs when only some lines' tests are wanted, the arc ends and the arcs touching them).
 
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
