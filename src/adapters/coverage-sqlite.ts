@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import Database from "better-sqlite3";
 import { InputError, InternalError } from "../core/errors.js";
-import type { CoverageMeta, CoverageSource } from "../core/model.js";
+import type { ContextOverview, CoverageMeta, CoverageSource } from "../core/model.js";
 import { decodeNumbitsInto } from "../core/numbits.js";
 import { parseLocalTimestamp } from "./coverage-json.js";
 
@@ -91,6 +91,41 @@ const WANTED_ARCS = `
            ';')
   FROM arc WHERE file_id = @file`;
 
+/**
+ * A plain pytest-cov context name as SQL: a node id with "::" after its first character and
+ * no "|" before its first "::", then "|" and a phase. The same test as `isPlainTestId` in
+ * core/contexts.ts plus the phase suffix (tests hold the two in step).
+ */
+const PLAIN_NAME = `(context GLOB '*|run' OR context GLOB '*|setup' OR context GLOB '*|teardown')
+  AND instr(context, '::') > 1 AND instr(context, '|') > instr(context, '::')`;
+
+/**
+ * The context table summed up in one scan: rows, id range, names SQLite's string functions
+ * would misread (not text, or holding a NUL), plain names and those of them that are not
+ * "|run", and every other name in id order.
+ */
+const CONTEXT_OVERVIEW = `
+  SELECT count(*), min(id), max(id),
+         sum(typeof(context) <> 'text' OR instr(CAST(context AS BLOB), X'00') > 0),
+         sum(plain), sum(plain AND context NOT GLOB '*|run'),
+         json_group_array(context) FILTER (WHERE NOT plain)
+  FROM (SELECT id, context, ${PLAIN_NAME} AS plain FROM context NOT INDEXED ORDER BY id)`;
+
+/** Distinct node ids of the plain names (asked only when some are setup/teardown names). */
+const PLAIN_TESTS = `
+  SELECT count(DISTINCT substr(context, 1, length(context) - CASE
+           WHEN context GLOB '*|run' THEN 4 WHEN context GLOB '*|setup' THEN 6 ELSE 9 END))
+  FROM context WHERE ${PLAIN_NAME}`;
+
+/** Which of a JSON array of node ids have a context (through the index on context names). */
+const KNOWN_TESTS = `
+  SELECT value FROM json_each(?)
+  WHERE EXISTS (SELECT 1 FROM context
+                WHERE context IN (value || '|run', value || '|setup', value || '|teardown'))`;
+
+/** Names of the context ids in a JSON array. */
+const NAMES_BY_ID = "SELECT id, context FROM context WHERE id IN (SELECT value FROM json_each(?))";
+
 const RERUN_FIX = "re-run the tests with coverage (pytest --cov --cov-context=test)";
 
 type Row = unknown[];
@@ -148,7 +183,9 @@ function useMmapForRows(data: DataFile, files: number): void {
  * before anything is read (SQLite, not truncated, schema 7, lines vs arcs); any problem is
  * an InputError naming the file.
  */
-export function openCoverageSqlite(files: string[]): CoverageSource {
+export function openCoverageSqlite(
+  files: string[],
+): CoverageSource & Required<Pick<CoverageSource, "contextOverview">> {
   const unique = [...new Set(files.map((file) => resolve(file)))];
   if (unique.length === 0) {
     throw new InputError("no coverage.py data file was given", { fix: RERUN_FIX });
@@ -173,6 +210,11 @@ class SqliteCoverageSource implements CoverageSource {
   private names: string[] = [];
   private readonly nameIndex = new Map<string, number>();
   private contextsLoaded = false;
+  /**
+   * Set by `contextOverview`: the name table holds only the names read so far (by id, when
+   * a wanted line names them); `contextNames` reads the rest.
+   */
+  private lazyNames = false;
   private scratch = new Int32Array(1024);
   private readonly pairs = new LinePairs();
   private closed = false;
@@ -214,8 +256,68 @@ class SqliteCoverageSource implements CoverageSource {
 
   contextNames(): string[] {
     this.assertOpen();
+    if (this.lazyNames) {
+      this.lazyNames = false;
+      this.contextsLoaded = false;
+    }
     this.loadContexts();
     return this.names.slice();
+  }
+
+  /**
+   * One data file whose context ids are 1..n and whose names are all text: the overview comes
+   * from one scan in SQLite, and from then on names are read only for the contexts that ran
+   * a wanted line. Several data files need every name to merge their ids: null.
+   */
+  contextOverview(): ContextOverview | null {
+    this.assertOpen();
+    const data = this.files[0];
+    if (this.files.length !== 1 || data === undefined || this.contextsLoaded) return null;
+    const [rows, minId, maxId, odd, plain, notRun, othersJson] = query(data, () =>
+      data.db.prepare(CONTEXT_OVERVIEW).raw(true).get(),
+    ) as Row;
+    if (
+      typeof rows !== "number" ||
+      rows === 0 ||
+      minId !== 1 ||
+      maxId !== rows ||
+      odd !== 0 ||
+      typeof plain !== "number" ||
+      typeof othersJson !== "string"
+    ) {
+      return null;
+    }
+    const others: unknown = JSON.parse(othersJson);
+    if (
+      !Array.isArray(others) ||
+      others.length !== rows - plain ||
+      others.some((name) => typeof name !== "string")
+    ) {
+      return null;
+    }
+    const plainTests =
+      notRun === 0
+        ? plain
+        : (query(data, () => data.db.prepare(PLAIN_TESTS).pluck(true).get()) as number);
+    this.names = new Array<string>(rows);
+    const index = new Int32Array(rows + 1);
+    for (let id = 0; id <= rows; id++) index[id] = id - 1;
+    data.contextIndex = index;
+    this.contextsLoaded = true;
+    this.lazyNames = true;
+    return {
+      plainNames: plain,
+      plainTests,
+      others: others as string[],
+      knownTests: (ids) => {
+        this.assertOpen();
+        const found = query(data, () =>
+          data.db.prepare(KNOWN_TESTS).pluck(true).all(JSON.stringify(ids)),
+        ) as unknown[];
+        return new Set(found.filter((id): id is string => typeof id === "string"));
+      },
+      allNames: () => this.contextNames(),
+    };
   }
 
   executedLines(
@@ -310,7 +412,33 @@ class SqliteCoverageSource implements CoverageSource {
         this.readPackedLines(data, path, source, packedRows(data, fileId));
       } else this.readLineRows(data, path, fileId, source);
     }
+    if (this.lazyNames) this.readNames(sources[0] as DataFile, this.pairs.contextsAdded());
     return this.pairs.toMap(this.names, this.scratch);
+  }
+
+  /** Reads the names of these contexts (indexes into `names`, which are ids - 1) not read yet. */
+  private readNames(data: DataFile, contexts: Int32Array): void {
+    const names = this.names;
+    const missing = new Set<number>();
+    for (const context of contexts) if (names[context] === undefined) missing.add(context + 1);
+    if (missing.size === 0) return;
+    const rows = query(data, () =>
+      data.db
+        .prepare(NAMES_BY_ID)
+        .raw(true)
+        .all(JSON.stringify([...missing])),
+    ) as Row[];
+    for (const [id, name] of rows) {
+      if (typeof id === "number" && missing.has(id) && typeof name === "string") {
+        names[id - 1] = name;
+        missing.delete(id);
+      }
+    }
+    if (missing.size > 0) {
+      throw new InputError(`${data.path} has a malformed row in its context table`, {
+        fix: RERUN_FIX,
+      });
+    }
   }
 
   private readPackedLines(
@@ -683,6 +811,11 @@ class LinePairs {
     this.size++;
     (this.counts[line] as number)++;
     if (line > this.maxLine) this.maxLine = line;
+  }
+
+  /** The context of every pair added since `reset`. */
+  contextsAdded(): Int32Array {
+    return this.contexts.subarray(0, this.size);
   }
 
   toMap(names: readonly string[], scratch: Int32Array): Map<number, string[]> {

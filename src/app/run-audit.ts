@@ -19,7 +19,12 @@ import {
   readFileBytes,
   readJsonFile,
 } from "../adapters/repo-files.js";
-import { buildModuleIndex, type ContextIndex, indexContexts } from "../core/contexts.js";
+import {
+  buildModuleIndex,
+  type ContextIndex,
+  indexContextOverview,
+  indexContexts,
+} from "../core/contexts.js";
 import { InputError, UsageError } from "../core/errors.js";
 import {
   type FrozenList,
@@ -207,6 +212,14 @@ export function readDataContexts(
   coverage: CoverageSource,
   testRoot: string,
 ): DataContexts {
+  const { prefix, testRootFiles } = testRootOf(root, testRoot);
+  const names = coverage.contextNames();
+  const index = indexContexts(names, () => buildModuleIndex(testRootFiles()));
+  return { names, index, testRootFiles, prefix };
+}
+
+/** `--test-root` as a path prefix, and the Python files under it (listed on first use). */
+function testRootOf(root: string, testRoot: string) {
   const normalized = normalizePath(testRoot);
   if (normalized.startsWith("/") || normalized.startsWith("..")) {
     throw new UsageError(`--test-root "${testRoot}" is outside the repository`, {
@@ -223,9 +236,23 @@ export function readDataContexts(
     );
     return files;
   };
-  const names = coverage.contextNames();
-  const index = indexContexts(names, () => buildModuleIndex(testRootFiles()));
-  return { names, index, testRootFiles, prefix };
+  return { prefix, testRootFiles };
+}
+
+/**
+ * The contexts as the audit needs them: from the data's overview when it has one and its
+ * tests all have plain pytest-cov names (no name list read), else from every name.
+ */
+export function readAuditContexts(
+  root: string,
+  coverage: CoverageSource,
+  testRoot: string,
+): { index: ContextIndex; prefix: string } {
+  const { prefix, testRootFiles } = testRootOf(root, testRoot);
+  const modules = () => buildModuleIndex(testRootFiles());
+  const overview = coverage.contextOverview?.() ?? null;
+  const fast = overview === null ? null : indexContextOverview(overview, modules);
+  return { index: fast ?? indexContexts(coverage.contextNames(), modules), prefix };
 }
 
 export interface DataPaths {
@@ -270,14 +297,11 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
   await letGitRun();
   try {
     // 1. Contexts: the data must say which test ran each line.
-    const {
-      names: contextNames,
-      index: contexts,
-      prefix,
-    } = readDataContexts(root, coverage, request.testRoot);
+    const { index: contexts, prefix } = readAuditContexts(root, coverage, request.testRoot);
     if (contexts.style === "none") {
-      const seen =
-        contextNames.length === 0 ? "no contexts at all" : `only ${sample(contextNames)}`;
+      // Without tests every name is outside them.
+      const names = contexts.nonTestContexts;
+      const seen = names.length === 0 ? "no contexts at all" : `only ${sample(names)}`;
       throw new InputError(
         `the coverage data names no tests (${seen}), so it cannot say which test ran a line`,
         {
@@ -445,7 +469,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       patch,
       coverage: coverage.meta,
       contextStyle: contexts.style,
-      testCount: contexts.testIds.size,
+      testCount: contexts.testCount,
       frozen: {
         file: request.frozen,
         format: frozenList.format,

@@ -7,7 +7,7 @@
 // id only when exactly one test file in the repository can be its module.
 
 import { InputError } from "./errors.js";
-import type { ParsedContext, TestPhase } from "./model.js";
+import type { ContextOverview, ParsedContext, TestPhase } from "./model.js";
 
 const PHASES = new Set(["run", "setup", "teardown"]);
 
@@ -94,6 +94,13 @@ export interface ContextIndex {
   readonly testIds: ReadonlySet<string>;
   /** Context names that name no test (the empty context, static-only labels). */
   readonly nonTestContexts: readonly string[];
+  /** How many distinct tests the data names (`testIds.size`, without listing them). */
+  readonly testCount: number;
+  /**
+   * Answers `hasTest` for many ids at once (one question to the data instead of one per
+   * id). Optional: indexes that hold every test id answer `hasTest` directly.
+   */
+  preloadTests?(ids: readonly string[]): void;
 }
 
 /** Index of the bar before a pytest-cov phase suffix ("|run", "|setup", "|teardown"), or -1. */
@@ -243,5 +250,73 @@ export function indexContexts(
       if (others === null) scanAll();
       return others as string[];
     },
+    get testCount() {
+      return this.testIds.size;
+    },
+  };
+}
+
+/**
+ * Could this context name stand for a test (pytest-cov shape or dotted test_function name)?
+ * Names for which it is false are "outside tests" in every style.
+ */
+export function mightNameTest(raw: string): boolean {
+  const bar = phaseBar(raw);
+  const sep = bar > 0 ? raw.indexOf("::") : -1;
+  return (sep > 0 && sep < bar) || looksLikeDottedTest(raw);
+}
+
+/**
+ * Is `id` a node id whose contexts are plain pytest-cov names (`id|run` and so on): it has
+ * "::" after its first character and no "|" before its first "::" (a "|" there would read
+ * as a static context prefix).
+ */
+export function isPlainTestId(id: string): boolean {
+  const sep = id.indexOf("::");
+  return sep > 0 && id.lastIndexOf("|", sep) < 0;
+}
+
+/**
+ * The index for data whose tests all have plain pytest-cov names, from an overview; null when
+ * the data is anything else (no plain names, or another name that might stand for a test:
+ * a static prefix, a dotted test_function name), which `indexContexts` must then read in full.
+ * It answers exactly as `indexContexts` over every name would.
+ */
+export function indexContextOverview(
+  overview: ContextOverview,
+  modules: ModuleIndex | (() => ModuleIndex),
+): ContextIndex | null {
+  if (overview.plainNames === 0 || overview.others.some(mightNameTest)) return null;
+  const cache = new Map<string, ParsedContext>();
+  const known = new Map<string, boolean>();
+  let full: ContextIndex | null = null;
+  const everything = () => {
+    full ??= indexContexts(overview.allNames(), modules);
+    return full;
+  };
+  return {
+    style: "pytest-cov",
+    get(name) {
+      let parsed = cache.get(name);
+      if (parsed === undefined) {
+        parsed = parsePytestCovContext(name) ?? { raw: name, testId: null, phase: null };
+        cache.set(name, parsed);
+      }
+      return parsed;
+    },
+    preloadTests(ids) {
+      const asked = ids.filter((id) => !known.has(id) && isPlainTestId(id));
+      const found = asked.length === 0 ? new Set<string>() : overview.knownTests(asked);
+      for (const id of ids) if (!known.has(id)) known.set(id, found.has(id));
+    },
+    hasTest(id) {
+      if (!known.has(id)) this.preloadTests?.([id]);
+      return known.get(id) === true;
+    },
+    get testIds() {
+      return everything().testIds;
+    },
+    nonTestContexts: overview.others,
+    testCount: overview.plainTests,
   };
 }

@@ -102,6 +102,8 @@ export interface FrozenResolution {
 export interface TestLookup {
   hasTest(id: string): boolean;
   readonly testIds: Iterable<string>;
+  /** Optional: told every exact id first, so that `hasTest` can ask the data once for all. */
+  preloadTests?(ids: readonly string[]): void;
 }
 
 /** Match the list against the tests present in the coverage data. */
@@ -110,6 +112,7 @@ export function resolveFrozen(list: FrozenList, tests: TestLookup): FrozenResolu
   const unresolved: string[] = [];
   const matches = new Map<string, string[]>();
   let all: string[] | null = null;
+  tests.preloadTests?.(list.entries.filter((e) => !e.isGlob).map((e) => e.pattern));
   for (const entry of list.entries) {
     let matched: string[];
     if (entry.isGlob) {

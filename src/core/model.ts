@@ -88,7 +88,31 @@ export interface CoverageSource {
    * excluded lines), or null when the data does not carry them (the SQLite data file).
    */
   statements(path: string): ReadonlySet<number> | null;
+  /**
+   * The context names summed up without reading them all (see ContextOverview), or null
+   * when this source cannot (the caller then reads `contextNames()`). Optional.
+   */
+  contextOverview?(): ContextOverview | null;
   close(): void;
+}
+
+/**
+ * What a data source can say about its context names without handing them all over: the
+ * plain pytest-cov names (an `isPlainTestId` node id, "|", a phase) counted, every other
+ * name listed. A 20,000-test suite has 20,000 plain names and usually one other (the empty
+ * context); reading and indexing them all costs more than the rest of a small audit.
+ */
+export interface ContextOverview {
+  /** How many names are plain pytest-cov names. */
+  plainNames: number;
+  /** How many distinct node ids those names hold. */
+  plainTests: number;
+  /** Every other name. */
+  others: readonly string[];
+  /** Those of `ids` that some plain name in the data holds. */
+  knownTests(ids: readonly string[]): Set<string>;
+  /** Every name, for what needs them all (glob patterns over test ids). */
+  allNames(): readonly string[];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { openCoverageSqlite } from "../../src/adapters/coverage-sqlite.js";
+import { indexContexts, isPlainTestId } from "../../src/core/contexts.js";
 import { REPO_ROOT } from "../helpers/cli.js";
 import { makeTempDir } from "../helpers/python.js";
 
@@ -113,6 +114,184 @@ describe("context names", () => {
       expect(() => source.contextNames()).toThrow(
         `${file} has a malformed row in its context table`,
       );
+    } finally {
+      source.close();
+    }
+  });
+});
+
+// The audit's overview of the context table (contextOverview): one SQL scan classifies the
+// names, names are then read by id for the lines that need them. It must agree with reading
+// every name, on real pytest-cov data and on names built to sit on each rule's edge.
+describe("context overview", () => {
+  const PHASE = /\|(run|setup|teardown)$/;
+  const isPlainName = (name: string) => PHASE.test(name) && isPlainTestId(name.replace(PHASE, ""));
+  const sortedLines = (map: Map<number, string[]> | undefined) =>
+    Object.fromEntries([...(map ?? [])].map(([line, names]) => [line, [...names].sort()]));
+
+  it.each(["lines.coverage", "branch.coverage"])(
+    "sums up %s as the full name list does, and reads lines' names by id alike",
+    (fixture) => {
+      const file = join(REPO_ROOT, "test/fixtures/coverage", fixture);
+      const lazy = openCoverageSqlite([file]);
+      const eager = openCoverageSqlite([file]);
+      try {
+        const names = eager.contextNames();
+        const overview = lazy.contextOverview();
+        expect(overview).not.toBeNull();
+        if (overview === null) return;
+        expect(overview.plainNames).toBe(names.filter(isPlainName).length);
+        expect(overview.plainNames).toBe(24);
+        expect(overview.plainTests).toBe(8);
+        expect(overview.others).toEqual([""]);
+        const index = indexContexts(names, new Map());
+        const asked = [...index.testIds, "tests/test_tax.py::test_rate", "tests/test_tax.py", ""];
+        expect([...overview.knownTests(asked)].sort()).toEqual([...index.testIds].sort());
+
+        const paths = eager.measuredPaths();
+        for (const path of paths) {
+          const all = [...(eager.executedLines([path]).get(path)?.keys() ?? [])];
+          const wanted = new Map([[path, new Set(all.filter((_, i) => i % 2 === 1))]]);
+          expect(sortedLines(lazy.executedLines([path], wanted).get(path)), path).toEqual(
+            sortedLines(eager.executedLines([path], wanted).get(path)),
+          );
+        }
+        // Every name can still be had, and then every line's.
+        expect(lazy.contextNames().sort()).toEqual([...names].sort());
+        const everything = lazy.executedLines(paths);
+        for (const path of paths) {
+          expect(sortedLines(everything.get(path))).toEqual(
+            sortedLines(eager.executedLines([path]).get(path)),
+          );
+        }
+      } finally {
+        lazy.close();
+        eager.close();
+      }
+    },
+  );
+
+  // Each name replaces one plain name of the fixture; SQLite's classification must be the
+  // one isPlainTestId gives (so the count moves by exactly that).
+  it.each([
+    ["tests/a.py::t|run", true],
+    ["tests/a.py::t[p|q]|setup", true],
+    ["tests/a.py::T::t[a::b|c]|teardown", true],
+    ["tests/é.py::t[€|😀]|run", true],
+    ["a::b|run", true],
+    ["::t|run", false],
+    ["x|::t|run", false],
+    ["shard|tests/a.py::t|run", false],
+    ["tests/a.py::t|call", false],
+    ["tests/a.py::t|Run", false],
+    ["tests/a.py::t|run|x", false],
+    ["tests/a.py::t|", false],
+    ["tests/a.py|run", false],
+    ["tests/a.py::t|runs", false],
+  ])("classifies %j as plain: %s", (name, plain) => {
+    expect(isPlainName(name)).toBe(plain);
+    const source = openCoverageSqlite([copyWithRenamed(name)]);
+    try {
+      const overview = source.contextOverview();
+      if (plain) {
+        expect(overview?.plainNames).toBe(24);
+        expect(overview?.others).toEqual([""]);
+        const id = name.replace(PHASE, "");
+        expect([...(overview?.knownTests([id, `${id}x`]) ?? [])]).toEqual([id]);
+      } else {
+        expect(overview?.plainNames).toBe(23);
+        expect(overview?.others).toEqual(["", name]);
+      }
+    } finally {
+      source.close();
+    }
+  });
+
+  it("counts a test once whatever phases it has, and a setup-only test too", () => {
+    const source = openCoverageSqlite([
+      copyWithRenamed("tests/test_new.py::test_setup_only|setup"),
+    ]);
+    try {
+      // RENAMED was test_format_amount_eur's run name: that test keeps its setup and
+      // teardown names, and a ninth test appears with only a setup name.
+      expect(source.contextOverview()).toMatchObject({ plainNames: 24, plainTests: 9 });
+    } finally {
+      source.close();
+    }
+  });
+
+  it("counts tests from run names alone when there are no other phases", () => {
+    const file = join(makeTempDir("ctx-run-only"), ".coverage");
+    copyFileSync(FIXTURE, file);
+    const db = new Database(file);
+    db.pragma("foreign_keys = OFF");
+    // Drop the setup and teardown contexts and number the rest 1..n again, as coverage.py
+    // would have written them.
+    db.exec(`
+      DELETE FROM line_bits WHERE context_id IN
+        (SELECT id FROM context WHERE context GLOB '*|setup' OR context GLOB '*|teardown');
+      DELETE FROM context WHERE context GLOB '*|setup' OR context GLOB '*|teardown';
+      CREATE TEMP TABLE renumber AS
+        SELECT id AS old, row_number() OVER (ORDER BY id) AS new FROM context;
+      UPDATE context SET id = id + 100000;
+      UPDATE context SET id = (SELECT new FROM renumber WHERE old = context.id - 100000);
+      UPDATE line_bits SET context_id = context_id + 100000;
+      UPDATE line_bits SET context_id =
+        (SELECT new FROM renumber WHERE old = line_bits.context_id - 100000);
+    `);
+    db.close();
+    const source = openCoverageSqlite([file]);
+    try {
+      expect(source.contextOverview()).toMatchObject({ plainNames: 8, plainTests: 8 });
+      const paths = source.measuredPaths();
+      const lines = source.executedLines(paths);
+      const tests = new Set([...lines.values()].flatMap((m) => [...m.values()].flat()));
+      expect([...tests].every((name) => name === "" || name.endsWith("|run"))).toBe(true);
+      expect(tests.size).toBeGreaterThan(4);
+    } finally {
+      source.close();
+    }
+  });
+
+  it.each([
+    [
+      "sparse ids",
+      (db: Database.Database) =>
+        db.exec("UPDATE context SET id = id + 100000; UPDATE context SET id = (id - 100000) * 2"),
+    ],
+    [
+      "a name holding NUL",
+      (db: Database.Database) =>
+        db.exec("UPDATE context SET context = CAST(X'610062' AS TEXT) WHERE context = ''"),
+    ],
+    [
+      "a name that is NULL",
+      (db: Database.Database) => db.exec("UPDATE context SET context = NULL WHERE context = ''"),
+    ],
+    ["no contexts", (db: Database.Database) => db.exec("DELETE FROM context")],
+  ])("has no overview for %s (every name is read instead)", (_what, edit) => {
+    const dir = makeTempDir("ctx-overview");
+    const file = join(dir, ".coverage");
+    copyFileSync(FIXTURE, file);
+    const db = new Database(file);
+    db.pragma("foreign_keys = OFF");
+    edit(db);
+    db.close();
+    const source = openCoverageSqlite([file]);
+    try {
+      expect(source.contextOverview()).toBeNull();
+    } finally {
+      source.close();
+    }
+  });
+
+  it("has no overview for several data files (their ids must be merged by name)", () => {
+    const copy = join(makeTempDir("ctx-overview-two"), ".coverage.b");
+    copyFileSync(FIXTURE, copy);
+    const source = openCoverageSqlite([FIXTURE, copy]);
+    try {
+      expect(source.contextOverview()).toBeNull();
+      expect(source.contextNames().sort()).toEqual([...expected.contexts].sort());
     } finally {
       source.close();
     }

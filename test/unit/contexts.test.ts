@@ -2,9 +2,14 @@ import { describe, expect, it } from "vitest";
 import {
   buildModuleIndex,
   dottedCandidates,
+  indexContextOverview,
   indexContexts,
+  isPlainTestId,
+  mightNameTest,
   parsePytestCovContext,
 } from "../../src/core/contexts.js";
+import { parseFrozenList, resolveFrozen } from "../../src/core/frozen.js";
+import type { ContextOverview } from "../../src/core/model.js";
 
 describe("parsePytestCovContext", () => {
   it("splits node id and phase on the last bar", () => {
@@ -109,5 +114,139 @@ describe("indexContexts is lazy but exact", () => {
     expect(none.style).toBe("none");
     expect(none.testIds.size).toBe(0);
     expect(none.get("py311")).toEqual({ raw: "py311", testId: null, phase: null });
+  });
+});
+
+describe("indexContextOverview answers as indexContexts over every name", () => {
+  const modules = buildModuleIndex([]);
+  const PHASE = /\|(run|setup|teardown)$/;
+
+  /** What a data source reports for these names, and how often it is asked. */
+  function overviewOf(names: readonly string[]) {
+    const plain = names.filter((n) => PHASE.test(n) && isPlainTestId(n.replace(PHASE, "")));
+    const ids = new Set(plain.map((n) => n.replace(PHASE, "")));
+    const calls = { knownTests: [] as string[][], allNames: 0 };
+    const overview: ContextOverview = {
+      plainNames: plain.length,
+      plainTests: ids.size,
+      others: names.filter((n) => !plain.includes(n)),
+      knownTests(asked) {
+        calls.knownTests.push([...asked]);
+        return new Set(asked.filter((id) => ids.has(id)));
+      },
+      allNames() {
+        calls.allNames++;
+        return names;
+      },
+    };
+    return { overview, calls };
+  }
+
+  const NAMES = [
+    "",
+    "tests/a.py::t[x|y]|setup",
+    "tests/a.py::t[x|y]|run",
+    "tests/a.py::u|run",
+    "tests/a.py::T::v[a::b|c]|teardown",
+    "tests/é.py::w[€]|run",
+    "py311",
+  ];
+  const ASKED = [
+    "tests/a.py::t[x|y]",
+    "tests/a.py::t",
+    "tests/a.py::u",
+    "tests/a.py::T::v[a::b|c]",
+    "tests/é.py::w[€]",
+    "shardA|tests/a.py::u",
+    "tests/a.py",
+    "",
+  ];
+
+  it("gives the same style, tests, counts and parses", () => {
+    const full = indexContexts(NAMES, modules);
+    const { overview, calls } = overviewOf(NAMES);
+    const fast = indexContextOverview(overview, modules);
+    expect(fast).not.toBeNull();
+    if (fast === null) return;
+    expect(fast.style).toBe(full.style);
+    expect(fast.testCount).toBe(full.testIds.size);
+    expect(fast.testCount).toBe(4);
+    expect(fast.nonTestContexts).toEqual(full.nonTestContexts);
+    for (const id of ASKED) expect([id, fast.hasTest(id)]).toEqual([id, full.hasTest(id)]);
+    for (const name of NAMES) expect(fast.get(name)).toEqual(full.get(name));
+    expect(calls.allNames).toBe(0);
+    // Only globs need every id: then every name is read, once.
+    expect([...fast.testIds].sort()).toEqual([...full.testIds].sort());
+    expect([...fast.testIds].sort()).toEqual([...full.testIds].sort());
+    expect(calls.allNames).toBe(1);
+  });
+
+  it("asks the data once for a preloaded list, and only for ids a plain name can hold", () => {
+    const { overview, calls } = overviewOf(NAMES);
+    const fast = indexContextOverview(overview, modules);
+    fast?.preloadTests?.(ASKED);
+    expect(calls.knownTests).toEqual([
+      [
+        "tests/a.py::t[x|y]",
+        "tests/a.py::t",
+        "tests/a.py::u",
+        "tests/a.py::T::v[a::b|c]",
+        "tests/é.py::w[€]",
+      ],
+    ]);
+    for (const id of ASKED) fast?.hasTest(id);
+    expect(calls.knownTests).toHaveLength(1);
+    expect(fast?.hasTest("tests/b.py::new")).toBe(false);
+    expect(calls.knownTests).toEqual([expect.anything(), ["tests/b.py::new"]]);
+  });
+
+  it("resolveFrozen through it matches resolveFrozen through the full index", () => {
+    const list = parseFrozenList(
+      { frozen: [...ASKED.filter((a) => a !== ""), "tests/a.py::*"] },
+      "q",
+    );
+    const full = resolveFrozen(list, indexContexts(NAMES, modules));
+    const fast = indexContextOverview(overviewOf(NAMES).overview, modules);
+    expect(fast).not.toBeNull();
+    if (fast === null) return;
+    const viaOverview = resolveFrozen(list, fast);
+    expect([...viaOverview.frozenTests].sort()).toEqual([...full.frozenTests].sort());
+    expect(viaOverview.unresolved).toEqual(full.unresolved);
+    expect(viaOverview.unresolved).toEqual(["tests/a.py::t", "shardA|tests/a.py::u", "tests/a.py"]);
+  });
+
+  it.each([
+    ["a static context prefix", ["", "shardA|tests/a.py::t|run", "tests/a.py::u|run"]],
+    ["an empty part before the first '::'", ["x|::t|run", "tests/a.py::u|run"]],
+    ["a dotted test_function name", ["tests.test_a.test_x", "tests/a.py::u|run"]],
+    ["no plain name at all", ["", "py311"]],
+  ])("leaves data with %s to the full index (null)", (_what, names) => {
+    expect(indexContextOverview(overviewOf(names).overview, modules)).toBeNull();
+  });
+});
+
+describe("mightNameTest and isPlainTestId", () => {
+  it.each([
+    ["tests/a.py::t|run", true],
+    ["shardA|tests/a.py::t|run", true],
+    ["tests.test_a.test_x", true],
+    ["", false],
+    ["py311", false],
+    ["tests/a.py::t|call", false],
+    ["::t|run", false],
+  ])("mightNameTest(%j) is %s", (name, want) => {
+    expect(mightNameTest(name)).toBe(want);
+  });
+
+  it.each([
+    ["tests/a.py::t", true],
+    ["tests/a.py::t[a|b]", true],
+    ["a::b", true],
+    ["::t", false],
+    ["tests/a.py", false],
+    ["shardA|tests/a.py::t", false],
+    ["", false],
+  ])("isPlainTestId(%j) is %s", (id, want) => {
+    expect(isPlainTestId(id)).toBe(want);
   });
 });
