@@ -6,4 +6,4 @@
 import { auditCommand } from "./commands/audit.js";
 import { runProcess } from "./run-process.js";
 
-runProcess([{ name: "audit", load: async () => auditCommand }]);
+runProcess([{ name: "audit", load: async () => auditCommand }], { exitWhenDone: true });

@@ -68,6 +68,26 @@ describe("freezegate audit on the bundled example", () => {
     expectGolden("demo-audit.json", normalize(r.stdout, { [repo.dir]: "<repo>" }));
   });
 
+  it("ends right after answering, with every byte of a report larger than a pipe holds", () => {
+    // The audit ends the process as soon as it has answered (no wind-down of Node's event
+    // loop): a report bigger than the 64 KB a pipe buffers must still arrive whole.
+    const big = makeDemoRepo();
+    try {
+      const lines = Array.from({ length: 800 }, (_, i) => `VALUE_${i} = ${i}\n`).join("");
+      writeFileSync(join(big.dir, "big_module.py"), lines);
+      big.git("add", "big_module.py");
+      big.git("commit", "-q", "-m", "a big new module");
+      const r = runCli(["audit", "--base", "base", "--format", "json"], { cwd: big.dir });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(1);
+      expect(Buffer.byteLength(r.stdout)).toBeGreaterThan(64 * 1024);
+      const report = JSON.parse(r.stdout);
+      expect(report.summary.counts.unmeasured).toBe(800);
+    } finally {
+      big.cleanup();
+    }
+  });
+
   it("--output writes the report to a file and nothing to stdout", () => {
     const r = runCli(["audit", "--base", "base", "--format", "json", "-o", "out.json"], {
       cwd: repo.dir,
