@@ -3,7 +3,15 @@
 // CI hits (not a repo, unknown base, shallow clones), merge-base semantics and immunity to the
 // user's git config.
 
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { devNull, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -389,6 +397,31 @@ describe("merge-base semantics", () => {
     expect(r.git("merge-base", "--all", "y", "HEAD").trim().split("\n")).toHaveLength(2);
     // The diffs it starts and does not use must not leave their temporary files behind.
     await leavesNoTemporaryFile(() => checkStartRange(r, sub, root));
+  });
+
+  it("startRange gives the same answers from one shell process and from two git processes", async () => {
+    const r = crissCross((repo) => repo.write("sub/b.py", lines(3)));
+    r.git("branch", "plain", "HEAD~1");
+    // A ref name a shell would run commands from if it ever read it as code.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, on purpose
+    const WEIRD_REF = "we$(touch${IFS}pwned);`touch${IFS}pwned`";
+    r.git("branch", WEIRD_REF, "HEAD~1");
+    const sub = join(r.dir, "sub");
+    const root = await findRepoRoot(sub);
+    await leavesNoTemporaryFile(async () => {
+      for (const base of ["y", "plain", WEIRD_REF, "no-such-ref", "HEAD"]) {
+        const one = startRange(sub, base, "HEAD", { oneProcess: true });
+        const two = startRange(sub, base, "HEAD", { oneProcess: false });
+        expect(await one?.root, base).toBe(await two?.root);
+        expect(await one?.patch(root), base).toEqual(await two?.patch(root));
+      }
+      const weird = startRange(sub, WEIRD_REF, "HEAD", { oneProcess: true });
+      expect((await weird?.patch(root))?.files.map((f) => f.path)).toEqual(
+        (await patchFromRange(root, "plain")).files.map((f) => f.path),
+      );
+    });
+    expect(existsSync(join(sub, "pwned"))).toBe(false);
+    expect(existsSync(join(root, "pwned"))).toBe(false);
   });
 
   async function checkStartRange(r: TempRepo, sub: string, root: string): Promise<void> {
