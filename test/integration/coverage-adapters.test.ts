@@ -10,17 +10,19 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   statSync,
   truncateSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { discoverCoverage, openCoverage } from "../../src/adapters/coverage-discovery.js";
 import { openCoverageJson } from "../../src/adapters/coverage-json.js";
-import { openCoverageSqlite } from "../../src/adapters/coverage-sqlite.js";
+import { findAddon, openCoverageSqlite } from "../../src/adapters/coverage-sqlite.js";
 import { InputError } from "../../src/core/errors.js";
 import type { CoverageSource } from "../../src/core/model.js";
 import { numbitsToLines } from "../../src/core/numbits.js";
@@ -970,5 +972,16 @@ describe("a large data file (about 80 MB of branch data, 20,000 contexts, 500 fi
     expect(new Map([...lines].map(([line, names]) => [line, [...names].sort()]))).toEqual(
       new Map([...expected].sort(([a], [b]) => a - b).map(([l, n]) => [l, n.sort()])),
     );
+  });
+});
+
+describe("the SQLite driver's addon", () => {
+  it("is the file Node's own resolution finds", () => {
+    const found = findAddon();
+    expect(found).toBeDefined();
+    const resolved = createRequire(import.meta.url).resolve(
+      "better-sqlite3/build/Release/better_sqlite3.node",
+    );
+    expect(realpathSync(found as string)).toBe(realpathSync(resolved));
   });
 });
