@@ -154,6 +154,9 @@ function letGitRun(): Promise<void> {
 
 const identityStatements: StatementMap = { statementOf: (line) => line };
 
+/** Source characters of changed files whose tokens are kept (about 5 bytes a character). */
+const KEEP_TOKENS_CHARS = 4_000_000;
+
 function sample(items: readonly string[], n = 3): string {
   const shown = items.slice(0, n).map((s) => `"${s}"`);
   return items.length > n ? `${shown.join(", ")}, ... (${items.length} in all)` : shown.join(", ");
@@ -410,12 +413,18 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     // tests read from the data; then executed lines and the staleness check.
     const dataPaths = mappedAudited.map((f) => mapping.toData.get(f.path) as string);
     mark("read + check sources");
+    // Files whose changed lines no test ran need the full statement model later: their
+    // tokens are kept for it, up to a budget (beyond it they are tokenized again).
+    let keepBudget = KEEP_TOKENS_CHARS;
     const prepared = audited.map((change) => {
       const text = (sources.get(change.path) as Buffer).toString("utf8");
       const dataPath = mapping.toData.get(change.path);
       const reported = dataPath === undefined ? null : coverage.statements(dataPath);
       const isPython = change.path.endsWith(".py") || change.path.endsWith(".pyw");
-      const python = isPython ? analyzePython(text, { path: change.path }) : null;
+      keepBudget -= text.length;
+      const python = isPython
+        ? analyzePython(text, { path: change.path, keepTokens: keepBudget >= 0 })
+        : null;
       return { change, text, lines: splitLines(text), dataPath, reported, python };
     });
     mark("tokenize");

@@ -18,6 +18,11 @@ import type { StatementMap } from "./model.js";
 export interface PythonStatementsOptions {
   /** Used only in error messages. */
   path?: string;
+  /**
+   * Keep a copy of the tokens for `statements()` (about 9 bytes per token), which otherwise
+   * tokenizes the text again when another file was tokenized in between.
+   */
+  keepTokens?: boolean;
 }
 
 /** Computes coverage.py's statement map for Python 3.11 source text (any line endings). */
@@ -55,13 +60,38 @@ export function analyzePython(source: string, options: PythonStatementsOptions =
     for (let l = first; l <= last; l++) logicalFirst[l] = first;
   }
   let full: StatementMap | null = null;
+  const kept = options.keepTokens ? copyOfTokens(tokens) : null;
   return {
     logical: new LineTable(logicalFirst),
     statements() {
       // `tokens` may since have been overwritten by another file's: then tokenize again.
-      full ??= analyzeTokens(text, call === tokenizeCalls ? tokens : tokenize(text, where), where);
+      full ??= analyzeTokens(
+        text,
+        kept ?? (call === tokenizeCalls ? tokens : tokenize(text, where)),
+        where,
+      );
       return full;
     },
+  };
+}
+
+/** Tokens in arrays of their own (with the cleared slot after the last token and line). */
+function copyOfTokens(tokens: Tokens): Tokens {
+  const lines = tokens.logicalCount + 1;
+  const count =
+    (tokens.logicalCount === 0 ? 0 : (tokens.lineTokEnd[tokens.logicalCount - 1] as number)) + 1;
+  return {
+    kind: tokens.kind.slice(0, count),
+    start: tokens.start.slice(0, count),
+    end: tokens.end.slice(0, count),
+    lineFirst: tokens.lineFirst.slice(0, lines),
+    lineLast: tokens.lineLast.slice(0, lines),
+    lineTokStart: tokens.lineTokStart.slice(0, lines),
+    lineTokEnd: tokens.lineTokEnd.slice(0, lines),
+    lineDepth: tokens.lineDepth.slice(0, lines),
+    lineDocstring: tokens.lineDocstring.slice(0, lines),
+    logicalCount: tokens.logicalCount,
+    physicalCount: tokens.physicalCount,
   };
 }
 

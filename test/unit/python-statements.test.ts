@@ -6,7 +6,11 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { InputError } from "../../src/core/errors.js";
-import { analyzePython, findPythonStatements } from "../../src/core/python-statements.js";
+import {
+  analyzePython,
+  findPythonStatements,
+  type PythonLines,
+} from "../../src/core/python-statements.js";
 import { INVALID_SOURCES, STATEMENT_CASES } from "../fixtures/statements/cases.js";
 
 const fixture = (name: string) =>
@@ -54,12 +58,25 @@ describe("analyzing many files in turn (the tokenizer reuses its arrays)", () =>
     // in another order, between files of very different sizes (the audit's access pattern).
     const cases = [...STATEMENT_CASES].sort((a, b) => b.source.length - a.source.length);
     const analyzed = cases.map((c) => ({ c, lines: analyzePython(c.source) }));
+    check(analyzed);
+  });
+
+  it("gives the same from tokens kept for later (keepTokens), interleaved with kept and not", () => {
+    const cases = [...STATEMENT_CASES].sort((a, b) => b.source.length - a.source.length);
+    const analyzed = cases.map((c, i) => ({
+      c,
+      lines: analyzePython(c.source, { keepTokens: i % 2 === 0 }),
+    }));
+    check(analyzed);
+  });
+
+  function check(analyzed: { c: (typeof STATEMENT_CASES)[number]; lines: PythonLines }[]) {
     for (const { c, lines } of [...analyzed].reverse()) {
       const map = lines.statements();
       const ours = Array.from({ length: c.expected.length }, (_, i) => map.statementOf(i + 1));
       expect(ours, c.name).toEqual(c.expected);
     }
-  });
+  }
 
   it("keeps the logical-line view of an earlier file after later files are tokenized", () => {
     const first = analyzePython("x = (1,\n     2)\n\n# c\ny = 3\n");
