@@ -155,7 +155,7 @@ function letGitRun(): Promise<void> {
 const identityStatements: StatementMap = { statementOf: (line) => line };
 
 /** Source characters of changed files whose tokens are kept (about 5 bytes a character). */
-const KEEP_TOKENS_CHARS = 4_000_000;
+const KEEP_TOKENS_CHARS = 1_000_000;
 
 function sample(items: readonly string[], n = 3): string {
   const shown = items.slice(0, n).map((s) => `"${s}"`);

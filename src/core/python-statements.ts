@@ -75,21 +75,47 @@ export function analyzePython(source: string, options: PythonStatementsOptions =
   };
 }
 
-/** Tokens in arrays of their own (with the cleared slot after the last token and line). */
+/**
+ * Tokens in arrays of their own (with the cleared slot after the last token and line), all
+ * views of one new buffer: a backing store per array would cost more than the copy.
+ */
 function copyOfTokens(tokens: Tokens): Tokens {
   const lines = tokens.logicalCount + 1;
-  const count =
-    (tokens.logicalCount === 0 ? 0 : (tokens.lineTokEnd[tokens.logicalCount - 1] as number)) + 1;
+  const last =
+    tokens.logicalCount === 0 ? 0 : (tokens.lineTokEnd[tokens.logicalCount - 1] as number);
+  const count = last + 1;
+  const buffer = new ArrayBuffer(4 * (2 * count + 5 * lines) + count + lines);
+  let offset = 0;
+  const int32 = (from: Int32Array, n: number) => {
+    const view = new Int32Array(buffer, offset, n);
+    view.set(from.subarray(0, n));
+    offset += 4 * n;
+    return view;
+  };
+  const uint8 = (from: Uint8Array, n: number) => {
+    const view = new Uint8Array(buffer, offset, n);
+    view.set(from.subarray(0, n));
+    offset += n;
+    return view;
+  };
+  // The 32-bit arrays first, so that every one starts at a multiple of 4.
+  const start = int32(tokens.start, count);
+  const end = int32(tokens.end, count);
+  const lineFirst = int32(tokens.lineFirst, lines);
+  const lineLast = int32(tokens.lineLast, lines);
+  const lineTokStart = int32(tokens.lineTokStart, lines);
+  const lineTokEnd = int32(tokens.lineTokEnd, lines);
+  const lineDepth = int32(tokens.lineDepth, lines);
   return {
-    kind: tokens.kind.slice(0, count),
-    start: tokens.start.slice(0, count),
-    end: tokens.end.slice(0, count),
-    lineFirst: tokens.lineFirst.slice(0, lines),
-    lineLast: tokens.lineLast.slice(0, lines),
-    lineTokStart: tokens.lineTokStart.slice(0, lines),
-    lineTokEnd: tokens.lineTokEnd.slice(0, lines),
-    lineDepth: tokens.lineDepth.slice(0, lines),
-    lineDocstring: tokens.lineDocstring.slice(0, lines),
+    kind: uint8(tokens.kind, count),
+    start,
+    end,
+    lineFirst,
+    lineLast,
+    lineTokStart,
+    lineTokEnd,
+    lineDepth,
+    lineDocstring: uint8(tokens.lineDocstring, lines),
     logicalCount: tokens.logicalCount,
     physicalCount: tokens.physicalCount,
   };
