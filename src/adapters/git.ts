@@ -402,12 +402,17 @@ export function startRange(
     );
     diffRun = runGit(cwd, patchArgs([range], true), undefined, [], { stdoutToFile: true });
   }
-  diffRun.catch(() => {}); // awaited only when rev-parse gave merge bases
+  diffRun.catch(() => {}); // its error is answered in patch()
   return {
     root: parsed.then((p) => p?.root ?? null),
     async patch(root) {
       const p = await parsed;
-      if (p === null || p.mergeBases.length === 0) return null;
+      if (p === null || p.mergeBases.length === 0) {
+        // The diff is not used, but waited for: its temporary file goes with it, and the
+        // process never ends (as an answered audit does at once) with git still running.
+        await diffRun.catch(() => null);
+        return null;
+      }
       const diff = await diffRun.catch(() => null);
       if (diff === null || diff.code !== 0) return null;
       // With several merge bases git says which one the diff used.

@@ -269,6 +269,11 @@ describe("context overview", () => {
       (db: Database.Database) => db.exec("UPDATE context SET context = NULL WHERE context = ''"),
     ],
     ["no contexts", (db: Database.Database) => db.exec("DELETE FROM context")],
+    [
+      "a name that is a blob",
+      (db: Database.Database) =>
+        db.exec("UPDATE context SET context = X'74657374' WHERE context = ''"),
+    ],
   ])("has no overview for %s (every name is read instead)", (_what, edit) => {
     const dir = makeTempDir("ctx-overview");
     const file = join(dir, ".coverage");
@@ -280,6 +285,29 @@ describe("context overview", () => {
     const source = openCoverageSqlite([file]);
     try {
       expect(source.contextOverview()).toBeNull();
+    } finally {
+      source.close();
+    }
+  });
+
+  it("matches frozen ids byte for byte even where the column compares without case", () => {
+    const file = join(makeTempDir("ctx-nocase"), ".coverage");
+    copyFileSync(FIXTURE, file);
+    const db = new Database(file);
+    db.pragma("foreign_keys = OFF");
+    db.exec(`
+      CREATE TABLE context2 (id integer primary key, context text COLLATE NOCASE, unique (context));
+      INSERT INTO context2 SELECT id, context FROM context;
+      DROP TABLE context;
+      ALTER TABLE context2 RENAME TO context;
+    `);
+    db.close();
+    const source = openCoverageSqlite([file]);
+    try {
+      const overview = source.contextOverview();
+      expect(overview?.plainTests).toBe(8);
+      const exact = "tests/test_tax.py::test_rate_for";
+      expect([...(overview?.knownTests([exact, exact.toUpperCase()]) ?? [])]).toEqual([exact]);
     } finally {
       source.close();
     }
