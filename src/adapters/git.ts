@@ -124,15 +124,7 @@ export function runGit(
   // can be made: through a pipe, git would stop whenever the pipe is full and freezegate busy
   // reading the data, and finish only after it. The file is removed as soon as it is read.
   const file = stdoutToFile ? temporaryOutput() : null;
-  const cleanup = () => {
-    if (file === null) return;
-    closeSync(file.fd);
-    try {
-      unlinkSync(file.path);
-    } catch {
-      // already gone: nothing to clean up
-    }
-  };
+  const cleanup = () => removeTemporary(file);
   return new Promise<GitResult>((resolve, reject) => {
     const child = spawn("git", full, {
       cwd,
@@ -191,6 +183,17 @@ function temporaryOutput(): { path: string; fd: number } | null {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") return null;
     }
+  }
+}
+
+/** Closes and deletes a file from temporaryOutput (null: there is none). */
+function removeTemporary(file: { path: string; fd: number } | null): void {
+  if (file === null) return;
+  closeSync(file.fd);
+  try {
+    unlinkSync(file.path);
+  } catch {
+    // already gone: nothing to clean up
   }
 }
 
@@ -455,15 +458,7 @@ function revParseThenDiff(
 } {
   const config = PINNED_GIT_CONFIG.flatMap((c) => ["-c", c]);
   const file = temporaryOutput();
-  const cleanup = () => {
-    if (file === null) return;
-    closeSync(file.fd);
-    try {
-      unlinkSync(file.path);
-    } catch {
-      // already gone: nothing to clean up
-    }
-  };
+  const cleanup = () => removeTemporary(file);
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn(
