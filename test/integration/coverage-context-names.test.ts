@@ -32,6 +32,17 @@ function copyWithRenamed(to: string, edit: (db: Database.Database) => void = () 
   return file;
 }
 
+/** A copy of the fixture changed by `sql` (foreign keys off, as coverage.py leaves them). */
+function editedCopy(sql: string): string {
+  const file = join(makeTempDir("ctx-edited"), ".coverage");
+  copyFileSync(FIXTURE, file);
+  const db = new Database(file);
+  db.pragma("foreign_keys = OFF");
+  db.exec(sql);
+  db.close();
+  return file;
+}
+
 describe("context names", () => {
   it("reads every name exactly (one query)", () => {
     const source = openCoverageSqlite([FIXTURE]);
@@ -221,13 +232,9 @@ describe("context overview", () => {
   });
 
   it("counts tests from run names alone when there are no other phases", () => {
-    const file = join(makeTempDir("ctx-run-only"), ".coverage");
-    copyFileSync(FIXTURE, file);
-    const db = new Database(file);
-    db.pragma("foreign_keys = OFF");
     // Drop the setup and teardown contexts and number the rest 1..n again, as coverage.py
     // would have written them.
-    db.exec(`
+    const file = editedCopy(`
       DELETE FROM line_bits WHERE context_id IN
         (SELECT id FROM context WHERE context GLOB '*|setup' OR context GLOB '*|teardown');
       DELETE FROM context WHERE context GLOB '*|setup' OR context GLOB '*|teardown';
@@ -239,7 +246,6 @@ describe("context overview", () => {
       UPDATE line_bits SET context_id =
         (SELECT new FROM renumber WHERE old = line_bits.context_id - 100000);
     `);
-    db.close();
     const source = openCoverageSqlite([file]);
     try {
       expect(source.contextOverview()).toMatchObject({ plainNames: 8, plainTests: 8 });
@@ -256,33 +262,17 @@ describe("context overview", () => {
   it.each([
     [
       "sparse ids",
-      (db: Database.Database) =>
-        db.exec("UPDATE context SET id = id + 100000; UPDATE context SET id = (id - 100000) * 2"),
+      "UPDATE context SET id = id + 100000; UPDATE context SET id = (id - 100000) * 2",
     ],
     [
       "a name holding NUL",
-      (db: Database.Database) =>
-        db.exec("UPDATE context SET context = CAST(X'610062' AS TEXT) WHERE context = ''"),
+      "UPDATE context SET context = CAST(X'610062' AS TEXT) WHERE context = ''",
     ],
-    [
-      "a name that is NULL",
-      (db: Database.Database) => db.exec("UPDATE context SET context = NULL WHERE context = ''"),
-    ],
-    ["no contexts", (db: Database.Database) => db.exec("DELETE FROM context")],
-    [
-      "a name that is a blob",
-      (db: Database.Database) =>
-        db.exec("UPDATE context SET context = X'74657374' WHERE context = ''"),
-    ],
-  ])("has no overview for %s (every name is read instead)", (_what, edit) => {
-    const dir = makeTempDir("ctx-overview");
-    const file = join(dir, ".coverage");
-    copyFileSync(FIXTURE, file);
-    const db = new Database(file);
-    db.pragma("foreign_keys = OFF");
-    edit(db);
-    db.close();
-    const source = openCoverageSqlite([file]);
+    ["a name that is NULL", "UPDATE context SET context = NULL WHERE context = ''"],
+    ["no contexts", "DELETE FROM context"],
+    ["a name that is a blob", "UPDATE context SET context = X'74657374' WHERE context = ''"],
+  ])("has no overview for %s (every name is read instead)", (_what, sql) => {
+    const source = openCoverageSqlite([editedCopy(sql)]);
     try {
       expect(source.contextOverview()).toBeNull();
     } finally {
@@ -291,17 +281,12 @@ describe("context overview", () => {
   });
 
   it("matches frozen ids byte for byte even where the column compares without case", () => {
-    const file = join(makeTempDir("ctx-nocase"), ".coverage");
-    copyFileSync(FIXTURE, file);
-    const db = new Database(file);
-    db.pragma("foreign_keys = OFF");
-    db.exec(`
+    const file = editedCopy(`
       CREATE TABLE context2 (id integer primary key, context text COLLATE NOCASE, unique (context));
       INSERT INTO context2 SELECT id, context FROM context;
       DROP TABLE context;
       ALTER TABLE context2 RENAME TO context;
     `);
-    db.close();
     const source = openCoverageSqlite([file]);
     try {
       const overview = source.contextOverview();
