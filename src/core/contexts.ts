@@ -208,18 +208,7 @@ export function indexContexts(
   const style: ContextStyle =
     pytestCov > 0 ? "pytest-cov" : dotted.length > 0 ? "test-function" : "none";
 
-  const get = (name: string): ParsedContext => {
-    let parsed = cache.get(name);
-    if (parsed === undefined) {
-      parsed = (style === "pytest-cov" ? parsePytestCovContext(name) : null) ?? {
-        raw: name,
-        testId: null,
-        phase: null,
-      };
-      cache.set(name, parsed);
-    }
-    return parsed;
-  };
+  const get = contextParser(style, cache);
 
   const plain = style === "pytest-cov" && !staticPrefixed;
   let allIds: Set<string> | null = plain ? plainIds : null;
@@ -257,6 +246,29 @@ export function indexContexts(
 }
 
 /**
+ * ContextIndex.get: a name parsed once and remembered (`cache` may already hold the names
+ * another rule mapped, such as dotted test_function names); with pytest-cov style names are
+ * parsed as such, any other name stands for no test.
+ */
+function contextParser(
+  style: ContextStyle,
+  cache = new Map<string, ParsedContext>(),
+): (name: string) => ParsedContext {
+  return (name) => {
+    let parsed = cache.get(name);
+    if (parsed === undefined) {
+      parsed = (style === "pytest-cov" ? parsePytestCovContext(name) : null) ?? {
+        raw: name,
+        testId: null,
+        phase: null,
+      };
+      cache.set(name, parsed);
+    }
+    return parsed;
+  };
+}
+
+/**
  * Could this context name stand for a test (pytest-cov shape or dotted test_function name)?
  * Names for which it is false are "outside tests" in every style.
  */
@@ -287,7 +299,6 @@ export function indexContextOverview(
   modules: ModuleIndex | (() => ModuleIndex),
 ): ContextIndex | null {
   if (overview.plainNames === 0 || overview.others.some(mightNameTest)) return null;
-  const cache = new Map<string, ParsedContext>();
   const known = new Map<string, boolean>();
   let full: ContextIndex | null = null;
   const everything = () => {
@@ -296,14 +307,7 @@ export function indexContextOverview(
   };
   return {
     style: "pytest-cov",
-    get(name) {
-      let parsed = cache.get(name);
-      if (parsed === undefined) {
-        parsed = parsePytestCovContext(name) ?? { raw: name, testId: null, phase: null };
-        cache.set(name, parsed);
-      }
-      return parsed;
-    },
+    get: contextParser("pytest-cov"),
     preloadTests(ids) {
       const asked = ids.filter((id) => !known.has(id) && isPlainTestId(id));
       const found = asked.length === 0 ? new Set<string>() : overview.knownTests(asked);
