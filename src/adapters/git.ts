@@ -118,8 +118,7 @@ export function runGit(
   extraConfig: readonly string[] = [],
   { stdoutToFile = false } = {},
 ): Promise<GitResult> {
-  const config = [...PINNED_GIT_CONFIG, ...extraConfig].flatMap((c) => ["-c", c]);
-  const full = ["--no-pager", ...config, ...args];
+  const full = gitCommandLine(args, extraConfig);
   // A large output (a diff over hundreds of files) goes to a private temporary file when one
   // can be made: through a pipe, git would stop whenever the pipe is full and freezegate busy
   // reading the data, and finish only after it. The file is removed as soon as it is read.
@@ -184,6 +183,12 @@ function temporaryOutput(): { path: string; fd: number } | null {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") return null;
     }
   }
+}
+
+/** git's arguments with the pinned configuration (plus `extraConfig`) and no pager. */
+function gitCommandLine(args: readonly string[], extraConfig: readonly string[] = []): string[] {
+  const config = [...PINNED_GIT_CONFIG, ...extraConfig].flatMap((c) => ["-c", c]);
+  return ["--no-pager", ...config, ...args];
 }
 
 /** Closes and deletes a file from temporaryOutput (null: there is none). */
@@ -456,14 +461,13 @@ function revParseThenDiff(
   parsed: Promise<{ root: string; mergeBases: string[] } | null>;
   diffRun: Promise<GitResult>;
 } {
-  const config = PINNED_GIT_CONFIG.flatMap((c) => ["-c", c]);
   const file = temporaryOutput();
   const cleanup = () => removeTemporary(file);
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn(
       "/bin/sh",
-      ["-c", REV_PARSE_THEN_DIFF, "freezegate", range, "--no-pager", ...config, ...diffArgs],
+      ["-c", REV_PARSE_THEN_DIFF, "freezegate", range, ...gitCommandLine(diffArgs)],
       { cwd, env: gitEnv(), stdio: ["ignore", "pipe", "ignore", file?.fd ?? "pipe", "pipe"] },
     );
   } catch (error) {
