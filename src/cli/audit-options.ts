@@ -163,17 +163,27 @@ export function resolvePatchRequest(flags: OptionValues, config: ConfigValues): 
 }
 
 export function resolveFailOn(flags: OptionValues, config: ConfigValues): FailableVerdict[] {
-  const raw = listFrom(flags, config, "fail-on") ?? [];
+  const flag = listOpt(flags, "fail-on");
+  // Errors name where the list came from: a config value is not a flag the user typed.
+  const where = flag === undefined ? 'the config file\'s "fail-on"' : "--fail-on";
+  const raw = flag ?? listFrom({}, config, "fail-on") ?? [];
   const out = new Set<FailableVerdict>(["shadowed"]);
-  for (const item of raw.flatMap((s) => s.split(","))) {
-    const v = item.trim();
-    if (v === "") continue;
-    if (!(FAILABLE_VERDICTS as readonly string[]).includes(v)) {
-      throw new UsageError(`--fail-on: unknown verdict "${v}"`, {
-        fix: `use any of: ${FAILABLE_VERDICTS.join(", ")}`,
-      });
+  for (const value of raw) {
+    for (const item of value.split(",")) {
+      const v = item.trim();
+      // "uncovered," is a list with a hole: most likely an empty variable after the comma.
+      if (v === "") {
+        throw new UsageError(`${where} "${value}" has an empty item`, {
+          fix: `list verdicts separated by commas, with none empty: ${FAILABLE_VERDICTS.join(", ")}`,
+        });
+      }
+      if (!(FAILABLE_VERDICTS as readonly string[]).includes(v)) {
+        throw new UsageError(`${where}: unknown verdict "${v}"`, {
+          fix: `use any of: ${FAILABLE_VERDICTS.join(", ")}`,
+        });
+      }
+      out.add(v as FailableVerdict);
     }
-    out.add(v as FailableVerdict);
   }
   return FAILABLE_VERDICTS.filter((v) => out.has(v));
 }

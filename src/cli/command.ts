@@ -101,13 +101,35 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
       strict: true,
       allowPositionals: spec.positionals ?? false,
     });
+    refuseEmptyValues(spec, values as OptionValues);
     return { values: values as OptionValues, positionals };
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const message = String((error as Error).message)
       .split("\n")[0]
       ?.replace(/\. To specify a positional.*$/, "");
     throw new UsageError(`${spec.name}: ${message}`, {
       fix: `see freezegate ${spec.name} --help`,
+    });
+  }
+}
+
+/**
+ * An empty value is never what the user meant: it is an unset shell or CI variable
+ * (`--base "$BASE_REF"`), and taking it as given would audit an empty range or drop a
+ * config default. No option of any command has a meaning for "".
+ */
+function refuseEmptyValues(spec: CommandSpec, values: OptionValues): void {
+  for (const opt of spec.options) {
+    if (opt.type !== "string") continue;
+    const v = values[opt.name];
+    const empty = Array.isArray(v)
+      ? v.some((item) => item.trim() === "")
+      : typeof v === "string" && v.trim() === "";
+    if (!empty) continue;
+    const what = opt.value ?? "a value";
+    throw new UsageError(`--${opt.name} has an empty value; it needs ${what}`, {
+      fix: `pass --${opt.name} ${what}, or leave the flag out (an unset shell or CI variable expands to "")`,
     });
   }
 }

@@ -66,6 +66,14 @@ export function validateConfig(raw: unknown, source: string): ConfigValues {
         fix: `set ${key} to ${want}`,
       });
     }
+    // An empty string is an unfilled template or variable, never a setting: taken as given,
+    // `fail-on = [""]` or `base = ""` would quietly weaken the gate.
+    const blank = (v: unknown) => typeof v === "string" && v.trim() === "";
+    if (blank(value) || (Array.isArray(value) && value.some(blank))) {
+      throw new ConfigError(`${source}: "${key}" has an empty value`, {
+        fix: `give ${key} a value, or remove the key for the default`,
+      });
+    }
     values[key] = value as ConfigValue;
   }
   return values;

@@ -29,4 +29,11 @@ describe("validateConfig", () => {
     expect(() => validateConfig({ "allow-unresolved": "yes" }, "src")).toThrow(/true or false/);
     expect(() => validateConfig(["x"], "src")).toThrow(/not a table/);
   });
+
+  it("refuses empty strings, alone or in a list (an unfilled variable weakens the gate)", () => {
+    expect(() => validateConfig({ base: "" }, "src")).toThrow(/"base" has an empty value/);
+    expect(() => validateConfig({ frozen: "  " }, "src")).toThrow(/"frozen" has an empty value/);
+    expect(() => validateConfig({ "fail-on": [""] }, "src")).toThrow(/"fail-on" has an empty/);
+    expect(() => validateConfig({ "path-map": ["/app/=.", ""] }, "src")).toThrow(/empty value/);
+  });
 });

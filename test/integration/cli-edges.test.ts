@@ -1,0 +1,75 @@
+// The edges of the audit/doctor command line found by review 10: values that are empty or
+// repeated, report files that are not plain files, pipes closed early, defaults that must not
+// fail open. Real git, the bundled example's real coverage data, the built binary.
+
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { makeDemoRepo } from "../helpers/demo-repo.js";
+import type { TempRepo } from "../helpers/git-repo.js";
+
+let repo: TempRepo;
+
+beforeAll(() => {
+  repo = makeDemoRepo();
+  writeFileSync(join(repo.dir, "empty.json"), '{"frozen": []}\n');
+});
+afterAll(() => repo.cleanup());
+
+describe("an empty value is a usage error, never an empty patch or a dropped default", () => {
+  it('--base "" is exit 2 (it would audit HEAD...HEAD and pass)', () => {
+    const line = expectOneLineError(runCli(["audit", "--base", "", "-q"], { cwd: repo.dir }));
+    expect(line).toContain("--base has an empty value; it needs REF");
+    // Also when the config file names a base: the empty flag must not override it quietly.
+    writeFileSync(join(repo.dir, "pyproject.toml"), '[tool.freezegate]\nbase = "base"\n');
+    try {
+      expectOneLineError(runCli(["audit", "--base", "", "-q"], { cwd: repo.dir }));
+      expectOneLineError(runCli(["doctor", "--base", ""], { cwd: repo.dir }));
+    } finally {
+      rmSync(join(repo.dir, "pyproject.toml"), { force: true });
+    }
+  });
+
+  it.each([
+    ["--frozen", "FILE"],
+    ["--diff", "FILE|-"],
+    ["--coverage", "PATH"],
+    ["--test-root", "DIR"],
+    ["--test-files", "GLOB"],
+    ["--fail-on", "VERDICTS"],
+    ["--history", "FILE"],
+  ])('%s "" says the flag needs a value', (flag, what) => {
+    const args =
+      flag === "--diff" ? ["audit", flag, "", "-q"] : ["audit", "--base", "base", flag, "", "-q"];
+    const line = expectOneLineError(runCli(args, { cwd: repo.dir }));
+    expect(line).toContain(`${flag} has an empty value; it needs ${what}`);
+    expect(line).toContain("(fix: ");
+  });
+
+  it('--fail-on with an empty list item, and fail-on = [""] in the config, are exit 2', () => {
+    expect(
+      expectOneLineError(
+        runCli(["audit", "--base", "base", "-q", "--fail-on", "uncovered,"], { cwd: repo.dir }),
+      ),
+    ).toContain('--fail-on "uncovered," has an empty item');
+    expectOneLineError(
+      runCli(["audit", "--base", "base", "-q", "--fail-on", ",uncovered"], { cwd: repo.dir }),
+    );
+    writeFileSync(join(repo.dir, "pyproject.toml"), '[tool.freezegate]\nfail-on = [""]\n');
+    try {
+      const line = expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: repo.dir }));
+      expect(line).toContain('"fail-on" has an empty value');
+      writeFileSync(
+        join(repo.dir, "pyproject.toml"),
+        '[tool.freezegate]\nfail-on = ["uncovered,"]\n',
+      );
+      // A config value is named as the config's, not as a flag the user did not pass.
+      expect(
+        expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: repo.dir })),
+      ).toContain('the config file\'s "fail-on" "uncovered," has an empty item');
+    } finally {
+      rmSync(join(repo.dir, "pyproject.toml"), { force: true });
+    }
+  });
+});
