@@ -4,9 +4,10 @@
 // current directory; paths in a config file are relative to the repository root.
 
 import { isAbsolute, join, resolve } from "node:path";
+import { readTextFile } from "../adapters/repo-files.js";
 import type { PatchRequest } from "../app/run-audit.js";
 import type { ConfigValues } from "../core/config.js";
-import { UsageError } from "../core/errors.js";
+import { InputError, UsageError } from "../core/errors.js";
 import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from "../core/globs.js";
 import { type PathRule, parsePathRule } from "../core/path-map.js";
 import { FAILABLE_VERDICTS, type FailableVerdict } from "../core/shadow-audit.js";
@@ -160,6 +161,37 @@ export function resolvePatchRequest(flags: OptionValues, config: ConfigValues): 
   throw new UsageError("nothing to audit: say which changes", {
     fix: "pass --base REF (e.g. --base origin/main), --staged, --worktree or --diff FILE",
   });
+}
+
+/**
+ * The text of `--diff FILE|-` (stdin for "-"), for audit and doctor alike. An empty or blank
+ * diff is refused wherever it comes from: it is what a failed `git diff > patch.diff` step
+ * leaves behind, and audited as given it would be a patch with nothing to fail.
+ */
+export async function readDiffInput(
+  path: string,
+  cwd: string,
+  stdin: NodeJS.ReadableStream,
+): Promise<Extract<PatchRequest, { kind: "diff" }>> {
+  if (path === "-") {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
+    const text = Buffer.concat(chunks).toString("utf8");
+    if (text.trim() === "") {
+      throw new InputError("--diff -: stdin is empty", {
+        fix: "pipe a unified diff in, e.g. git diff origin/main...HEAD | freezegate audit --diff -",
+      });
+    }
+    return { kind: "diff", label: "-", text };
+  }
+  const file = resolve(cwd, path);
+  const text = readTextFile(file, "diff file");
+  if (text.trim() === "") {
+    throw new InputError(`the diff file ${file} is empty`, {
+      fix: "check the step that wrote it (a failed git diff, e.g. in a shallow clone, leaves an empty file); a patch with no changes needs no audit",
+    });
+  }
+  return { kind: "diff", label: file, text };
 }
 
 export function resolveFailOn(flags: OptionValues, config: ConfigValues): FailableVerdict[] {

@@ -73,3 +73,47 @@ describe("an empty value is a usage error, never an empty patch or a dropped def
     }
   });
 });
+
+describe("--diff reads files and stdin by one rule, in audit and doctor", () => {
+  it.each([
+    ["an empty file", ""],
+    ["a blank file", "\n\n  \n"],
+  ])("%s is exit 2, like empty stdin (a failed git diff > patch.diff)", (_name, text) => {
+    writeFileSync(join(repo.dir, "patch.diff"), text);
+    try {
+      for (const cmd of ["audit", "doctor"]) {
+        const line = expectOneLineError(
+          runCli([cmd, "--diff", "patch.diff", "--frozen", "empty.json"], { cwd: repo.dir }),
+        );
+        expect(line).toContain("patch.diff is empty");
+      }
+    } finally {
+      rmSync(join(repo.dir, "patch.diff"));
+    }
+  });
+
+  it("/dev/null is an empty diff too", () => {
+    expect(
+      expectOneLineError(runCli(["audit", "--diff", "/dev/null", "-q"], { cwd: repo.dir })),
+    ).toContain("/dev/null is empty");
+  });
+
+  it("doctor --diff - reads the diff from stdin, as audit does", () => {
+    const diff = repo.git("diff", "base...HEAD");
+    const r = runCli(["doctor", "--diff", "-", "--format", "json"], {
+      cwd: repo.dir,
+      input: diff,
+    });
+    expect(r.stderr).toBe("");
+    const freshness = JSON.parse(r.stdout).checks.find((c: { id: string }) => c.id === "freshness");
+    // Compared (ok, or warn: a fresh checkout is newer than the committed data), not skipped.
+    expect(["ok", "warn"]).toContain(freshness.status);
+    expect(freshness.message).toMatch(
+      /matches the 1 changed file|1 changed file\(s\) were modified/,
+    );
+    expect(r.status).toBe(0);
+    expect(
+      expectOneLineError(runCli(["doctor", "--diff", "-"], { cwd: repo.dir, input: "" })),
+    ).toContain("stdin is empty");
+  });
+});

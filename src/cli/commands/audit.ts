@@ -5,7 +5,6 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot, startRange } from "../../adapters/git.js";
-import { readTextFile } from "../../adapters/repo-files.js";
 import {
   type AuditRequest,
   type AuditRun,
@@ -14,13 +13,14 @@ import {
 } from "../../app/run-audit.js";
 import { mark } from "../../app/timing.js";
 import type { ConfigValues } from "../../core/config.js";
-import { InputError, UsageError } from "../../core/errors.js";
+import { UsageError } from "../../core/errors.js";
 import { buildAuditReport } from "../../reporters/audit-report.js";
 import {
   DATA_OPTIONS,
   DIRECTORY_OPTION,
   GATE_OPTIONS,
   PATCH_OPTIONS,
+  readDiffInput,
   resolveDataOptions,
   resolveFailOn,
   resolvePatchRequest,
@@ -64,11 +64,7 @@ export async function prepareAudit(
   if (choice.kind === "range" && early) {
     patch = { ...choice, early };
   } else if (choice.kind === "diff-file") {
-    const text =
-      choice.path === "-"
-        ? await readStdin(io.stdin)
-        : readTextFile(resolve(cwd, choice.path), "diff file");
-    patch = { kind: "diff", label: choice.path === "-" ? "-" : resolve(cwd, choice.path), text };
+    patch = await readDiffInput(choice.path, cwd, io.stdin);
   } else {
     patch = choice;
   }
@@ -103,18 +99,6 @@ export async function prepareAudit(
 function rangeFromFlags(flags: ParsedArgs["values"], cwd: string) {
   const choice = resolvePatchRequest(flags, {});
   return choice.kind === "range" ? startRange(cwd, choice.base, choice.head) : null;
-}
-
-async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text.trim() === "") {
-    throw new InputError("--diff -: stdin is empty", {
-      fix: "pipe a unified diff in, e.g. git diff origin/main...HEAD | freezegate audit --diff -",
-    });
-  }
-  return text;
 }
 
 export const auditCommand: CommandSpec = {

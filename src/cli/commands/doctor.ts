@@ -5,7 +5,6 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot } from "../../adapters/git.js";
-import { readTextFile } from "../../adapters/repo-files.js";
 import type { PatchRequest } from "../../app/run-audit.js";
 import { doctorStatus, runDoctor } from "../../app/run-doctor.js";
 import { UsageError } from "../../core/errors.js";
@@ -13,6 +12,7 @@ import {
   DATA_OPTIONS,
   DIRECTORY_OPTION,
   PATCH_OPTIONS,
+  readDiffInput,
   resolveDataOptions,
   resolvePatchRequest,
 } from "../audit-options.js";
@@ -24,7 +24,7 @@ export const doctorCommand: CommandSpec = {
   name: "doctor",
   summary:
     "Check the audit's inputs: contexts present and naming existing test files, data paths mapping onto the repository, frozen ids resolving, data matching the patch's files.",
-  usage: "freezegate doctor [--base REF | --staged | --worktree | --diff FILE] [options]",
+  usage: "freezegate doctor [--base REF | --staged | --worktree | --diff FILE|-] [options]",
   options: [
     ...PATCH_OPTIONS,
     ...DATA_OPTIONS.filter((o) => o.name !== "test-files" && o.name !== "source-files"),
@@ -45,13 +45,7 @@ export const doctorCommand: CommandSpec = {
     try {
       const choice = resolvePatchRequest(args.values, config);
       patch =
-        choice.kind === "diff-file"
-          ? {
-              kind: "diff",
-              label: choice.path,
-              text: readTextFile(resolve(cwd, choice.path), "diff file"),
-            }
-          : choice;
+        choice.kind === "diff-file" ? await readDiffInput(choice.path, cwd, io.stdin) : choice;
     } catch (error) {
       // Doctor without a patch source is fine: the freshness check is skipped.
       if (!(error instanceof UsageError) || !error.message.startsWith("nothing to audit"))
