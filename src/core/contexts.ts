@@ -4,7 +4,9 @@
 //   coverage dynamic_context=test_function   "tests.test_a.TestX.test_y" (dotted, no phase)
 //   the empty context ""            code run outside any test (imports, collection)
 // Static contexts are prefixed with "static|". We never guess: a dotted name becomes a node
-// id only when exactly one test file in the repository can be its module.
+// id only when exactly one test file in the repository can be its module and pytest would
+// collect it there (see dottedTestKind); a helper named test* in a source module ran outside
+// tests; anything else is refused.
 
 import { InputError } from "./errors.js";
 import type { ContextOverview, ParsedContext, TestPhase } from "./model.js";
@@ -81,6 +83,51 @@ export function dottedCandidates(dotted: string, modules: ModuleIndex): string[]
   return out;
 }
 
+/** pytest's default `python_files`: the modules it collects tests from. */
+const TEST_MODULE = /^(?:test_[^/]*|[^/]*_test)\.py$/;
+/** pytest's default `python_classes`. */
+const TEST_CLASS = /^Test/;
+/** A directory of tests ("tests/", "test/", "testing/" anywhere in the path). */
+const TEST_DIRECTORY = /(?:^|\/)(?:tests?|testing)\//;
+
+/**
+ * What a test_function name mapped to `nodeId` stands for. coverage.py starts a context for
+ * ANY function named `test*` called while no context is active, and names a method after the
+ * class that DEFINES it (`func.__module__ + "." + func.__qualname__`), so:
+ * - "test": a function, or a method of `Test*` classes, in a module named like pytest's
+ *   default `python_files` (test_*.py, *_test.py): what pytest collects by default.
+ * - "outside": a module-level function in a module pytest never collects tests from (a
+ *   source module outside any test directory, or a conftest.py): a helper such as
+ *   `lib.testdata()` that a fixture called. It ran outside tests, like the empty context.
+ * - otherwise a reason to refuse: a method of a class not named `Test*`, or a name in a
+ *   non-test module under a test directory. That is what an inherited test method looks
+ *   like (recorded under its base class, whose node id pytest never collected, while the
+ *   subclass that ran it may sit in another file), or a test that a custom `python_files` /
+ *   `python_classes` collects. The data alone cannot tell which tests ran it, and neither a
+ *   live test nor "outside tests" would be a safe reading.
+ * Known gap: a `Test*` base class in a test module, inherited by a test class in another
+ * file, records the subclass's runs under the base's (real, collected) node id; nothing in
+ * the data shows it.
+ */
+export function dottedTestKind(nodeId: string): "test" | "outside" | { refuse: string } {
+  const parts = nodeId.split("::");
+  const file = parts[0] as string;
+  const classes = parts.slice(1, -1);
+  const base = file.slice(file.lastIndexOf("/") + 1);
+  if (TEST_MODULE.test(base)) {
+    const other = classes.find((name) => !TEST_CLASS.test(name));
+    return other === undefined
+      ? "test"
+      : { refuse: `class ${other} is not named Test*, so pytest does not collect it by name` };
+  }
+  if (classes.length === 0 && (base === "conftest.py" || !TEST_DIRECTORY.test(file))) {
+    return "outside";
+  }
+  return {
+    refuse: `${file} is not named test_*.py or *_test.py, so pytest does not collect it by default`,
+  };
+}
+
 export interface ContextIndex {
   style: ContextStyle;
   /** The parsed form of a context name from the data (testId null: no test). Cached. */
@@ -136,6 +183,7 @@ export function indexContexts(
   let firstPytestCov = "";
   let staticPrefixed = false;
   const dotted: string[] = [];
+  let mappedTests = 0;
   // One pass over every name (a 20,000-test suite has 20,000 to 60,000). Alongside the
   // style, it collects what `testIds` and `nonTestContexts` are for plain pytest-cov names
   // (no static prefix), the common case: a node id is the name up to its phase bar.
@@ -178,19 +226,34 @@ export function indexContexts(
     const moduleIndex = typeof modules === "function" ? modules() : modules;
     const unmapped: string[] = [];
     const ambiguous: string[] = [];
+    const uncertain: string[] = [];
     for (const raw of dotted) {
       const candidates = dottedCandidates(raw, moduleIndex);
-      if (candidates.length === 1) {
-        cache.set(raw, { raw, testId: candidates[0] as string, phase: null });
-      } else if (candidates.length === 0) {
+      const kinds = candidates.map(dottedTestKind);
+      if (candidates.length === 0) {
         unmapped.push(raw);
-      } else {
+      } else if (kinds.every((kind) => kind === "outside")) {
+      } else if (candidates.length > 1) {
         ambiguous.push(`${raw} -> ${candidates.join(" or ")}`);
+      } else if (kinds[0] === "test") {
+        cache.set(raw, { raw, testId: candidates[0] as string, phase: null });
+        mappedTests++;
+      } else {
+        const reason = (kinds[0] as { refuse: string }).refuse;
+        uncertain.push(`"${raw}" -> ${candidates[0]} (${reason})`);
       }
     }
     if (ambiguous.length > 0) {
       throw new InputError(
         `${ambiguous.length} test_function context name(s) fit more than one test file, e.g. ${ambiguous[0]}`,
+        {
+          fix: "record node ids instead: run pytest --cov --cov-context=test (pytest-cov)",
+        },
+      );
+    }
+    if (uncertain.length > 0) {
+      throw new InputError(
+        `${uncertain.length} test_function context name(s) fit no test pytest collects by default, e.g. ${uncertain[0]}; test_function names an inherited test method after its base class, so the tests that ran it cannot be told`,
         {
           fix: "record node ids instead: run pytest --cov --cov-context=test (pytest-cov)",
         },
@@ -206,7 +269,7 @@ export function indexContexts(
     }
   }
   const style: ContextStyle =
-    pytestCov > 0 ? "pytest-cov" : dotted.length > 0 ? "test-function" : "none";
+    pytestCov > 0 ? "pytest-cov" : mappedTests > 0 ? "test-function" : "none";
 
   const get = contextParser(style, cache);
 

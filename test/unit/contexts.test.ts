@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   buildModuleIndex,
   dottedCandidates,
+  dottedTestKind,
   indexContextOverview,
   indexContexts,
   isPlainTestId,
@@ -90,6 +91,57 @@ describe("dotted test_function names", () => {
     expect(idx.nonTestContexts).toEqual(["", "py311"]);
     expect([...idx.testIds]).toEqual(["tests/test_b.py::t"]);
     expect(idx.style).toBe("pytest-cov");
+  });
+});
+
+describe("test_function names that pytest would not collect", () => {
+  const modules = buildModuleIndex([
+    "lib.py",
+    "conftest.py",
+    "tests/test_x.py",
+    "tests/base.py",
+    "tests/helpers.py",
+    "pkg/check_test.py",
+  ]);
+
+  it.each([
+    ["tests/test_x.py::test_a", "test"],
+    ["tests/test_x.py::TestA::TestInner::test_b", "test"],
+    ["pkg/check_test.py::test_c", "test"],
+    ["lib.py::testdata", "outside"],
+    ["conftest.py::testdata", "outside"],
+    ["tests/test_x.py::Base::test_common", "refuse"],
+    ["tests/test_x.py::TestA::Inner::test_b", "refuse"],
+    ["tests/base.py::Base::test_common", "refuse"],
+    ["tests/helpers.py::testdata", "refuse"],
+    ["lib.py::Conn::test_connection", "refuse"],
+  ])("dottedTestKind(%j) is %s", (id, want) => {
+    const kind = dottedTestKind(id);
+    expect(typeof kind === "string" ? kind : "refuse").toBe(want);
+  });
+
+  it("reads a helper named test* in a source module as no test, in every view of the index", () => {
+    const idx = indexContexts(["", "lib.testdata", "tests.test_x.test_a"], modules);
+    expect(idx.style).toBe("test-function");
+    expect([...idx.testIds]).toEqual(["tests/test_x.py::test_a"]);
+    expect(idx.nonTestContexts).toEqual(["", "lib.testdata"]);
+    expect(idx.get("lib.testdata").testId).toBeNull();
+    expect(idx.hasTest("lib.py::testdata")).toBe(false);
+  });
+
+  it("has style none when the only dotted names are such helpers", () => {
+    const idx = indexContexts(["", "lib.testdata"], modules);
+    expect(idx.style).toBe("none");
+    expect(idx.testIds.size).toBe(0);
+  });
+
+  it("refuses inherited-looking names instead of charging a node id pytest never collected", () => {
+    expect(() => indexContexts(["tests.base.Base.test_common"], modules)).toThrow(
+      /tests\/base\.py::Base::test_common \(tests\/base\.py is not named test_\*\.py.*inherited test method/,
+    );
+    expect(() => indexContexts(["tests.test_x.Base.test_common"], modules)).toThrow(
+      /class Base is not named Test\*/,
+    );
   });
 });
 

@@ -1,0 +1,135 @@
+// Edges of reading coverage.py data found by review 10 (coverage): test_function names that
+// are no collected test (a helper named test*, an inherited method), parallel shards recorded
+// without per-test contexts, and data files that cannot be read for a reason worth naming.
+// Every case records real data with Debian's coverage.py / pytest at test time, in a real git
+// repository, and runs the built binary.
+
+import { afterAll, expect, it } from "vitest";
+import { type CliResult, expectOneLineError, runCli } from "../helpers/cli.js";
+import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
+import { describePython, runPython } from "../helpers/python.js";
+
+const repos: TempRepo[] = [];
+afterAll(() => {
+  for (const repo of repos) repo.cleanup();
+});
+
+/**
+ * A repository on branch "feat" whose last commit changes `head` files (written over
+ * `base`), with `.coverage*` ignored. Data is recorded afterwards by the caller.
+ */
+function project(base: Record<string, string>, head: Record<string, string>): TempRepo {
+  const repo = makeTempRepo({ branch: "main" });
+  repos.push(repo);
+  repo.write(".gitignore", ".coverage*\ncoverage.json\n__pycache__/\nquarantine.json\n");
+  repo.write("conftest.py", "import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\n");
+  for (const [path, text] of Object.entries(base)) repo.write(path, text);
+  repo.commit("base");
+  repo.git("checkout", "-q", "-b", "feat");
+  for (const [path, text] of Object.entries(head)) repo.write(path, text);
+  repo.commit("change");
+  return repo;
+}
+
+/** Runs Python in the repository; throws with its output when it fails. */
+function python(repo: TempRepo, args: string[], env: Record<string, string> = {}): void {
+  const result = runPython(args, { cwd: repo.dir, env });
+  if (result.status !== 0) {
+    throw new Error(`python ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
+  }
+}
+
+const PYTEST = ["-m", "pytest", "-q", "-p", "no:cacheprovider"];
+
+/** `coverage run -m pytest` with `dynamic_context = test_function`. */
+function recordTestFunction(repo: TempRepo): void {
+  repo.write(".coveragerc", "[run]\ndynamic_context = test_function\nsource = .\n");
+  python(repo, ["-m", "coverage", "run", ...PYTEST]);
+}
+
+function audit(repo: TempRepo, frozen: string[], extra: string[] = []): CliResult {
+  repo.write("quarantine.json", JSON.stringify({ frozen }));
+  return runCli(["audit", "--base", "main", "--frozen", "quarantine.json", ...extra], {
+    cwd: repo.dir,
+  });
+}
+
+interface Line {
+  line: number;
+  verdict: string;
+  tests: string[];
+  frozenTests: string[];
+  outsideTests?: boolean;
+}
+
+function lines(result: CliResult, path: string): Line[] {
+  if (result.status !== 0 && result.status !== 1) {
+    throw new Error(`audit failed (exit ${result.status}): ${result.stderr}`);
+  }
+  const report = JSON.parse(result.stdout) as { files: { path: string; lines: Line[] }[] };
+  return report.files.find((f) => f.path === path)?.lines ?? [];
+}
+
+describePython("test_function names that are no collected test", () => {
+  it("a source helper named test* that a fixture called ran outside tests, not in a live test", () => {
+    const repo = project(
+      {
+        "lib.py": "def a(n):\n    return n\ndef testdata():\n    return 5\n",
+        "tests/test_x.py":
+          "import pytest\nimport lib\n@pytest.fixture\ndef fx():\n    return lib.testdata()\ndef test_a(fx):\n    assert lib.a(fx)\n",
+      },
+      { "lib.py": "def a(n):\n    return n\ndef testdata():\n    v = 5\n    return v\n" },
+    );
+    recordTestFunction(repo);
+    const result = audit(repo, ["tests/test_x.py::test_a"], ["--format", "json"]);
+    const changed = lines(result, "lib.py").filter((l) => l.verdict !== "not-code");
+    // coverage.py charged the helper's body to a context named after the helper itself.
+    expect(changed.map((l) => [l.line, l.verdict, l.tests, l.outsideTests])).toEqual([
+      [4, "uncovered", [], true],
+      [5, "uncovered", [], true],
+    ]);
+    // With --fail-on uncovered the gate now fails; before, "lib.py::testdata" defended it.
+    expect(
+      audit(repo, ["tests/test_x.py::test_a"], ["-q", "--fail-on", "uncovered,shadowed"]).status,
+    ).toBe(1);
+  });
+
+  it("an inherited test method (recorded under its base class in another file) is refused", () => {
+    const repo = project(
+      {
+        "lib.py": "def a():\n    return 1\n",
+        "tests/__init__.py": "",
+        "tests/base.py":
+          "import lib\nclass Base:\n    def test_common(self):\n        assert lib.a() == 1\n",
+        "tests/test_impl.py":
+          "from tests.base import Base\nclass TestImpl(Base):\n    def test_own(self):\n        pass\n",
+      },
+      { "lib.py": "def a():\n    x = 1\n    return x\n" },
+    );
+    recordTestFunction(repo);
+    const line = expectOneLineError(audit(repo, ["tests/test_impl.py::*"]));
+    expect(line).toContain('"tests.base.Base.test_common" -> tests/base.py::Base::test_common');
+    expect(line).toContain("inherited test method");
+    expect(line).toContain("--cov-context=test");
+    const doctor = runCli(["doctor", "--base", "main", "--frozen", "quarantine.json"], {
+      cwd: repo.dir,
+    });
+    expect(doctor.status).toBe(2);
+    expect(doctor.stdout).toMatch(/FAIL +contexts: .*inherited test method/);
+  });
+
+  it("a base class in the same test module, not named Test*, is refused too", () => {
+    const repo = project(
+      {
+        "lib.py": "def a():\n    return 1\n",
+        "tests/test_impl.py":
+          "import lib\nclass Base:\n    def test_common(self):\n        assert lib.a() == 1\nclass TestImpl(Base):\n    def test_own(self):\n        pass\n",
+      },
+      { "lib.py": "def a():\n    x = 1\n    return x\n" },
+    );
+    recordTestFunction(repo);
+    expect(expectOneLineError(audit(repo, ["tests/test_impl.py::TestImpl::test_own"]))).toContain(
+      "class Base is not named Test*",
+    );
+  });
+});
