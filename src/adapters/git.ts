@@ -316,16 +316,18 @@ export async function resolveCommit(root: string, ref: string): Promise<string |
   return result.stdout.toString("utf8").trim();
 }
 
-/** How to fetch a missing ref: `git fetch origin main` for "origin/main". */
-async function fetchCommand(root: string, ref: string): Promise<string> {
+/** How to fetch a missing ref, in backticks: `git fetch origin main` for "origin/main". */
+async function fetchAdvice(root: string, ref: string): Promise<string> {
   const remotes = (await gitOk(root, ["remote"])).toString("utf8").split("\n");
   const short = ref.replace(/^refs\/remotes\//, "");
   for (const remote of remotes.filter((r) => r !== "")) {
     if (short.startsWith(`${remote}/`)) {
-      return `git fetch ${remote} ${short.slice(remote.length + 1)}`;
+      return `\`git fetch ${remote} ${short.slice(remote.length + 1)}\``;
     }
   }
-  return `git fetch origin ${ref}`;
+  // `git fetch origin main` updates origin/main, not a local main: say which ref to pass then.
+  const branchLike = /^[\w./-]+$/.test(short) && !/^[0-9a-f]{7,64}$/.test(short);
+  return `\`git fetch origin ${ref}\`${branchLike ? `, then pass --base origin/${ref}` : ""}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -354,6 +356,7 @@ export async function patchFromRange(root: string, base: string, head = "HEAD"):
       : null;
     diffRun?.catch(() => {}); // awaited below only when merge-base succeeded
     const quick = await quickRun;
+    refuseAmbiguous(quick.stderr);
     const sha = quick.code === 0 ? quick.stdout.toString("utf8").trim() : "";
     if (/^[0-9a-f]{40,64}$/.test(sha)) {
       const diff = diffRun === null ? null : await diffRun;
@@ -361,7 +364,7 @@ export async function patchFromRange(root: string, base: string, head = "HEAD"):
         diff !== null &&
         diff.code === 0 &&
         (diff.stderr === "" || diff.stderr.includes(`using ${sha}`))
-          ? await filesFromPatch(root, diff.stdout, [sha, headRev])
+          ? await filesFromPatch(root, diff.stdout, [sha, headRev], true)
           : await diffFiles(root, [sha, headRev], { fullIndex: true });
       return { source: { kind: "range", base, head, mergeBase: sha }, files };
     }
@@ -429,7 +432,7 @@ export function startRange(
           ? p.mergeBases[0]
           : p.mergeBases.find((b) => diff.stderr.includes(`using ${b}`));
       if (sha === undefined) return null;
-      const files = await filesFromPatch(root, diff.stdout, [sha, headRev]);
+      const files = await filesFromPatch(root, diff.stdout, [sha, headRev], true);
       return { source: { kind: "range", base, head, mergeBase: sha }, files };
     },
   };
@@ -530,6 +533,47 @@ export function parseTopAndBases(text: string): { root: string; mergeBases: stri
   return { root, mergeBases: ids.slice(2).map((id) => id.slice(1)) };
 }
 
+/**
+ * git warns, and goes on, when a name is both a branch and a tag (or a remote): it takes the
+ * tag. An audit of the wrong range passes as easily as one of the right range, so refuse.
+ */
+function refuseAmbiguous(stderr: string): void {
+  const m = /refname '(.*)' is ambiguous/.exec(stderr);
+  if (m) {
+    throw new GitError(
+      `the ref '${m[1]}' is ambiguous: more than one branch, tag or remote has that name`,
+      {
+        fix: `name the one you mean in full, e.g. refs/heads/${m[1]} or refs/tags/${m[1]}`,
+      },
+    );
+  }
+}
+
+/** Why `ref` does not resolve to a commit, when the reason is in its spelling or its type. */
+async function notACommit(root: string, ref: string, flag: string): Promise<GitError | null> {
+  if (ref.startsWith("-")) {
+    return new GitError(`${flag} '${ref}' is not a ref name (it starts with "-")`, {
+      fix: `pass a branch, tag or commit, e.g. ${flag} origin/main`,
+    });
+  }
+  if (ref.includes("..")) {
+    return new GitError(`${flag} '${ref}' is a range, not one ref`, {
+      fix: `pass one ref: freezegate audits REF...HEAD itself (e.g. ${flag} ${ref.split("..")[0] || "origin/main"})`,
+    });
+  }
+  const args = ["rev-parse", "--verify", "-q", "--end-of-options", ref];
+  const result = await runGit(root, args);
+  if (result.code !== 0) return null;
+  const type = (
+    await runGit(root, ["cat-file", "-t", result.stdout.toString("utf8").trim()])
+  ).stdout
+    .toString("utf8")
+    .trim();
+  return new GitError(`${flag} '${ref}' names a ${type || "non-commit object"}, not a commit`, {
+    fix: `pass a branch, tag or commit, e.g. ${flag} origin/main`,
+  });
+}
+
 /** Find the merge base the slow way, turning every way it can fail into a precise error. */
 async function diagnoseRange(root: string, base: string, head: string): Promise<string> {
   const [baseSha, headSha] = await Promise.all([
@@ -537,15 +581,19 @@ async function diagnoseRange(root: string, base: string, head: string): Promise<
     resolveCommit(root, head),
   ]);
   if (baseSha === null) {
+    const spelling = await notACommit(root, base, "--base");
+    if (spelling) throw spelling;
     const shallow = await isShallowRepository(root);
     throw new GitError(
       `base ref '${base}' does not exist in this ${shallow ? "shallow " : ""}clone (or is not a commit)`,
       {
-        fix: `fetch it first (\`${await fetchCommand(root, base)}\`); in GitHub Actions use actions/checkout with fetch-depth: 0`,
+        fix: `fetch it first (${await fetchAdvice(root, base)}); in GitHub Actions use actions/checkout with fetch-depth: 0`,
       },
     );
   }
   if (headSha === null) {
+    const spelling = await notACommit(root, head, "--head");
+    if (spelling) throw spelling;
     throw new GitError(`head ref '${head}' does not exist (or is not a commit)`, {
       fix: "pass an existing branch, tag or commit as the head",
     });
@@ -605,7 +653,14 @@ export async function patchFromWorktree(root: string): Promise<Patch> {
   const seen = new Set(tracked.map((f) => f.path));
   const clash = untracked.find((f) => seen.has(f.path));
   if (clash) {
-    throw new InternalError(`untracked file ${clash.path} is also in the diff against HEAD`);
+    // `git rm --cached`: HEAD has the file, the index does not, the disk does. git's diff then
+    // says "deleted" and ls-files "untracked", so which lines changed is nobody's answer.
+    throw new GitError(
+      `${clash.path} is removed from the index but still on disk (git rm --cached?), so the work tree's changes to it cannot be told apart`,
+      {
+        fix: `put it back in the index (\`git add ${clash.path}\`) or delete it from disk, then audit again`,
+      },
+    );
   }
   const files = [...tracked, ...untracked].sort((a, b) =>
     a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
@@ -634,11 +689,16 @@ async function diffFiles(
   { fullIndex = false } = {},
 ): Promise<ChangedFile[]> {
   const patch = await gitOk(root, patchArgs(revs, fullIndex), undefined, { stdoutToFile: true });
-  return filesFromPatch(root, patch, revs);
+  return filesFromPatch(root, patch, revs, fullIndex);
 }
 
 /** git's patch output between `revs`, parsed, and checked against its list of names. */
-async function filesFromPatch(root: string, patch: Buffer, revs: string[]): Promise<ChangedFile[]> {
+async function filesFromPatch(
+  root: string,
+  patch: Buffer,
+  revs: string[],
+  fullIndex: boolean,
+): Promise<ChangedFile[]> {
   let files: ChangedFile[];
   try {
     files = parseUnifiedDiff(patch.toString("utf8"), {
@@ -669,7 +729,52 @@ async function filesFromPatch(root: string, patch: Buffer, revs: string[]): Prom
     const namesArgs = ["diff", "--name-status", "-z", ...PINNED_DIFF_FLAGS, ...revs, "--"];
     checkAgainstNameStatus(files, await gitOk(root, namesArgs));
   }
-  return files;
+  return withTextOfBinaryLooking(root, files, revs, fullIndex);
+}
+
+/**
+ * git shows a file as binary when its content holds a NUL, but also when the repository's
+ * .gitattributes say so (`-diff`, `binary`, a driver with `binary = true`), which some
+ * projects set for generated or vendored Python that coverage still measures. Files on disk
+ * without a NUL where git sniffs for one are diffed again with --text to get their lines.
+ */
+async function withTextOfBinaryLooking(
+  root: string,
+  files: ChangedFile[],
+  revs: string[],
+  fullIndex: boolean,
+): Promise<ChangedFile[]> {
+  const binary = files.filter((f) => f.binary && f.status !== "deleted" && !f.submodule);
+  if (binary.length === 0) return files;
+  const looksText = await Promise.all(
+    binary.map((f) =>
+      fsPromises()
+        .lstat(join(root, f.path))
+        .then(
+          async (info) =>
+            info.isFile() &&
+            info.size <= BIG_FILE_BYTES &&
+            !(await scanFile(join(root, f.path))).binary,
+          () => false,
+        ),
+    ),
+  );
+  const paths = binary.filter((_, i) => looksText[i]).map((f) => f.path);
+  if (paths.length === 0) return files;
+  const args = patchArgs(revs, fullIndex).slice(0, -1);
+  const text = await gitOk(root, [...args, "--text", "--", ...paths], undefined, {
+    stdoutToFile: true,
+  });
+  const again = new Map(
+    parseUnifiedDiff(text.toString("utf8"), {
+      prefixes: GIT_PREFIXES,
+      source: "git diff --text output",
+    }).map((f) => [f.path, f]),
+  );
+  return files.map((f) => {
+    const redone = f.binary ? again.get(f.path) : undefined;
+    return redone === undefined || redone.binary ? f : redone;
+  });
 }
 
 const PLAIN_HEADER = /^diff --git a\/([^\s"\\]+) b\/\1$/;
@@ -748,21 +853,18 @@ async function emptyTree(root: string): Promise<string> {
 async function untrackedFiles(root: string): Promise<ChangedFile[]> {
   const paths = splitNul(await gitOk(root, ["ls-files", "--others", "--exclude-standard", "-z"]));
   if (paths.length === 0) return [];
-  // The repository's .gitattributes can mark files binary (`-diff`, `binary`), as git diff
-  // would honour them for tracked files.
+  // `diff` set in .gitattributes forces text, as git diff would for a tracked file. `-diff`
+  // (or `binary`) is not followed: as for tracked files (withTextOfBinaryLooking), a file
+  // without a NUL has lines to audit, and coverage may well have measured them.
   const attrOut = (
     await gitOk(root, ["check-attr", "-z", "--stdin", "diff"], `${paths.join("\0")}\0`)
   )
     .toString("utf8")
     .split("\0");
-  const noDiff = new Set<string>();
   const forceText = new Set<string>();
   // Output records are "<path> NUL diff NUL <value> NUL".
   for (let i = 0; i + 2 < attrOut.length; i += 3) {
-    const path = attrOut[i] as string;
-    const value = attrOut[i + 2];
-    if (value === "unset") noDiff.add(path);
-    if (value === "set") forceText.add(path);
+    if (attrOut[i + 2] === "set") forceText.add(attrOut[i] as string);
   }
   return Promise.all(
     paths.map(async (path): Promise<ChangedFile> => {
@@ -777,7 +879,7 @@ async function untrackedFiles(root: string): Promise<ChangedFile[]> {
         // git shows a new symlink as one line: its target.
         return { ...entry, path, addedLines: [1] };
       }
-      if (noDiff.has(path) || info.size > BIG_FILE_BYTES) {
+      if (info.size > BIG_FILE_BYTES) {
         return { ...entry, path, binary: true, addedLines: [] };
       }
       const { lines, binary } = await scanFile(full);
@@ -817,6 +919,29 @@ async function scanFile(path: string): Promise<{ lines: number; binary: boolean 
 
 // ---------------------------------------------------------------------------------------------
 // Work tree versus HEAD.
+
+/**
+ * Which of `paths` have unstaged edits (the work tree differs from the index). A staged patch
+ * numbers lines in the index's version, while coverage measured the files on disk.
+ */
+export async function unstagedPaths(root: string, paths: readonly string[]): Promise<string[]> {
+  if (paths.length === 0) return [];
+  const changed = new Set(
+    splitNul(
+      await gitOk(root, [
+        "diff",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--no-ext-diff",
+        "--no-relative",
+        "--ignore-submodules=none",
+        "--",
+      ]),
+    ),
+  );
+  return [...new Set(paths)].filter((p) => changed.has(p));
+}
 
 /**
  * Which of `paths` differ between the work tree and HEAD: modified, deleted, or present on disk

@@ -25,6 +25,7 @@ import {
   patchFromWorktree,
   readHeadCommit,
   startRange,
+  unstagedPaths,
 } from "../../src/adapters/git.js";
 import { FreezegateError, GitError, InputError, InternalError } from "../../src/core/errors.js";
 import type { ChangedFile, Patch } from "../../src/core/model.js";
@@ -197,6 +198,31 @@ describe("patchFromRange: edge cases through real git", () => {
       file("d.bin", { status: "deleted", binary: true }),
       file("m.bin", { binary: true }),
       file("n.bin", { status: "added", binary: true }),
+    ]);
+  });
+
+  it("reads the lines of text files that .gitattributes mark binary; real binaries stay binary", async () => {
+    const { patch } = await rangeOf(
+      (r) => {
+        r.write(".gitattributes", "gen_*.py -diff\nvendored.py binary\nx.py diff=opaque\n");
+        r.write("gen_a.py", lines(4));
+        r.write("vendored.py", lines(4));
+        r.write("x.py", lines(4));
+        r.write("m.bin", Buffer.from([1, 0, 2]));
+      },
+      (r) => {
+        r.git("config", "diff.opaque.binary", "true");
+        r.write("gen_a.py", lines(4).replace("line 2\n", "edit 2\n"));
+        r.write("vendored.py", `${lines(4)}line 5\n`);
+        r.write("x.py", lines(4).replace("line 1\n", "edit 1\n"));
+        r.write("m.bin", Buffer.from([1, 0, 9]));
+      },
+    );
+    expect(patch.files).toEqual([
+      file("gen_a.py", { addedLines: [2] }),
+      file("m.bin", { binary: true }),
+      file("vendored.py", { addedLines: [5] }),
+      file("x.py", { addedLines: [1] }),
     ]);
   });
 
@@ -591,7 +617,9 @@ describe("patchFromStaged and patchFromWorktree", () => {
       file("b.py", { addedLines: [5] }),
       file("blob.bin", { status: "added", binary: true }),
       file("new dir/untracked.py", { status: "added", addedLines: [1, 2, 3] }),
-      file("table.dat", { status: "added", binary: true }),
+      // `-diff` in .gitattributes: git would print "Binary files differ", but the file has
+      // no NUL, so its lines count (coverage may have measured them).
+      file("table.dat", { status: "added", addedLines: [1] }),
       file("vendored", { status: "added", submodule: true }),
     ]);
   });
@@ -622,6 +650,28 @@ describe("patchFromStaged and patchFromWorktree", () => {
     const error = await caught(readHeadCommit(r.dir));
     expect(error).toBeInstanceOf(GitError);
     expect(error.message).toMatch(/no commits yet/);
+  });
+
+  it("work tree: a file removed from the index but kept on disk is refused with a fix", async () => {
+    const r = workRepo();
+    r.git("rm", "-q", "--cached", "b.py");
+    const error = await caught(patchFromWorktree(r.dir));
+    expect(error).toBeInstanceOf(GitError);
+    expect(error.message).toBe(
+      "b.py is removed from the index but still on disk (git rm --cached?), so the work tree's changes to it cannot be told apart",
+    );
+    expect(error.fix).toContain("git add b.py");
+  });
+
+  it("unstagedPaths: which of the given paths the work tree changed after staging", async () => {
+    const r = workRepo();
+    // a.py: staged and then edited again; b.py: unstaged only; the untracked file: neither.
+    expect(await unstagedPaths(r.dir, ["new dir/untracked.py", "b.py", "a.py", "b.py"])).toEqual([
+      "b.py",
+      "a.py",
+    ]);
+    r.git("add", "a.py", "b.py");
+    expect(await unstagedPaths(r.dir, ["a.py", "b.py"])).toEqual([]);
   });
 
   it("staged: refuses an index with unresolved conflicts", async () => {
@@ -697,7 +747,44 @@ describe("errors", () => {
     expect(error.fix).toContain("fetch-depth: 0");
     const head = await caught(patchFromRange(dir, "origin/main", "no-such-branch"));
     expect(head.message).toMatch(/head ref 'no-such-branch' does not exist/);
-    expect((await caught(patchFromRange(dir, "--output=x"))).message).toMatch(/does not exist/);
+    expect((await caught(patchFromRange(dir, "--output=x"))).message).toMatch(/is not a ref name/);
+  });
+
+  it("a base that is a range, a tree, an option or an ambiguous name: says which, never guesses", async () => {
+    const r = repo("main");
+    r.write("a.py", lines(2));
+    r.commit("one");
+    r.git("checkout", "-q", "-b", "feature");
+    r.write("a.py", lines(3));
+    r.commit("two");
+    const range = await caught(patchFromRange(r.dir, "main..feature"));
+    expect(range.message).toBe("--base 'main..feature' is a range, not one ref");
+    expect(range.fix).toContain("--base main");
+    const tree = await caught(patchFromRange(r.dir, "HEAD^{tree}"));
+    expect(tree.message).toBe("--base 'HEAD^{tree}' names a tree, not a commit");
+    const option = await caught(patchFromRange(r.dir, "-p"));
+    expect(option.message).toBe(`--base '-p' is not a ref name (it starts with "-")`);
+    // A tag with the branch's name: git would silently take the tag.
+    r.git("tag", "main", "HEAD");
+    const ambiguous = await caught(patchFromRange(r.dir, "main"));
+    expect(ambiguous).toBeInstanceOf(GitError);
+    expect(ambiguous.message).toBe(
+      "the ref 'main' is ambiguous: more than one branch, tag or remote has that name",
+    );
+    expect(ambiguous.fix).toContain("refs/heads/main");
+    const early = startRange(r.dir, "main");
+    expect(await early?.patch(r.dir)).toBeNull();
+    expect((await patchFromRange(r.dir, "refs/heads/main")).files).toHaveLength(1);
+  });
+
+  it("a missing local branch as base: fetching it from origin then needs --base origin/NAME", async () => {
+    const upstream = repo();
+    upstream.write("a.py", lines(1));
+    upstream.commit("one");
+    const clone = tempDir();
+    runGit(clone, ["clone", "-q", upstream.dir, "c"]);
+    const error = await caught(patchFromRange(join(clone, "c"), "release"));
+    expect(error.fix).toContain("`git fetch origin release`, then pass --base origin/release");
   });
 
   it("shallow clones: base not fetched, then fetched but too shallow, then deepened", async () => {
