@@ -46,11 +46,18 @@ export interface ParseDiffOptions {
   prefixes?: PathPrefixes;
   /** Name of the input for error messages ("patch.diff", "stdin"); default "diff". */
   source?: string;
+  /** Keep the new side's context and added lines' text (ParsedDiff.newText). */
+  keepText?: boolean;
 }
 
 export interface ParsedDiff {
   files: ChangedFile[];
   prefixes: PathPrefixDetection;
+  /**
+   * With `keepText`: per file path, the new side's lines the hunks show (context and added,
+   * CR kept), by line number. A user's diff is checked against the files on disk with them.
+   */
+  newText?: Map<string, Map<number, string>>;
 }
 
 /** Parse a unified diff; see ParseDiffOptions. Throws InputError on malformed input. */
@@ -98,8 +105,13 @@ export function describePathPrefixes(detection: PathPrefixDetection): string {
 /** Parse a diff and report the prefixes used. The other exports are views of this. */
 export function parseDiff(text: string, options: ParseDiffOptions = {}): ParsedDiff {
   const source = options.source ?? "diff";
-  const raws = lex(text, source);
+  const raws = lex(text, source, options.keepText === true);
   if (raws.length === 0) {
+    if (text.includes("\x1b[")) {
+      throw new InputError(`${source} holds terminal colour codes, so its headers cannot be read`, {
+        fix: "make it again without colour: git diff --no-color (or -c color.ui=never)",
+      });
+    }
     if (text.trim() !== "") {
       throw new InputError(
         `${source} is not a unified diff: it has no "diff --git" or "---"/"+++" file header`,
@@ -115,7 +127,14 @@ export function parseDiff(text: string, options: ParseDiffOptions = {}): ParsedD
   const first = raws[0];
   const firstFile = files[0];
   if (first && firstFile) prefixes.sample = sampleOf(first, firstFile);
-  return { files: mergeTypeChanges(files, raws, source), prefixes };
+  const merged = mergeTypeChanges(files, raws, source);
+  if (!options.keepText) return { files: merged, prefixes };
+  const newText = new Map<string, Map<number, string>>();
+  files.forEach((file, i) => {
+    const lines = raws[i]?.newText;
+    if (lines && lines.size > 0) newText.set(file.path, lines);
+  });
+  return { files: merged, prefixes, newText };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -157,6 +176,8 @@ interface RawFile {
   oldLines: number;
   newLines: number;
   added: number[];
+  /** The new side's shown lines by number (only when the caller keeps text). */
+  newText: Map<number, string> | null;
   /** A `--submodule=log` line ("Submodule libs/x abc..def:"): a gitlink, path without prefix. */
   gitlinkLog: { path: string; status: ChangeStatus } | null;
   /** Content lines that are `Subproject commit <sha>` (a gitlink without its mode lines). */
@@ -179,7 +200,7 @@ const SUBPROJECT = /^Subproject commit [0-9a-f]{7,64}(-dirty)?$/;
 // `git diff --submodule=log` replaces a gitlink's diff section with one line.
 const SUBMODULE_LOG = /^Submodule (.+) ([0-9a-f]{7,64})\.\.\.?([0-9a-f]{7,64})(?::| \(.+\))$/;
 
-function newRaw(line: number, format: "git" | "plain"): RawFile {
+function newRaw(line: number, format: "git" | "plain", keepText = false): RawFile {
   return {
     line,
     format,
@@ -203,12 +224,13 @@ function newRaw(line: number, format: "git" | "plain"): RawFile {
     oldLines: 0,
     newLines: 0,
     added: [],
+    newText: keepText ? new Map() : null,
     subprojectLines: 0,
     otherContentLines: 0,
   };
 }
 
-function lex(text: string, source: string): RawFile[] {
+function lex(text: string, source: string, keepText = false): RawFile[] {
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   const files: RawFile[] = [];
@@ -250,6 +272,7 @@ function lex(text: string, source: string): RawFile[] {
         }
         if (kind !== "-") {
           if (kind === "+") file.added.push(hunk.next);
+          file.newText?.set(hunk.next, raw.slice(1));
           hunk.next++;
           hunk.newLeft--;
         }
@@ -301,7 +324,7 @@ function lex(text: string, source: string): RawFile[] {
 
     // File starts are recognised in every state outside a hunk body.
     if (line.startsWith("diff --git ")) {
-      file = newRaw(n, "git");
+      file = newRaw(n, "git", keepText);
       file.header = line.slice("diff --git ".length);
       files.push(file);
       state = "header";
@@ -320,7 +343,7 @@ function lex(text: string, source: string): RawFile[] {
     const nextLine = next?.endsWith("\r") ? next.slice(0, -1) : next;
     if (line.startsWith("--- ") && nextLine?.startsWith("+++ ")) {
       if (state !== "header" || !file || file.minus) {
-        file = newRaw(n, "plain");
+        file = newRaw(n, "plain", keepText);
         files.push(file);
       }
       file.minus = parseRawPath(line.slice(4), n, source);
@@ -334,7 +357,7 @@ function lex(text: string, source: string): RawFile[] {
       if (state === "header" && file) {
         file.binary = true;
       } else {
-        file = newRaw(n, "plain");
+        file = newRaw(n, "plain", keepText);
         file.binaryPair = binary[1] as string;
         file.binary = true;
         files.push(file);
@@ -345,7 +368,7 @@ function lex(text: string, source: string): RawFile[] {
     const log = SUBMODULE_LOG.exec(line);
     if (log) {
       const zero = (sha: string | undefined) => /^0+$/.test(sha ?? "");
-      file = newRaw(n, "plain");
+      file = newRaw(n, "plain", keepText);
       file.gitlinkLog = {
         path: log[1] as string,
         status: zero(log[2]) ? "added" : zero(log[3]) ? "deleted" : "modified",

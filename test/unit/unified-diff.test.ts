@@ -450,3 +450,41 @@ describe("type changes", () => {
     expect(parseUnifiedDiff(text)).toEqual([file("f", { addedLines: [1, 2] })]);
   });
 });
+
+describe("keepText: the new side's lines, to check a user's diff against the disk", () => {
+  it("gives context and added lines by new line number, CR kept, removed lines left out", () => {
+    const text = [
+      "diff --git a/a.py b/a.py",
+      "index 1111111..2222222 100644",
+      "--- a/a.py",
+      "+++ b/a.py",
+      "@@ -2,3 +2,3 @@ def f():",
+      " keep\r",
+      "-old",
+      "+new",
+      "",
+      "@@ -8,0 +9,2 @@",
+      "+x",
+      "+y",
+      "\\ No newline at end of file",
+      "",
+    ].join("\n");
+    const parsed = parseDiff(text, { keepText: true });
+    expect(parsed.files.map((f) => f.addedLines)).toEqual([[3, 9, 10]]);
+    expect([...(parsed.newText?.get("a.py") ?? [])]).toEqual([
+      [2, "keep\r"],
+      [3, "new"],
+      [4, ""],
+      [9, "x"],
+      [10, "y"],
+    ]);
+    expect(parseDiff(text).newText).toBeUndefined();
+  });
+
+  it("names terminal colour codes instead of calling the diff shapeless", () => {
+    const coloured = "\x1b[1mdiff --git a/a.py b/a.py\x1b[m\n\x1b[1m--- a/a.py\x1b[m\n";
+    expect(() => parseDiff(coloured, { source: "pr.diff" })).toThrow(
+      "pr.diff holds terminal colour codes, so its headers cannot be read",
+    );
+  });
+});
