@@ -21,11 +21,36 @@ export function parsePathRule(spec: string): PathRule {
   return { from: spec.slice(0, eq), to: spec.slice(eq + 1) };
 }
 
-/** Normalise a POSIX-ish path: backslashes to "/", collapse "." and "..", no trailing "/". */
+/**
+ * Is this an absolute path written on Windows, whose backslashes separate directories: a
+ * drive letter (`C:\src\a.py`) or a UNC share (`\\host\share`)? On POSIX a backslash is an
+ * ordinary character of a file name (`app/back\slash.py`), so other paths keep theirs.
+ */
+export function isWindowsPath(path: string): boolean {
+  return /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
+}
+
+/**
+ * A relative path with backslashes and no "/" could be either a Windows path
+ * (`src\a.py`, recorded with relative_files on Windows) or a POSIX name holding a backslash.
+ */
+function eitherSpelling(path: string): boolean {
+  return path.includes("\\") && !path.includes("/") && !isWindowsPath(path);
+}
+
+/** A path with "/" separators: a Windows path's backslashes turned into "/", any other as is. */
+export function slashSeparated(path: string): string {
+  return isWindowsPath(path) ? path.replace(/\\/g, "/") : path;
+}
+
+/**
+ * Normalise a path: Windows separators to "/", collapse "." and "..", no trailing "/".
+ * Backslashes in a POSIX path stay (they are part of a name).
+ */
 export function normalizePath(path: string): string {
   const abs = path.startsWith("/");
   const out: string[] = [];
-  for (const seg of path.replace(/\\/g, "/").split("/")) {
+  for (const seg of slashSeparated(path).split("/")) {
     if (seg === "" || seg === ".") continue;
     if (seg === "..") {
       if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
@@ -47,9 +72,9 @@ export function mapDataPath(
   roots: readonly string[],
   rules: readonly PathRule[],
 ): string | null {
-  let path = dataPath.replace(/\\/g, "/");
+  let path = slashSeparated(dataPath);
   for (const rule of rules) {
-    const from = rule.from.replace(/\\/g, "/");
+    const from = slashSeparated(rule.from);
     const next = path.charAt(from.length);
     // Match whole segments only: "/app" must not rewrite "/application/x.py".
     const boundary = from.endsWith("/") || next === "" || next === "/";
@@ -57,7 +82,7 @@ export function mapDataPath(
     const applies = from === "" ? !path.startsWith("/") : path.startsWith(from) && boundary;
     if (!applies) continue;
     const rest = path.slice(from.length);
-    const to = rule.to.replace(/\\/g, "/");
+    const to = slashSeparated(rule.to);
     const glue = to !== "" && !to.endsWith("/") && rest !== "" && !rest.startsWith("/") ? "/" : "";
     path = `${to}${glue}${rest}`;
     break;
@@ -75,8 +100,13 @@ export function mapDataPath(
 }
 
 export interface PathMapping {
-  /** repository path -> data path (first data path wins when two map to the same file). */
+  /** repository path -> data path (the first, when several map to the same file). */
   toData: Map<string, string>;
+  /**
+   * Repository paths that more than one data path maps to (e.g. one file recorded under two
+   * roots), with all of them: reading one would lose the other's tests.
+   */
+  shared: Map<string, string[]>;
   /** Data paths that map outside the repository. */
   outside: string[];
 }
@@ -87,11 +117,23 @@ export function mapDataPaths(
   rules: readonly PathRule[],
 ): PathMapping {
   const toData = new Map<string, string>();
+  const shared = new Map<string, string[]>();
   const outside: string[] = [];
+  const add = (repoPath: string, dataPath: string) => {
+    const first = toData.get(repoPath);
+    if (first === undefined) toData.set(repoPath, dataPath);
+    else if (first !== dataPath)
+      shared.set(repoPath, [...(shared.get(repoPath) ?? [first]), dataPath]);
+  };
   for (const dataPath of dataPaths) {
     const repoPath = mapDataPath(dataPath, roots, rules);
-    if (repoPath === null) outside.push(dataPath);
-    else if (!toData.has(repoPath)) toData.set(repoPath, dataPath);
+    if (repoPath === null) {
+      outside.push(dataPath);
+      continue;
+    }
+    add(repoPath, dataPath);
+    // Only the spelling that names a file in the repository will ever be looked up.
+    if (eitherSpelling(repoPath)) add(normalizePath(repoPath.replace(/\\/g, "/")), dataPath);
   }
-  return { toData, outside };
+  return { toData, shared, outside };
 }

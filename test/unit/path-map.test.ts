@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { mapDataPath, normalizePath, parsePathRule } from "../../src/core/path-map.js";
+import {
+  mapDataPath,
+  mapDataPaths,
+  normalizePath,
+  parsePathRule,
+} from "../../src/core/path-map.js";
 
 describe("mapDataPath", () => {
   const roots = ["/work/repo", "/private/work/repo"];
@@ -39,6 +44,39 @@ describe("mapDataPath", () => {
 
   it("normalizes", () => {
     expect(normalizePath("/a/./b/../c/")).toBe("/a/c");
-    expect(normalizePath("a\\b")).toBe("a/b");
+    expect(normalizePath("C:\\a\\b")).toBe("C:/a/b");
+  });
+
+  it("keeps a backslash in a POSIX file name; turns only Windows paths' into separators", () => {
+    expect(mapDataPath("/work/repo/app/back\\slash.py", roots, [])).toBe("app/back\\slash.py");
+    expect(mapDataPath("app/back\\slash.py", roots, [])).toBe("app/back\\slash.py");
+    expect(normalizePath("a/b\\c")).toBe("a/b\\c");
+    expect(mapDataPath("\\\\host\\share\\a.py", roots, [parsePathRule("\\\\host\\share\\=")])).toBe(
+      "a.py",
+    );
+  });
+
+  it("a relative path with only backslashes could be either spelling: both are mapped", () => {
+    const { toData, shared } = mapDataPaths(["src\\a.py"], roots, []);
+    expect([...toData]).toEqual([
+      ["src\\a.py", "src\\a.py"],
+      ["src/a.py", "src\\a.py"],
+    ]);
+    expect(shared.size).toBe(0);
+  });
+
+  it("records every data path that maps onto one repository file", () => {
+    const { toData, shared, outside } = mapDataPaths(
+      ["/work/repo/src/a.py", "/ci/src/a.py", "/private/work/repo/src/a.py", "/usr/x.py"],
+      roots,
+      [parsePathRule("/ci/=.")],
+    );
+    expect(toData.get("src/a.py")).toBe("/work/repo/src/a.py");
+    expect(shared.get("src/a.py")).toEqual([
+      "/work/repo/src/a.py",
+      "/ci/src/a.py",
+      "/private/work/repo/src/a.py",
+    ]);
+    expect(outside).toEqual(["/usr/x.py"]);
   });
 });
