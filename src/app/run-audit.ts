@@ -11,6 +11,9 @@ import {
   patchFromRange,
   patchFromStaged,
   patchFromWorktree,
+  readHeadCommit,
+  resolveCommit,
+  unstagedPaths,
 } from "../adapters/git.js";
 import {
   directorySpellings,
@@ -41,7 +44,14 @@ import type {
   Patch,
   StatementMap,
 } from "../core/model.js";
-import { mapDataPaths, normalizePath, type PathMapping, type PathRule } from "../core/path-map.js";
+import {
+  isWindowsPath,
+  mapDataPaths,
+  normalizePath,
+  type PathMapping,
+  type PathRule,
+  slashSeparated,
+} from "../core/path-map.js";
 import { analyzePython } from "../core/python-statements.js";
 import {
   type AuditFileInput,
@@ -113,8 +123,9 @@ export async function readPatch(root: string, request: PatchRequest): Promise<Pa
     case "worktree":
       return patchFromWorktree(root);
     case "diff": {
-      const { files, prefixes } = parseDiff(request.text, {
+      const { files, prefixes, newText } = parseDiff(request.text, {
         source: request.label === "-" ? "stdin" : request.label,
+        keepText: true,
       });
       // A user's diff may come from another directory or tool: its files must exist here.
       const missing = files.filter(
@@ -128,9 +139,66 @@ export async function readPatch(root: string, request: PatchRequest): Promise<Pa
           },
         );
       }
-      return { source: { kind: "diff", file: request.label }, files };
+      const label = request.label === "-" ? "the diff on stdin" : `the diff ${request.label}`;
+      return {
+        source: { kind: "diff", file: request.label },
+        files: files.map((f) => checkedAgainstDisk(root, f, newText?.get(f.path), label)),
+      };
     }
   }
+}
+
+/**
+ * A user's diff carries no promise that it describes the files on disk (the ones coverage
+ * measured): it may be of an earlier commit, or made in a subdirectory with --relative and so
+ * name another file. Every line its hunks show on the new side must be that line on disk.
+ * A copy (`git diff -C`) shows only its edits against the source; like git's own ranges here
+ * (no -C), it counts as a new file, every line of it.
+ */
+function checkedAgainstDisk(
+  root: string,
+  file: ChangedFile,
+  shown: ReadonlyMap<number, string> | undefined,
+  label: string,
+): ChangedFile {
+  const copied = file.status === "copied";
+  if (file.status === "deleted" || file.submodule || file.binary || (!shown && !copied)) {
+    return file;
+  }
+  const disk = readFileBytes(join(root, file.path), `changed file ${file.path}`).toString("utf8");
+  const lines = disk.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const bare = (l: string) => (l.endsWith("\r") ? l.slice(0, -1) : l);
+  for (const [n, text] of shown ?? []) {
+    const onDisk = lines[n - 1];
+    if (onDisk === undefined || bare(onDisk) !== bare(text)) {
+      const quote = (t: string | undefined) =>
+        t === undefined ? "past its end" : JSON.stringify(bare(t).slice(0, 60));
+      throw new InputError(
+        `${label} does not describe ${file.path} on disk: its line ${n} is ${quote(text)} in the diff but ${quote(onDisk)} on disk`,
+        {
+          fix: "make the diff from the repository root against the checkout the tests ran on, e.g. git diff origin/main...HEAD with HEAD checked out",
+        },
+      );
+    }
+  }
+  return copied ? { ...file, addedLines: lines.map((_, i) => i + 1) } : file;
+}
+
+/**
+ * git ends a line at "\n" only; Python (so coverage.py and the statement finder) also at a
+ * lone "\r". After one, git's line numbers and the data's name different lines.
+ */
+function refuseLoneCarriageReturn(path: string, text: string): void {
+  const at = text.search(/\r(?!\n)/);
+  if (at < 0) return;
+  const line = text.slice(0, at).split("\n").length;
+  throw new InputError(
+    `${path} has a carriage return that ends no line on line ${line} (git counts it as one line, Python as two), so git's line numbers do not match the coverage data's`,
+    {
+      fix: "use LF or CRLF line endings only (e.g. dos2unix), commit, re-run the tests, then audit",
+    },
+  );
 }
 
 /** Statement map from coverage.py's own statement list (JSON report) plus our finder. */
@@ -342,7 +410,9 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       throw new InputError(
         `no file in the coverage data maps onto the repository ${root}: data has ${sample(measured)}`,
         {
-          fix: "map the recorded prefix with --path-map FROM=TO (e.g. --path-map /app/=.), or record with relative_files = true",
+          fix: measured.every((p) => !p.startsWith("/") && !isWindowsPath(p))
+            ? "the data's paths are relative to the directory coverage ran in: give it with --path-map =DIR/ (e.g. --path-map =backend/)"
+            : "map the recorded prefix with --path-map FROM=TO (e.g. --path-map /app/=.), or record with relative_files = true",
         },
       );
     }
@@ -362,6 +432,33 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       (p) => mapping.toData.has(p),
     );
 
+    // A file the data measured has lines; if the diff calls it binary, they are missing.
+    const binaryMeasured = skipped.filter(
+      (f) => f.reason === "binary" && mapping.toData.has(f.path),
+    );
+    if (binaryMeasured.length > 0) {
+      throw new InputError(
+        `the diff shows ${sample(binaryMeasured.map((f) => f.path))} as binary, but the coverage data measured it, so its changed lines are unknown`,
+        {
+          fix: "make the diff with `git diff --text` (or drop the -diff/binary attribute for these files in .gitattributes)",
+        },
+      );
+    }
+    if (patch.source.kind === "staged") {
+      const unstaged = await unstagedPaths(
+        root,
+        audited.map((f) => f.path),
+      );
+      if (unstaged.length > 0) {
+        throw new InputError(
+          `changed file(s) have unstaged edits: ${sample(unstaged)}; --staged numbers the index's lines, the coverage data measured the files on disk`,
+          {
+            fix: "stage the edits (git add) or stash them (git stash --keep-index), re-run the tests, then audit; or audit the work tree with --worktree",
+          },
+        );
+      }
+    }
+
     // The diff describes the patch's commit; coverage measured the files on disk. They must
     // be the same bytes: compared against the diff's blob ids, asking git only on a mismatch.
     const sources = new Map(
@@ -374,10 +471,16 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
           f.newBlob === undefined ||
           gitBlobId(sources.get(f.path) as Buffer, f.newBlob.length) !== f.newBlob,
       );
+      // With checkout filters (core.autocrlf, eol) the bytes on disk never hash to the blob:
+      // git then says whether the files differ, when the head is what is checked out.
+      const headCheckedOut =
+        suspects.length > 0 &&
+        (source.head === "HEAD" ||
+          (await resolveCommit(root, source.head)) === (await readHeadCommit(root)));
       const dirty =
         suspects.length === 0
           ? []
-          : source.head === "HEAD"
+          : headCheckedOut
             ? await changedPathsDirty(
                 root,
                 suspects.map((f) => f.path),
@@ -387,18 +490,48 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         throw new InputError(
           `changed file(s) on disk differ from ${source.head}: ${sample(dirty)}; the diff describes ${source.head}, the coverage data the files on disk`,
           {
-            fix:
-              source.head === "HEAD"
-                ? "commit or stash the changes, then re-run the tests and the audit"
-                : `check out ${source.head}, run the tests with coverage there, then audit`,
+            fix: headCheckedOut
+              ? "commit or stash the changes, then re-run the tests and the audit"
+              : `check out ${source.head}, run the tests with coverage there, then audit`,
           },
         );
       }
     }
 
+    const shared = audited.find((f) => mapping.shared.has(f.path));
+    if (shared) {
+      throw new InputError(
+        `${shared.path} is recorded under ${mapping.shared.get(shared.path)?.length} paths in the coverage data (${sample(mapping.shared.get(shared.path) ?? [])}), and reading one would lose the tests of the others`,
+        {
+          fix: "combine the data with `coverage combine` and a [paths] section, or map each recorded root with --path-map so that only one names the file",
+        },
+      );
+    }
+    // Data from several machines: one data file's paths may map while another's do not. A
+    // changed file the unmapped paths also name would lose that file's tests.
+    const outsideByName = new Map<string, string[]>();
+    for (const p of mapping.outside) {
+      const name = slashSeparated(p).split("/").at(-1) as string;
+      outsideByName.set(name, [...(outsideByName.get(name) ?? []), p]);
+    }
+    const unmappedTwin = audited.flatMap((f) => {
+      const candidates = outsideByName.get(f.path.split("/").at(-1) as string) ?? [];
+      const twin = candidates.find((p) => slashSeparated(p).endsWith(`/${f.path}`));
+      return twin === undefined ? [] : [{ path: f.path, twin }];
+    });
+    if (unmappedTwin.length > 0) {
+      const first = unmappedTwin[0] as { path: string; twin: string };
+      const from = first.twin.slice(0, first.twin.length - first.path.length);
+      throw new InputError(
+        `the coverage data also records ${first.path} as "${first.twin}", outside the repository, so the tests recorded there would be lost`,
+        { fix: `map that root onto the repository with --path-map "${from}=."` },
+      );
+    }
+
     const mappedAudited = audited.filter((f) => mapping.toData.has(f.path));
+    // New files (and copies, which count as new) may well be unmeasured; changed ones not.
     const modifiedUnmapped = audited.filter(
-      (f) => !mapping.toData.has(f.path) && f.status !== "added",
+      (f) => !mapping.toData.has(f.path) && f.status !== "added" && f.status !== "copied",
     );
     if (audited.length > 0 && mappedAudited.length === 0 && modifiedUnmapped.length > 0) {
       throw new InputError(
@@ -418,6 +551,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     let keepBudget = KEEP_TOKENS_CHARS;
     const prepared = audited.map((change) => {
       const text = (sources.get(change.path) as Buffer).toString("utf8");
+      refuseLoneCarriageReturn(change.path, text);
       const dataPath = mapping.toData.get(change.path);
       const reported = dataPath === undefined ? null : coverage.statements(dataPath);
       const isPython = change.path.endsWith(".py") || change.path.endsWith(".pyw");
@@ -429,9 +563,11 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     });
     mark("tokenize");
     const wanted = new Map<string, Set<number>>();
-    for (const { change, lines, dataPath, python } of prepared) {
+    for (const { change, lines, dataPath, python, reported } of prepared) {
       if (dataPath === undefined) continue;
-      const logical = python ? python.logical : identityStatements;
+      const finder = python ? python.logical : identityStatements;
+      // A JSON report's statements are coverage.py's own (6.x lists docstrings, for one).
+      const logical = reported ? jsonStatementMap(reported, finder) : finder;
       wanted.set(dataPath, linesOfChangedStatements(change.addedLines, logical, lines.length));
     }
     // A file whose changed lines are all blank, comments or docstrings gets the same verdicts

@@ -1,0 +1,197 @@
+// Inputs that fit together badly, each of which once let the audit judge the wrong lines and
+// pass: a staged patch over an edited file, a user's diff of another version, a copy, a file
+// git calls binary, a lone carriage return, one file recorded under two roots, checkout
+// filters. Every case runs the built binary on the bundled example (real git, real pytest-cov
+// data committed with it); no Python needed.
+
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { makeDemoRepo } from "../helpers/demo-repo.js";
+import type { TempRepo } from "../helpers/git-repo.js";
+
+const SOURCE = "src/billing/proration.py";
+const FROZEN = "tests/test_billing.py::test_proration_rounds_half_up";
+
+const repos: TempRepo[] = [];
+afterEach(() => {
+  for (const r of repos.splice(0)) r.cleanup();
+});
+
+function demo(): TempRepo {
+  const r = makeDemoRepo();
+  repos.push(r);
+  return r;
+}
+
+/** The example's source, changed by `edit`, and committed. */
+function commitEdit(r: TempRepo, edit: (text: string) => string, message = "edit"): void {
+  r.write(SOURCE, edit(readFileSync(r.path(SOURCE), "utf8")));
+  r.git("add", SOURCE);
+  r.git("commit", "-q", "-m", message);
+}
+
+interface JsonLine {
+  line: number;
+  verdict: string;
+  frozenTests: string[];
+}
+
+function linesOf(stdout: string, path: string): JsonLine[] {
+  const report = JSON.parse(stdout) as { files: { path: string; lines: JsonLine[] }[] };
+  return report.files.find((f) => f.path === path)?.lines ?? [];
+}
+
+describe("a patch whose line numbers are not the measured files' lines is refused", () => {
+  it("--staged with unstaged edits to a staged file", () => {
+    const r = demo();
+    const text = readFileSync(r.path(SOURCE), "utf8");
+    r.write(SOURCE, text.replace('ROUND_DOWN = "down"', 'ROUND_DOWN = "floor"'));
+    r.git("add", SOURCE);
+    r.write(SOURCE, `import os\nimport sys\n${readFileSync(r.path(SOURCE), "utf8")}`);
+    const line = expectOneLineError(runCli(["audit", "--staged"], { cwd: r.dir }));
+    expect(line).toBe(
+      `freezegate: error: changed file(s) have unstaged edits: "${SOURCE}"; --staged numbers the index's lines, the coverage data measured the files on disk (fix: stage the edits (git add) or stash them (git stash --keep-index), re-run the tests, then audit; or audit the work tree with --worktree)`,
+    );
+  });
+
+  it("--diff of an earlier version of the file", () => {
+    const r = demo();
+    writeFileSync(join(r.dir, "old.diff"), r.git("diff", "base", "HEAD"));
+    commitEdit(r, (t) => `# a header comment\n\n${t}`);
+    const line = expectOneLineError(runCli(["audit", "--diff", "old.diff"], { cwd: r.dir }));
+    expect(line).toMatch(
+      /^freezegate: error: the diff \/\S+\/old\.diff does not describe src\/billing\/proration\.py on disk: its line \d+ is ".*" in the diff but ".*" on disk \(fix: make the diff from the repository root/,
+    );
+  });
+
+  it("--diff that names another file of the same name (made with --relative)", () => {
+    const r = demo();
+    // billing/proration.py at the root: what `git diff --relative` run in src/ names.
+    r.write("billing/proration.py", readFileSync(r.path(SOURCE), "utf8"));
+    r.git("add", "billing");
+    r.git("commit", "-q", "-m", "a second copy");
+    commitEdit(r, (t) => t.replace("return share // days_in_period", "return share // 1"));
+    writeFileSync(join(r.dir, "rel.diff"), r.git("-C", "src", "diff", "--relative", "HEAD~1"));
+    const line = expectOneLineError(runCli(["audit", "--diff", "rel.diff"], { cwd: r.dir }));
+    expect(line).toContain("does not describe billing/proration.py on disk: its line 14");
+  });
+
+  it("a file with a carriage return that ends no line", () => {
+    const r = demo();
+    commitEdit(r, (t) => t.replace('ROUND_DOWN = "down"', 'ROUND_DOWN = "down"  # a\rb'));
+    const line = expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }));
+    expect(line).toBe(
+      `freezegate: error: ${SOURCE} has a carriage return that ends no line on line 3 (git counts it as one line, Python as two), so git's line numbers do not match the coverage data's (fix: use LF or CRLF line endings only (e.g. dos2unix), commit, re-run the tests, then audit)`,
+    );
+  });
+});
+
+describe("changed lines git would hide are audited or refused", () => {
+  it("a measured source that .gitattributes marks -diff keeps its lines and its shadow", () => {
+    const r = demo();
+    r.write(".gitattributes", "*.py -diff\n");
+    r.git("add", ".gitattributes");
+    r.git("commit", "-q", "-m", "generated sources");
+    const result = runCli(["audit", "--base", "base", "--format", "json"], { cwd: r.dir });
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(1);
+    expect(linesOf(result.stdout, SOURCE).filter((l) => l.verdict === "shadowed")).toMatchObject([
+      { line: 13, frozenTests: [FROZEN] },
+    ]);
+  });
+
+  it("a user's diff that calls a measured file binary is refused", () => {
+    const r = demo();
+    writeFileSync(
+      join(r.dir, "bin.diff"),
+      `diff --git a/${SOURCE} b/${SOURCE}\nindex 1111111..2222222 100644\nBinary files a/${SOURCE} and b/${SOURCE} differ\n`,
+    );
+    const line = expectOneLineError(runCli(["audit", "--diff", "bin.diff"], { cwd: r.dir }));
+    expect(line).toBe(
+      `freezegate: error: the diff shows "${SOURCE}" as binary, but the coverage data measured it, so its changed lines are unknown (fix: make the diff with \`git diff --text\` (or drop the -diff/binary attribute for these files in .gitattributes))`,
+    );
+  });
+
+  it("a user's diff with copy detection: the copy counts as a new file, every line", () => {
+    const r = demo();
+    const text = readFileSync(r.path(SOURCE), "utf8");
+    r.write("src/billing/copy.py", text.replace("return share // days_in_period", "return 0"));
+    r.git("add", "src/billing/copy.py");
+    r.git("commit", "-q", "-m", "copy");
+    writeFileSync(join(r.dir, "c.diff"), r.git("diff", "-C", "--find-copies-harder", "HEAD~1"));
+    expect(readFileSync(join(r.dir, "c.diff"), "utf8")).toContain("copy from ");
+    const result = runCli(["audit", "--diff", "c.diff", "--format", "json"], { cwd: r.dir });
+    expect(result.stderr).toBe("");
+    const lines = linesOf(result.stdout, "src/billing/copy.py");
+    expect(lines.map((l) => l.line)).toEqual(
+      Array.from({ length: text.split("\n").length - 1 }, (_, i) => i + 1),
+    );
+  });
+});
+
+describe("one file recorded under two roots", () => {
+  /** A copy of the example's data that also records the source under /elsewhere/. */
+  function twoRoots(r: TempRepo): string {
+    const data = join(r.dir, "two-roots.coverage");
+    copyFileSync(join(r.dir, ".coverage"), data);
+    const db = new Database(data);
+    try {
+      const id = db
+        .prepare("INSERT INTO file (path) VALUES (?)")
+        .run(`/elsewhere/${SOURCE}`).lastInsertRowid;
+      const rows = db
+        .prepare("SELECT context_id, numbits FROM line_bits WHERE file_id = 2")
+        .all() as { context_id: number; numbits: Buffer }[];
+      const insert = db.prepare(
+        "INSERT INTO line_bits (file_id, context_id, numbits) VALUES (?, ?, ?)",
+      );
+      for (const row of rows) insert.run(id, row.context_id, row.numbits);
+    } finally {
+      db.close();
+    }
+    return data;
+  }
+
+  it("unmapped: names the other root and the --path-map that maps it", () => {
+    const r = demo();
+    const data = twoRoots(r);
+    const line = expectOneLineError(
+      runCli(["audit", "--base", "base", "--coverage", data], { cwd: r.dir }),
+    );
+    expect(line).toBe(
+      `freezegate: error: the coverage data also records ${SOURCE} as "/elsewhere/${SOURCE}", outside the repository, so the tests recorded there would be lost (fix: map that root onto the repository with --path-map "/elsewhere/=.")`,
+    );
+  });
+
+  it("both mapped: refused, because reading one would lose the other's tests", () => {
+    const r = demo();
+    const data = twoRoots(r);
+    const line = expectOneLineError(
+      runCli(["audit", "--base", "base", "--coverage", data, "--path-map", "/elsewhere/=."], {
+        cwd: r.dir,
+      }),
+    );
+    expect(line).toMatch(
+      /^freezegate: error: src\/billing\/proration\.py is recorded under 2 paths in the coverage data \("src\/billing\/proration\.py", "\/elsewhere\/src\/billing\/proration\.py"\)/,
+    );
+  });
+});
+
+describe("checkout filters", () => {
+  it("CRLF on disk (core.autocrlf): --head naming the checked-out branch audits like HEAD", () => {
+    const r = demo();
+    r.git("config", "core.autocrlf", "true");
+    r.remove(SOURCE);
+    r.git("checkout", "--", SOURCE);
+    expect(readFileSync(r.path(SOURCE), "utf8")).toContain("\r\n");
+    const branch = r.git("rev-parse", "--abbrev-ref", "HEAD").trim();
+    for (const head of ["HEAD", branch, "@"]) {
+      const result = runCli(["audit", "--base", "base", "--head", head, "-q"], { cwd: r.dir });
+      expect(result.stderr, head).toBe("");
+      expect(result.status, head).toBe(1);
+    }
+  });
+});
