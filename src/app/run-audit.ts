@@ -201,11 +201,15 @@ function refuseLoneCarriageReturn(path: string, text: string): void {
   );
 }
 
-/** Statement map from coverage.py's own statement list (JSON report) plus our finder. */
+/**
+ * Statement map from coverage.py's own statement list (JSON report) plus our finder. A line
+ * the finder reads as blank, comment or docstring is no statement whatever the report says:
+ * coverage.py 6.x lists the docstring lines CPython traces among the executed lines.
+ */
 function jsonStatementMap(reported: ReadonlySet<number>, finder: StatementMap): StatementMap {
   return {
     statementOf(line) {
-      if (reported.has(line)) return line;
+      if (reported.has(line)) return finder.statementOf(line) === null ? null : line;
       const first = finder.statementOf(line);
       return first !== null && reported.has(first) ? first : null;
     },

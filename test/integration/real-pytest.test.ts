@@ -328,3 +328,46 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
     }
   });
 });
+
+describePython("a JSON report's docstring lines (coverage.py 6.x lists them as executed)", () => {
+  it("gets the verdicts the SQLite data gives: a changed docstring is not code", () => {
+    const r = makeTempRepo();
+    try {
+      r.write("lib.py", "def make():\n    return 1\n");
+      r.write("conftest.py", "import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\n");
+      r.write("tests/test_x.py", "from lib import make\ndef test_frozen():\n    assert make()\n");
+      r.write(".gitignore", ".coverage*\ncoverage.json\n__pycache__/\n");
+      r.commit("base");
+      r.git("branch", "base");
+      r.write(
+        "lib.py",
+        'def make():\n    class K:\n        """Docstring of K,\n        two lines."""\n        x = 1\n    return K.x\n',
+      );
+      r.commit("change");
+      r.write("quarantine.json", '{"frozen": ["tests/test_x.py::test_frozen"]}\n');
+      runPytestCov(r.dir);
+      const json = runPython(["-m", "coverage", "json", "--show-contexts", "-q"], { cwd: r.dir });
+      expect(json.status, json.stderr).toBe(0);
+      const byData = (coverage: string) => {
+        const out = runCli(
+          ["audit", "--base", "base", "--coverage", coverage, "--format", "json"],
+          { cwd: r.dir },
+        );
+        expect(out.stderr).toBe("");
+        const report = JSON.parse(out.stdout) as { files: { lines: Line[] }[] };
+        return report.files[0]?.lines.map((l) => [l.line, l.verdict]);
+      };
+      const fromSqlite = byData(".coverage");
+      expect(fromSqlite).toEqual([
+        [2, "shadowed"],
+        [3, "not-code"],
+        [4, "not-code"],
+        [5, "shadowed"],
+        [6, "shadowed"],
+      ]);
+      expect(byData("coverage.json")).toEqual(fromSqlite);
+    } finally {
+      r.cleanup();
+    }
+  });
+});
