@@ -17,8 +17,15 @@ function readIfExists(path: string): string | null {
   }
 }
 
-function fromPyproject(root: string): { source: string; raw: unknown } | null {
-  const text = readIfExists(join(root, "pyproject.toml"));
+interface Found {
+  source: string;
+  path: string;
+  raw: unknown;
+}
+
+function fromPyproject(root: string): Found | null {
+  const path = join(root, "pyproject.toml");
+  const text = readIfExists(path);
   if (text === null) return null;
   let doc: Record<string, unknown>;
   try {
@@ -32,11 +39,12 @@ function fromPyproject(root: string): { source: string; raw: unknown } | null {
   }
   const tool = doc.tool as Record<string, unknown> | undefined;
   if (!tool || typeof tool !== "object" || !("freezegate" in tool)) return null;
-  return { source: "pyproject.toml [tool.freezegate]", raw: tool.freezegate };
+  return { source: "pyproject.toml [tool.freezegate]", path, raw: tool.freezegate };
 }
 
-function fromPackageJson(root: string): { source: string; raw: unknown } | null {
-  const text = readIfExists(join(root, "package.json"));
+function fromPackageJson(root: string): Found | null {
+  const path = join(root, "package.json");
+  const text = readIfExists(path);
   if (text === null) return null;
   let doc: unknown;
   try {
@@ -48,7 +56,11 @@ function fromPackageJson(root: string): { source: string; raw: unknown } | null 
     });
   }
   if (typeof doc !== "object" || doc === null || !("freezegate" in doc)) return null;
-  return { source: 'package.json "freezegate"', raw: (doc as Record<string, unknown>).freezegate };
+  return {
+    source: 'package.json "freezegate"',
+    path,
+    raw: (doc as Record<string, unknown>).freezegate,
+  };
 }
 
 export function loadConfig(root: string): LoadedConfig {
@@ -61,6 +73,10 @@ export function loadConfig(root: string): LoadedConfig {
     );
   }
   const found = py ?? pkg;
-  if (!found) return { source: null, values: {} };
-  return { source: found.source, values: validateConfig(found.raw, found.source) };
+  if (!found) return { source: null, path: null, values: {} };
+  return {
+    source: found.source,
+    path: found.path,
+    values: validateConfig(found.raw, found.source),
+  };
 }

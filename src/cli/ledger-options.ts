@@ -80,6 +80,8 @@ export interface LedgerContext {
   /** Repository root, absolute. */
   root: string;
   config: ConfigValues;
+  /** The config file the values came from (absolute), or null for none. */
+  configPath: string | null;
   /** The ledger file, absolute. */
   ledgerPath: string;
   /** The ledger path as shown to users (relative to the root when inside it). */
@@ -93,7 +95,8 @@ export async function resolveLedgerContext(
 ): Promise<LedgerContext> {
   const cwd = resolve(io.cwd, stringOpt(args.values, "directory") ?? ".");
   const root = await findRepoRoot(cwd);
-  const config = loadConfig(root).values;
+  const loaded = loadConfig(root);
+  const config = loaded.values;
   const flag = stringOpt(args.values, "ledger");
   const configured = config.ledger;
   const ledgerPath =
@@ -104,7 +107,14 @@ export async function resolveLedgerContext(
           ? configured
           : join(root, configured)
         : join(root, DEFAULT_LEDGER_PATH);
-  return { cwd, root, config, ledgerPath, ledgerLabel: displayPath(root, ledgerPath) };
+  return {
+    cwd,
+    root,
+    config,
+    configPath: loaded.path,
+    ledgerPath,
+    ledgerLabel: displayPath(root, ledgerPath),
+  };
 }
 
 /** `path` relative to `root` when it is inside it, else absolute. */

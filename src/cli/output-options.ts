@@ -9,10 +9,14 @@
 // as a hard link, or a copy where links fail, until every rename succeeded, so a failed
 // rename puts it back). When any step fails, the temporary files are removed and no target is
 // new or changed: the command exits 2 and nothing is printed on stdout.
+//
+// Only regular files are replaced that way: a symlink is followed (its target is replaced),
+// and a FIFO or a device (`--output json=/dev/stdout`) is written to, never renamed over.
+// `-` as the file is stdout. A report may not overwrite one of the run's own inputs.
 
-import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { siblingName, writeTargetOf } from "../adapters/write-file.js";
 import { ConfigError, InputError, UsageError } from "../core/errors.js";
 import { parseHistory, type Stats } from "../core/stats.js";
 import type { AuditReport } from "../reporters/audit-report.js";
@@ -108,6 +112,9 @@ function unknownFormat(what: string, name: string): UsageError {
 /** A name that reads as a format in FORMAT=FILE (a path never looks like this). */
 const FORMAT_PREFIX = /^([A-Za-z][A-Za-z0-9_-]*)=(.*)$/s;
 
+/** `--output -` / `--output FORMAT=-`: that report goes to stdout, as `--diff -` reads stdin. */
+export const STDOUT = "-";
+
 export function parseOutputTarget(value: string, cwd: string): OutputTarget {
   const m = FORMAT_PREFIX.exec(value);
   if (m) {
@@ -122,12 +129,17 @@ export function parseOutputTarget(value: string, cwd: string): OutputTarget {
         fix: `write --output ${name}=FILE`,
       });
     }
-    return { format: name, path: resolve(cwd, file) };
+    return { format: name, path: file === STDOUT ? STDOUT : resolve(cwd, file) };
   }
   if (value === "") {
     throw new UsageError("--output needs a file", { fix: "write --output [FORMAT=]FILE" });
   }
-  return { format: undefined, path: resolve(cwd, value) };
+  if (value.startsWith("=")) {
+    throw new UsageError(`--output "${value}": no format before "="`, {
+      fix: `write FORMAT=FILE with one of: ${formatList()} (a file whose name starts with "=": write it as ./${value})`,
+    });
+  }
+  return { format: undefined, path: value === STDOUT ? STDOUT : resolve(cwd, value) };
 }
 
 /** The output flags, checked before anything runs (a usage error costs no audit). */
@@ -144,6 +156,23 @@ export function parseOutputRequest(values: OptionValues, cwd: string): OutputReq
   if (plain.length > 1) {
     throw new UsageError("--output FILE without a format can be given once", {
       fix: "name the format of the others: --output FORMAT=FILE",
+    });
+  }
+  const toStdout = outputs.filter((o) => o.path === STDOUT);
+  if (toStdout.length > 1) {
+    throw new UsageError("--output names stdout (-) twice", {
+      fix: "send one report to stdout and the others to files",
+    });
+  }
+  const stdoutFormat = toStdout[0]?.format;
+  if (
+    stdoutFormat !== undefined &&
+    plain.length === 0 &&
+    formatFlag !== undefined &&
+    formatFlag !== stdoutFormat
+  ) {
+    throw new UsageError(`--format ${formatFlag} and --output ${stdoutFormat}=- both want stdout`, {
+      fix: `send one of them to a file: --output ${formatFlag}=FILE or --output ${stdoutFormat}=FILE`,
     });
   }
   const seen = new Set<string>();
@@ -183,10 +212,13 @@ export function planOutputs(request: OutputRequest, configFormat: unknown): Outp
     fallback = configFormat;
   }
   const main = request.format ?? fallback;
-  const hasPlain = request.outputs.some((o) => o.format === undefined);
+  const toStdout = request.outputs.find((o) => o.path === STDOUT);
+  const toFile = request.outputs.filter((o) => o.path !== STDOUT);
+  const plainFile = toFile.some((o) => o.format === undefined);
   return {
-    stdout: hasPlain ? null : main,
-    files: request.outputs.map((o) => ({ format: o.format ?? main, path: o.path })),
+    // `--output FORMAT=-` takes stdout; a plain `--output FILE` takes the --format report.
+    stdout: toStdout ? (toStdout.format ?? main) : plainFile ? null : main,
+    files: toFile.map((o) => ({ format: o.format ?? main, path: o.path })),
     quiet: request.quiet,
   };
 }
@@ -198,6 +230,7 @@ export function planOutputs(request: OutputRequest, configFormat: unknown): Outp
  */
 export function preflightOutputs(request: OutputRequest): void {
   for (const { path } of request.outputs) {
+    if (path === STDOUT) continue;
     const dir = dirname(path);
     const dirStat = statOrNull(dir);
     if (dirStat === null || !dirStat.isDirectory()) {
@@ -208,6 +241,39 @@ export function preflightOutputs(request: OutputRequest): void {
     if (statOrNull(path)?.isDirectory()) {
       throw new InputError(`cannot write ${path}: it is a directory`, {
         fix: "give a file name for the report",
+      });
+    }
+  }
+}
+
+/** A path as the file system resolves it (through links), also for a file not made yet. */
+function canonicalPath(path: string): string {
+  try {
+    return fs.realpathSync(path);
+  } catch {
+    try {
+      return join(fs.realpathSync(dirname(path)), basename(path));
+    } catch {
+      return resolve(path);
+    }
+  }
+}
+
+/**
+ * A report written over one of the run's own inputs (`--output quarantine.json`, `--output
+ * .coverage`) destroys it, and the next run fails on the wreck: refused before anything is
+ * written.
+ */
+export function refuseInputsAsOutputs(
+  plan: OutputPlan,
+  inputs: ReadonlyArray<{ path: string; what: string }>,
+): void {
+  const byPath = new Map(inputs.map((i) => [canonicalPath(i.path), i.what]));
+  for (const { path } of plan.files) {
+    const what = byPath.get(canonicalPath(path));
+    if (what !== undefined) {
+      throw new UsageError(`--output ${path} is the ${what} this run reads`, {
+        fix: "write the report to another file",
       });
     }
   }
@@ -286,15 +352,15 @@ export function dataReadProgress(
 /** The file-system calls the set writer makes (tests pass failing ones). */
 export type WriteOps = Pick<
   typeof fs,
-  "writeFileSync" | "renameSync" | "rmSync" | "linkSync" | "copyFileSync" | "statSync"
+  | "writeFileSync"
+  | "renameSync"
+  | "rmSync"
+  | "linkSync"
+  | "copyFileSync"
+  | "statSync"
+  | "lstatSync"
+  | "realpathSync"
 >;
-
-function sibling(path: string, kind: "tmp" | "bak"): string {
-  return join(
-    dirname(path),
-    `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.${kind}`,
-  );
-}
 
 function writeError(path: string, error: unknown): InputError {
   return new InputError(
@@ -309,6 +375,10 @@ export function writeFilesAtomically(
   ops: WriteOps = fs,
 ): void {
   const staged: Array<{ path: string; temp: string; backup: string | null }> = [];
+  // FIFOs, devices and links to them cannot be replaced, only written to: after every
+  // temporary file is in place and before any rename, so that a failed write to one (a full
+  // device, a closed pipe) still leaves every regular target untouched.
+  const through: Array<{ path: string; shown: string; content: string }> = [];
   // Cleaning up must not hide the error that made it necessary (a temporary name the file
   // system refuses cannot be removed either).
   const remove = (path: string) => {
@@ -326,31 +396,43 @@ export function writeFilesAtomically(
   };
   for (const file of files) {
     try {
+      const target = writeTargetOf(file.path, ops);
+      if (target.mode === "through") {
+        through.push({ path: target.path, shown: file.path, content: file.content });
+        continue;
+      }
       let existing: fs.Stats | null = null;
       try {
-        existing = ops.statSync(file.path);
+        existing = ops.statSync(target.path);
       } catch {
         existing = null;
       }
-      if (existing?.isDirectory()) throw new Error("it is a directory");
       const entry = {
-        path: file.path,
-        temp: sibling(file.path, "tmp"),
+        path: target.path,
+        temp: siblingName(target.path, "tmp"),
         backup: null as string | null,
       };
       staged.push(entry);
       ops.writeFileSync(entry.temp, file.content, { flag: "wx" });
       if (existing !== null) {
-        entry.backup = sibling(file.path, "bak");
+        entry.backup = siblingName(target.path, "bak");
         try {
-          ops.linkSync(file.path, entry.backup);
+          ops.linkSync(target.path, entry.backup);
         } catch {
-          ops.copyFileSync(file.path, entry.backup);
+          ops.copyFileSync(target.path, entry.backup);
         }
       }
     } catch (error) {
       removeStaged();
       throw writeError(file.path, error);
+    }
+  }
+  for (const t of through) {
+    try {
+      ops.writeFileSync(t.path, t.content);
+    } catch (error) {
+      removeStaged();
+      throw writeError(t.shown, error);
     }
   }
   let renamed = 0;
@@ -397,6 +479,21 @@ export function emitReports(
           quiet: plan.quiet,
           color: colorEnabled(io.stdout, io.env),
         });
-  writeFilesAtomically(files);
+  // A file that is this process's stdout (/dev/stdout, /proc/self/fd/1, or the file stdout is
+  // redirected to) is written through the stream: a socket cannot be opened by name at all,
+  // and a rename would swap the file out from under the redirection.
+  const viaStdout = io.stdout === process.stdout ? files.filter((f) => isOwnStdout(f.path)) : [];
+  writeFilesAtomically(files.filter((f) => !viaStdout.includes(f)));
+  for (const f of viaStdout) io.stdout.write(f.content);
   if (stdout !== null) io.stdout.write(stdout);
+}
+
+function isOwnStdout(path: string): boolean {
+  try {
+    const own = fs.fstatSync(1);
+    const named = fs.statSync(path);
+    return own.dev === named.dev && own.ino === named.ino;
+  } catch {
+    return false;
+  }
 }

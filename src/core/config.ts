@@ -28,6 +28,8 @@ export type ConfigValues = Record<string, ConfigValue>;
 export interface LoadedConfig {
   /** Where the values came from ("pyproject.toml [tool.freezegate]"), or null for none. */
   source: string | null;
+  /** The file the values came from (absolute), or null for none. */
+  path: string | null;
   values: ConfigValues;
 }
 

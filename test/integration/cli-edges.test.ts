@@ -2,7 +2,18 @@
 // repeated, report files that are not plain files, pipes closed early, defaults that must not
 // fail open. Real git, the bundled example's real coverage data, the built binary.
 
-import { rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectOneLineError, runCli } from "../helpers/cli.js";
@@ -115,5 +126,112 @@ describe("--diff reads files and stdin by one rule, in audit and doctor", () => 
     expect(
       expectOneLineError(runCli(["doctor", "--diff", "-"], { cwd: repo.dir, input: "" })),
     ).toContain("stdin is empty");
+  });
+});
+
+describe("--output writes through what is not a regular file, and never over an input", () => {
+  const audit = ["audit", "--base", "base", "--format", "json"];
+
+  it("a symlink to a regular file: the link stays, the file it names gets the report", () => {
+    const dir = mkdtempSync(join(tmpdir(), "fg-out-"));
+    try {
+      writeFileSync(join(dir, "real.json"), "keep");
+      symlinkSync("real.json", join(dir, "report.json"));
+      const r = runCli([...audit, "--output", join(dir, "report.json")], { cwd: repo.dir });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(1);
+      expect(lstatSync(join(dir, "report.json")).isSymbolicLink()).toBe(true);
+      expect(JSON.parse(readFileSync(join(dir, "real.json"), "utf8")).schema).toBe(
+        "freezegate/audit",
+      );
+      expect(readdirSync(dir).sort()).toEqual(["real.json", "report.json"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a link to the process's stdout (the /dev/stdout idiom) writes to stdout", () => {
+    const dir = mkdtempSync(join(tmpdir(), "fg-out-"));
+    try {
+      symlinkSync("/proc/self/fd/1", join(dir, "mystdout"));
+      const r = runCli(["audit", "--base", "base", "-q", "--output", `json=${dir}/mystdout`], {
+        cwd: repo.dir,
+      });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(1);
+      expect(r.stdout).toContain('"schema": "freezegate/audit"');
+      expect(lstatSync(join(dir, "mystdout")).isSymbolicLink()).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a FIFO is written to, not replaced", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "fg-out-"));
+    try {
+      execFileSync("mkfifo", [join(dir, "fifo")]);
+      // The reader runs in its own process: the CLI below blocks this one until it exits.
+      const reader = spawn("sh", ["-c", `cat "${dir}/fifo" > "${dir}/got.json"`]);
+      const done = new Promise((resolve) => reader.on("exit", resolve));
+      const r = runCli([...audit, "--output", join(dir, "fifo")], { cwd: repo.dir });
+      await done;
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(1);
+      expect(lstatSync(join(dir, "fifo")).isFIFO()).toBe(true);
+      expect(JSON.parse(readFileSync(join(dir, "got.json"), "utf8")).schema).toBe(
+        "freezegate/audit",
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("- is stdout, with or without a format; no file named - is made", () => {
+    const plain = runCli([...audit, "--output", "-"], { cwd: repo.dir });
+    expect(plain.status).toBe(1);
+    expect(JSON.parse(plain.stdout).schema).toBe("freezegate/audit");
+    const json = runCli(["audit", "--base", "base", "--output", "json=-"], { cwd: repo.dir });
+    expect(JSON.parse(json.stdout).schema).toBe("freezegate/audit");
+    expect(existsSync(join(repo.dir, "-"))).toBe(false);
+    expect(
+      expectOneLineError(
+        runCli(["audit", "--base", "base", "--format", "text", "--output", "json=-"], {
+          cwd: repo.dir,
+        }),
+      ),
+    ).toContain("both want stdout");
+    expectOneLineError(runCli([...audit, "--output", "=x.json"], { cwd: repo.dir }));
+    expect(existsSync(join(repo.dir, "=x.json"))).toBe(false);
+  });
+
+  it.each([
+    ["quarantine.json", "frozen-test file"],
+    [".coverage", "coverage data"],
+    ["./src/../quarantine.json", "frozen-test file"],
+  ])("--output %s (one of the run's inputs) is exit 2 and leaves it alone", (file, what) => {
+    const before = readFileSync(join(repo.dir, file));
+    const line = expectOneLineError(runCli([...audit, "--output", file], { cwd: repo.dir }));
+    expect(line).toContain(`is the ${what} this run reads`);
+    expect(readFileSync(join(repo.dir, file))).toEqual(before);
+  });
+
+  it("--output over the diff file or the config file is exit 2", () => {
+    writeFileSync(join(repo.dir, "patch.diff"), repo.git("diff", "base...HEAD"));
+    writeFileSync(join(repo.dir, "pyproject.toml"), '[tool.freezegate]\nbase = "base"\n');
+    try {
+      expect(
+        expectOneLineError(
+          runCli(["audit", "--diff", "patch.diff", "--output", "json=patch.diff"], {
+            cwd: repo.dir,
+          }),
+        ),
+      ).toContain("is the diff file");
+      expect(
+        expectOneLineError(runCli(["audit", "--output", "json=pyproject.toml"], { cwd: repo.dir })),
+      ).toContain("is the config file");
+    } finally {
+      rmSync(join(repo.dir, "patch.diff"));
+      rmSync(join(repo.dir, "pyproject.toml"));
+    }
   });
 });

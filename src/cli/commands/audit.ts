@@ -35,6 +35,7 @@ import {
   planOutputs,
   preflightOutputs,
   readHistoryOption,
+  refuseInputsAsOutputs,
 } from "../output-options.js";
 import { toolVersion } from "../version.js";
 
@@ -42,6 +43,8 @@ export interface PreparedAudit {
   run: AuditRun;
   root: string;
   config: ConfigValues;
+  /** The files the run read, which no report may overwrite. */
+  inputs: Array<{ path: string; what: string }>;
 }
 
 /** Shared by audit and doctor: resolve options and run the audit pipeline. */
@@ -58,7 +61,8 @@ export async function prepareAudit(
     stringOpt(args.values, "base") === undefined ? null : rangeFromFlags(args.values, cwd);
   const root = (await early?.root) ?? (await findRepoRoot(cwd));
   mark("repo root");
-  const config = loadConfig(root).values;
+  const loaded = loadConfig(root);
+  const config = loaded.values;
   const choice = resolvePatchRequest(args.values, config);
   let patch: PatchRequest;
   if (choice.kind === "range" && early) {
@@ -92,7 +96,15 @@ export async function prepareAudit(
     testRoot: data.testRoot,
     ...hooks,
   });
-  return { run, root, config };
+  const inputs = [
+    { path: run.frozen.file, what: "frozen-test file" },
+    ...run.coverage.dataFiles.map((path) => ({ path, what: "coverage data" })),
+    ...(patch.kind === "diff" && patch.label !== "-"
+      ? [{ path: patch.label, what: "diff file" }]
+      : []),
+    ...(loaded.path === null ? [] : [{ path: loaded.path, what: "config file" }]),
+  ];
+  return { run, root, config, inputs };
 }
 
 /** startRange for a --base given as a flag (a flag clash is the usage error it always is). */
@@ -128,8 +140,16 @@ ${outputDetails()}`,
     preflightOutputs(request);
     const history = readHistoryOption(request);
     const onDataFiles = dataReadProgress(io);
-    const { run, config } = await prepareAudit(args, io, onDataFiles ? { onDataFiles } : {});
+    const { run, config, inputs } = await prepareAudit(
+      args,
+      io,
+      onDataFiles ? { onDataFiles } : {},
+    );
     const plan = planOutputs(request, config.format);
+    refuseInputsAsOutputs(plan, [
+      ...inputs,
+      ...(request.history === undefined ? [] : [{ path: request.history, what: "history" }]),
+    ]);
     mark("audit");
     const report = buildAuditReport(run, toolVersion());
     emitReports(report, plan, io, { sources: run.sources, history });

@@ -28,6 +28,7 @@ import {
   planOutputs,
   preflightOutputs,
   readHistoryOption,
+  refuseInputsAsOutputs,
 } from "../output-options.js";
 import { toolVersion } from "../version.js";
 
@@ -118,6 +119,12 @@ ${outputDetails()}`,
       { base, today, ledgerLabel: ctx.ledgerLabel },
       toolVersion(),
     );
+    refuseInputsAsOutputs(plan, [
+      { path: ctx.ledgerPath, what: "freeze ledger" },
+      ...run.audit.coverage.dataFiles.map((path) => ({ path, what: "coverage data" })),
+      ...(ctx.configPath === null ? [] : [{ path: ctx.configPath, what: "config file" }]),
+      ...(request.history === undefined ? [] : [{ path: request.history, what: "history" }]),
+    ]);
     emitReports(report, plan, io, { sources: run.audit.sources, history });
     return report.exitCode;
   },
