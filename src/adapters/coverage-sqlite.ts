@@ -10,6 +10,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
+import { mightNameTest } from "../core/contexts.js";
 import { InputError, InternalError } from "../core/errors.js";
 import type { ContextOverview, CoverageMeta, CoverageSource } from "../core/model.js";
 import { decodeNumbitsInto } from "../core/numbits.js";
@@ -372,8 +373,16 @@ class SqliteCoverageSource implements CoverageSource {
     // With one data file every name is already unique (context.context is UNIQUE), so the
     // interning map is only needed to merge several files.
     const merge = this.files.length > 1;
+    /** With several files: one that names tests, and one that measured code but names none. */
+    let withTests: DataFile | null = null;
+    let withoutTests: { data: DataFile; names: string[] } | null = null;
     for (const data of this.files) {
       const { ids, names } = readContextTable(data);
+      if (merge) {
+        // Usually the first or second name settles it (the empty context, then tests).
+        if (names.some(mightNameTest)) withTests ??= data;
+        else if (data.fileIds.size > 0) withoutTests ??= { data, names };
+      }
       let maxId = ids === null ? names.length : 0;
       if (ids !== null) {
         for (let i = 0; i < ids.length; i++)
@@ -403,6 +412,24 @@ class SqliteCoverageSource implements CoverageSource {
         }
       }
       data.contextIndex = index;
+    }
+    if (withTests !== null && withoutTests !== null) {
+      // Alone, such a file is refused ("names no tests"); merged, its lines would quietly
+      // count as run outside tests, and a live test of that shard would vanish.
+      const { data, names } = withoutTests;
+      const seen =
+        names.length === 0
+          ? "no contexts"
+          : `only ${names
+              .slice(0, 3)
+              .map((n) => JSON.stringify(n))
+              .join(", ")}`;
+      throw new InputError(
+        `${data.path} has no per-test contexts (${seen}), unlike ${withTests.path}: combined, the lines it measured would count as run outside tests`,
+        {
+          fix: "record every shard with per-test contexts (pytest --cov --cov-context=test), or move this file away if it is not from this test run",
+        },
+      );
     }
     this.contextsLoaded = true;
   }

@@ -133,3 +133,36 @@ describePython("test_function names that are no collected test", () => {
     );
   });
 });
+
+describePython("parallel data files", () => {
+  /** Two shards: A with per-test contexts, B recorded without (--cov-context forgotten). */
+  function shards(): TempRepo {
+    const repo = project(
+      {
+        "lib.py": "def a():\n    return 1\n",
+        "tests/test_a.py": "import lib\ndef test_flaky():\n    assert lib.a()\n",
+        "tests/test_b.py": "import lib\ndef test_live():\n    assert lib.a()\n",
+      },
+      { "lib.py": "def a():\n    x = 1\n    return x\n" },
+    );
+    const cov = [...PYTEST, "--cov=.", "--cov-report="];
+    python(repo, [...cov, "--cov-context=test", "tests/test_a.py"], {
+      COVERAGE_FILE: ".coverage.shardA",
+    });
+    python(repo, [...cov, "tests/test_b.py"], { COVERAGE_FILE: ".coverage.shardB" });
+    return repo;
+  }
+
+  it("a shard without per-test contexts is refused, as it is on its own", () => {
+    const repo = shards();
+    const line = expectOneLineError(audit(repo, ["tests/test_a.py::test_flaky"]));
+    expect(line).toContain(`${repo.path(".coverage.shardB")} has no per-test contexts (only "")`);
+    expect(line).toContain(`unlike ${repo.path(".coverage.shardA")}`);
+    expect(line).toContain("--cov-context=test");
+    const doctor = runCli(["doctor", "--base", "main", "--frozen", "quarantine.json"], {
+      cwd: repo.dir,
+    });
+    expect(doctor.status).toBe(2);
+    expect(doctor.stdout).toContain(".coverage.shardB has no per-test contexts");
+  });
+});
