@@ -185,6 +185,25 @@ function checkedAgainstDisk(
   return copied ? { ...file, addedLines: lines.map((_, i) => i + 1) } : file;
 }
 
+/** One file's statements from each data path that records it: their union, or null. */
+function reportedStatements(each: (ReadonlySet<number> | null)[]): ReadonlySet<number> | null {
+  const known = each.filter((s) => s !== null);
+  if (known.length <= 1) return known[0] ?? null;
+  return new Set(known.flatMap((s) => [...s]));
+}
+
+/** Executed lines of one file recorded under several paths: every test of each. */
+function unionOfLines(each: (ReadonlyMap<number, string[]> | undefined)[]): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const lines of each) {
+    for (const [line, tests] of lines ?? []) {
+      const before = out.get(line);
+      out.set(line, before === undefined ? tests : [...new Set([...before, ...tests])]);
+    }
+  }
+  return out;
+}
+
 /**
  * git ends a line at "\n" only; Python (so coverage.py and the statement finder) also at a
  * lone "\r". After one, git's line numbers and the data's name different lines.
@@ -502,15 +521,6 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       }
     }
 
-    const shared = audited.find((f) => mapping.shared.has(f.path));
-    if (shared) {
-      throw new InputError(
-        `${shared.path} is recorded under ${mapping.shared.get(shared.path)?.length} paths in the coverage data (${sample(mapping.shared.get(shared.path) ?? [])}), and reading one would lose the tests of the others`,
-        {
-          fix: "combine the data with `coverage combine` and a [paths] section, or map each recorded root with --path-map so that only one names the file",
-        },
-      );
-    }
     // Data from several machines: one data file's paths may map while another's do not. A
     // changed file the unmapped paths also name would lose that file's tests.
     const outsideByName = new Map<string, string[]>();
@@ -548,7 +558,13 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
 
     // 5. Per file: statements first, so that only the changed statements' lines get their
     // tests read from the data; then executed lines and the staleness check.
-    const dataPaths = mappedAudited.map((f) => mapping.toData.get(f.path) as string);
+    // One file may be recorded under several roots (shards from different machines, each
+    // mapped with --path-map): its tests are those of all of them.
+    const dataPathsOf = (path: string): string[] => {
+      const first = mapping.toData.get(path);
+      return first === undefined ? [] : (mapping.shared.get(path) ?? [first]);
+    };
+    const dataPaths = mappedAudited.flatMap((f) => dataPathsOf(f.path));
     mark("read + check sources");
     // Files whose changed lines no test ran need the full statement model later: their
     // tokens are kept for it, up to a budget (beyond it they are tokenized again).
@@ -556,23 +572,24 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     const prepared = audited.map((change) => {
       const text = (sources.get(change.path) as Buffer).toString("utf8");
       refuseLoneCarriageReturn(change.path, text);
-      const dataPath = mapping.toData.get(change.path);
-      const reported = dataPath === undefined ? null : coverage.statements(dataPath);
+      const recorded = dataPathsOf(change.path);
+      const reported = reportedStatements(recorded.map((p) => coverage.statements(p)));
       const isPython = change.path.endsWith(".py") || change.path.endsWith(".pyw");
       keepBudget -= text.length;
       const python = isPython
         ? analyzePython(text, { path: change.path, keepTokens: keepBudget >= 0 })
         : null;
-      return { change, text, lines: splitLines(text), dataPath, reported, python };
+      return { change, text, lines: splitLines(text), recorded, reported, python };
     });
     mark("tokenize");
     const wanted = new Map<string, Set<number>>();
-    for (const { change, lines, dataPath, python, reported } of prepared) {
-      if (dataPath === undefined) continue;
+    for (const { change, lines, recorded, python, reported } of prepared) {
+      if (recorded.length === 0) continue;
       const finder = python ? python.logical : identityStatements;
       // A JSON report's statements are coverage.py's own (6.x lists docstrings, for one).
       const logical = reported ? jsonStatementMap(reported, finder) : finder;
-      wanted.set(dataPath, linesOfChangedStatements(change.addedLines, logical, lines.length));
+      const changed = linesOfChangedStatements(change.addedLines, logical, lines.length);
+      for (const p of recorded) wanted.set(p, changed);
     }
     // A file whose changed lines are all blank, comments or docstrings gets the same verdicts
     // whatever the data says: its rows are not read.
@@ -582,8 +599,13 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     );
     mark("executed lines");
     const inputs: AuditFileInput[] = prepared.map(
-      ({ change, lines: sourceLines, dataPath, reported, python }) => {
-        const lines = dataPath === undefined ? null : (executed.get(dataPath) ?? new Map());
+      ({ change, lines: sourceLines, recorded, reported, python }) => {
+        const lines =
+          recorded.length === 0
+            ? null
+            : recorded.length === 1
+              ? (executed.get(recorded[0] as string) ?? new Map<number, string[]>())
+              : unionOfLines(recorded.map((p) => executed.get(p)));
         const statements = reported
           ? jsonStatementMap(reported, python ? python.logical : identityStatements)
           : python
