@@ -528,7 +528,9 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       const name = slashSeparated(p).split("/").at(-1) as string;
       outsideByName.set(name, [...(outsideByName.get(name) ?? []), p]);
     }
+    // Only paths with a directory: a top-level name (`__init__.py`) ends too many paths.
     const unmappedTwin = audited.flatMap((f) => {
+      if (!f.path.includes("/")) return [];
       const candidates = outsideByName.get(f.path.split("/").at(-1) as string) ?? [];
       const twin = candidates.find((p) => slashSeparated(p).endsWith(`/${f.path}`));
       return twin === undefined ? [] : [{ path: f.path, twin }];
