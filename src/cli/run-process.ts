@@ -1,9 +1,23 @@
 // Wires this process to the program: its streams, directory and environment in, its exit
 // code out. Shared by the two entries (main.ts, main-audit.ts).
+//
+// A reader that stops early (`| head`, a failed `| jq`) closes stdout under a report: that is
+// the reader's choice, not a failure of the run, so the exit code stays the command's own (a
+// gate that passed never turns into exit 1) and no stack trace is printed. Any other failure
+// to write the output (a full disk) is exit 2: the answer did not arrive.
 
 import type { CommandIo } from "./command.js";
 import type { LazyEntry } from "./commands/index.js";
 import { main } from "./program.js";
+
+/** The first error writing stdout or stderr, unless it is a reader that went away. */
+function outputFailure(): NodeJS.ErrnoException | null {
+  for (const stream of [process.stdout, process.stderr]) {
+    const error = stream.errored as NodeJS.ErrnoException | null;
+    if (error && error.code !== "EPIPE") return error;
+  }
+  return null;
+}
 
 /**
  * `exitWhenDone`: end the process as soon as the command has answered and its output is
@@ -16,6 +30,12 @@ export function runProcess(
   commands: readonly LazyEntry[],
   { exitWhenDone = false }: { exitWhenDone?: boolean } = {},
 ): void {
+  // Without a listener a failed write is an uncaught 'error' event: a stack trace and exit 1.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", () => {
+      if (outputFailure() !== null) process.exitCode = 2;
+    });
+  }
   const io: CommandIo = {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -24,7 +44,12 @@ export function runProcess(
     env: process.env,
   };
   main(process.argv.slice(2), io, commands).then(
-    (code) => {
+    (answer) => {
+      const failed = outputFailure();
+      const code = failed ? 2 : answer;
+      if (failed && !process.stderr.errored) {
+        process.stderr.write(`freezegate: error: cannot write the output: ${failed.message}\n`);
+      }
       process.exitCode = code;
       // Writes to files and pipes are synchronous on Linux; elsewhere a pipe may still hold
       // output, and then the process ends the usual way, after the output is flushed.

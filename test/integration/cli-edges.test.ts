@@ -16,9 +16,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { CLI, expectOneLineError, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
-import type { TempRepo } from "../helpers/git-repo.js";
+import { isolatedGitEnv, type TempRepo } from "../helpers/git-repo.js";
 
 let repo: TempRepo;
 
@@ -232,6 +232,53 @@ describe("--output writes through what is not a regular file, and never over an 
     } finally {
       rmSync(join(repo.dir, "patch.diff"));
       rmSync(join(repo.dir, "pyproject.toml"));
+    }
+  });
+});
+
+describe("a reader that closes stdout early (| head)", () => {
+  it.each([
+    ["json", []],
+    ["text", []],
+    ["json", ["--fail-on", "uncovered"]],
+  ])("--format %s %j: no stack trace, and the gate's own exit code", (format, extra) => {
+    const big = makeDemoRepo();
+    try {
+      // 3000 new uncovered lines: a report far beyond the 64 KB a pipe holds.
+      const lines = Array.from({ length: 3000 }, (_, i) => `VALUE_${i} = ${i}\n`).join("");
+      writeFileSync(join(big.dir, "big_module.py"), lines);
+      writeFileSync(join(big.dir, "empty.json"), '{"frozen": []}\n');
+      big.git("add", "big_module.py");
+      big.git("commit", "-q", "-m", "a big new module");
+      const cmd = [
+        process.execPath,
+        CLI,
+        "audit",
+        "--base",
+        "base",
+        "--frozen",
+        "empty.json",
+        "--format",
+        format,
+        ...extra,
+      ]
+        .map((a) => `'${a}'`)
+        .join(" ");
+      // A real pipe, closed by its reader after one byte.
+      const out = execFileSync(
+        "bash",
+        ["-c", `${cmd} 2>"$ERR" | head -c1 >/dev/null; echo "rc=\${PIPESTATUS[0]}"`],
+        {
+          cwd: big.dir,
+          env: isolatedGitEnv({ NO_COLOR: "1", ERR: join(big.dir, "stderr.txt") }),
+          encoding: "utf8",
+        },
+      );
+      const passes = extra.length === 0;
+      expect(out.trim()).toBe(passes ? "rc=0" : "rc=1");
+      expect(readFileSync(join(big.dir, "stderr.txt"), "utf8")).toBe("");
+    } finally {
+      big.cleanup();
     }
   });
 });
