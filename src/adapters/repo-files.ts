@@ -24,9 +24,13 @@ export function readFileBytes(path: string, label: string): Buffer {
       });
     }
     if (code === "EISDIR") {
-      throw new InputError(`${label} is a directory, not a file: ${path}`, { cause: error });
+      throw new InputError(`${label} is a directory, not a file: ${path}`, {
+        fix: "give the path of a file",
+        cause: error,
+      });
     }
     throw new InputError(`cannot read ${label} ${path}: ${(error as Error).message}`, {
+      fix: "check that the file is readable by this user",
       cause: error,
     });
   }
@@ -34,7 +38,10 @@ export function readFileBytes(path: string, label: string): Buffer {
 
 /** Read and parse a JSON file; syntax errors name the file and position. */
 export function readJsonFile(path: string, label: string, fix?: string): unknown {
-  const text = readTextFile(path, label);
+  // Windows editors and PowerShell's Out-File start UTF-8 with a byte-order mark; JSON
+  // readers such as npm's skip it, and so does this one.
+  const read = readTextFile(path, label);
+  const text = read.charCodeAt(0) === 0xfeff ? read.slice(1) : read;
   try {
     return JSON.parse(text);
   } catch (error) {

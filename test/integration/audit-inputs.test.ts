@@ -211,3 +211,28 @@ describe("checkout filters", () => {
     }
   });
 });
+
+describe("files as editors and checkouts leave them", () => {
+  it("a changed file outside a sparse checkout: says so instead of 'not found'", () => {
+    const r = demo();
+    r.write("tools/extra.py", "VALUE = 1\n");
+    r.git("add", "tools");
+    r.git("commit", "-q", "-m", "a tool");
+    r.git("sparse-checkout", "set", "src", "tests");
+    const line = expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }));
+    expect(line).toBe(
+      `freezegate: error: changed file tools/extra.py is not on disk, so no test here can have run it: a sparse checkout that leaves it out, or a patch that is not of this checkout (fix: check out the patch's commit in full (git sparse-checkout add DIR, or git sparse-checkout disable), run the tests, then audit)`,
+    );
+  });
+
+  it("a frozen-test file saved with a UTF-8 byte-order mark is read like any other", () => {
+    const r = demo();
+    const plain = readFileSync(r.path("quarantine.json"), "utf8");
+    r.write("bom.json", `\uFEFF${plain}`);
+    const result = runCli(["audit", "--base", "base", "--frozen", "bom.json", "-q"], {
+      cwd: r.dir,
+    });
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(1);
+  });
+});
