@@ -44,11 +44,26 @@ export function discoverCoverage(root: string, explicit?: string): DiscoveredCov
   try {
     isDirectory = statSync(target).isDirectory();
   } catch {
+    // `--coverage .coverage` written out before `coverage combine` ran: its parallel files
+    // are the data, exactly as the search without --coverage would find them.
+    const parallel = isDirectoryPath(dirname(target)) ? parallelFiles(target) : [];
+    if (parallel.length > 0) return { format: "coverage.py-sqlite", files: parallel };
     throw new InputError(`coverage data ${target} does not exist`, {
       fix: "pass the .coverage data file or coverage.json report of your test run",
     });
   }
-  if (isDirectory) return searchDirectory(target);
+  if (isDirectory) {
+    const found = findInDirectory(target);
+    if (found !== null) return found;
+    if (basename(target) === DEFAULT_DATA_FILE) {
+      // A directory where the data file should be, holding no data: a mistake to name,
+      // unless parallel files sit next to it (then the search without --coverage uses them).
+      const parallel = parallelFiles(target);
+      if (parallel.length > 0) return { format: "coverage.py-sqlite", files: parallel };
+      throw dataFileIsDirectory(target);
+    }
+    throw notFound(target);
+  }
   switch (sniff(target)) {
     case "sqlite":
       return { format: "coverage.py-sqlite", files: [target, ...parallelFiles(target)] };
@@ -77,13 +92,26 @@ export function openCoverage(root: string, explicit?: string): CoverageSource {
 }
 
 function searchDirectory(directory: string): DiscoveredCoverage {
+  const found = findInDirectory(directory);
+  if (found !== null) return found;
+  const main = join(directory, DEFAULT_DATA_FILE);
+  if (isDirectoryPath(main)) throw dataFileIsDirectory(main);
+  throw notFound(directory);
+}
+
+/** The data in a directory (see the module comment), or null when there is none. */
+function findInDirectory(directory: string): DiscoveredCoverage | null {
   const main = join(directory, DEFAULT_DATA_FILE);
   const parallel = parallelFiles(main);
   if (isFile(main)) return { format: "coverage.py-sqlite", files: [main, ...parallel] };
   if (parallel.length > 0) return { format: "coverage.py-sqlite", files: parallel };
   const report = join(directory, DEFAULT_JSON_REPORT);
   if (isFile(report)) return { format: "coverage.py-json", files: [report] };
-  throw new InputError(
+  return null;
+}
+
+function notFound(directory: string): InputError {
+  return new InputError(
     `no coverage data found in ${directory} (looked for ${DEFAULT_DATA_FILE}, ${DEFAULT_DATA_FILE}.* and ${DEFAULT_JSON_REPORT})`,
     { fix: NOT_FOUND_FIX },
   );
@@ -156,6 +184,20 @@ function sniff(path: string): Sniffed {
   const text = bytes.toString("utf8").replace(/^\uFEFF/, "");
   if (/^\s*\{/.test(text)) return "json";
   return "other";
+}
+
+function dataFileIsDirectory(path: string): InputError {
+  return new InputError(`${path} is a directory, not a coverage.py data file`, {
+    fix: "remove or rename that directory, then re-run the tests with coverage (pytest --cov --cov-context=test), which writes the data file there",
+  });
+}
+
+function isDirectoryPath(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function isFile(path: string): boolean {

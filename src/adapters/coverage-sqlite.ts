@@ -938,10 +938,13 @@ function openDataFile(path: string): DataFile {
     });
     db.pragma(`cache_size = -${CACHE_KIB}`);
   } catch (error) {
-    throw new InputError(`cannot open coverage data file ${path}: ${messageOf(error)}`, {
-      fix: RERUN_FIX,
-      cause: error,
-    });
+    throw (
+      lockProblem(path, error) ??
+      new InputError(`cannot open coverage data file ${path}: ${messageOf(error)}`, {
+        fix: RERUN_FIX,
+        cause: error,
+      })
+    );
   }
   try {
     return readDataFile(path, db);
@@ -1175,6 +1178,8 @@ function query<T>(data: { path: string }, run: () => T): T {
     return run();
   } catch (error) {
     if (error instanceof driver().SqliteError) {
+      const problem = lockProblem(data.path, error);
+      if (problem !== null) throw problem;
       throw new InputError(`cannot read coverage data file ${data.path}: ${error.message}`, {
         fix: RERUN_FIX,
         cause: error,
@@ -1182,6 +1187,34 @@ function query<T>(data: { path: string }, run: () => T): T {
     }
     throw error;
   }
+}
+
+/**
+ * The two ways a writer gets in the way of a read-only reader, said plainly (SQLite's own
+ * words, "database is locked" and "attempt to write a readonly database", name neither the
+ * writer nor the journal): a writer still holding its lock (after better-sqlite3's 5 s wait),
+ * or a hot rollback journal, left by a writer that crashed mid-write, which only a writable
+ * connection may roll back.
+ */
+function lockProblem(path: string, error: unknown): InputError | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return null;
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
+    return new InputError(
+      `coverage data file ${path} is locked by another process (a test run still writing it?)`,
+      { fix: "wait for the test run to finish, then run freezegate again", cause: error },
+    );
+  }
+  if (code === "SQLITE_READONLY_ROLLBACK") {
+    return new InputError(
+      `coverage data file ${path} has a leftover rollback journal ${path}-journal: a coverage.py process crashed while writing it, so its data may be incomplete`,
+      {
+        fix: "re-run the tests with coverage (pytest --cov --cov-context=test); freezegate opens the data read-only and does not roll the journal back",
+        cause: error,
+      },
+    );
+  }
+  return null;
 }
 
 function messageOf(error: unknown): string {

@@ -4,10 +4,12 @@
 // Every case records real data with Debian's coverage.py / pytest at test time, in a real git
 // repository, and runs the built binary.
 
+import { spawn } from "node:child_process";
+import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { afterAll, expect, it } from "vitest";
 import { type CliResult, expectOneLineError, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
-import { describePython, runPython } from "../helpers/python.js";
+import { describePython, pythonEnv, runPython } from "../helpers/python.js";
 
 const repos: TempRepo[] = [];
 afterAll(() => {
@@ -165,4 +167,94 @@ describePython("parallel data files", () => {
     expect(doctor.status).toBe(2);
     expect(doctor.stdout).toContain(".coverage.shardB has no per-test contexts");
   });
+});
+
+describePython("data files that cannot be used, said precisely", () => {
+  /** One pytest-cov run on a change that the frozen test alone executes (exit 1). */
+  function recorded(): TempRepo {
+    const repo = project(
+      {
+        "lib.py": "def a():\n    return 1\n",
+        "tests/test_a.py": "import lib\ndef test_flaky():\n    assert lib.a()\n",
+      },
+      { "lib.py": "def a():\n    x = 1\n    return x\n" },
+    );
+    python(repo, [...PYTEST, "--cov=.", "--cov-report=", "--cov-context=test"]);
+    repo.write("quarantine.json", JSON.stringify({ frozen: ["tests/test_a.py::test_flaky"] }));
+    return repo;
+  }
+  const run = (repo: TempRepo, extra: string[] = []) =>
+    runCli(["audit", "--base", "main", "--frozen", "quarantine.json", "-q", ...extra], {
+      cwd: repo.dir,
+    });
+
+  it("--coverage .coverage with only parallel files uses them, as the search without it does", () => {
+    const repo = recorded();
+    renameSync(repo.path(".coverage"), repo.path(".coverage.shard1"));
+    const found = run(repo, ["--format", "json"]);
+    expect(found.status).toBe(1);
+    const explicit = run(repo, ["--format", "json", "--coverage", ".coverage"]);
+    expect(explicit.stderr).toBe("");
+    expect(explicit.status).toBe(1);
+    const report = (r: CliResult) => {
+      const { files, gate } = JSON.parse(r.stdout) as { files: unknown; gate: unknown };
+      return { files, gate };
+    };
+    expect(report(explicit)).toEqual(report(found));
+  });
+
+  it("a .coverage directory is named as such, searched for or given", () => {
+    const repo = recorded();
+    rmSync(repo.path(".coverage"));
+    mkdirSync(repo.path(".coverage"));
+    for (const extra of [[], ["--coverage", ".coverage"]]) {
+      expect(expectOneLineError(run(repo, extra))).toContain(
+        `${repo.path(".coverage")} is a directory, not a coverage.py data file`,
+      );
+    }
+  });
+
+  it("a hot journal left by a crashed writer is named, not 'attempt to write a readonly database'", () => {
+    const repo = recorded();
+    // A writer that dies inside a transaction whose pages spilled to the file: SQLite leaves
+    // a hot journal that only a writable connection may roll back.
+    python(repo, [
+      "-c",
+      [
+        "import sqlite3, os",
+        "c = sqlite3.connect('.coverage', isolation_level=None)",
+        "c.execute('pragma cache_size=1'); c.execute('begin exclusive')",
+        "c.execute('delete from line_bits'); c.execute('delete from context')",
+        "c.execute(\"insert into context(context) select 'x'||id from file\")",
+        "os._exit(0)",
+      ].join("\n"),
+    ]);
+    const line = expectOneLineError(run(repo));
+    expect(line).toContain(`has a leftover rollback journal ${repo.path(".coverage-journal")}`);
+    expect(line).toContain("crashed while writing it");
+    expect(line).not.toContain("readonly database");
+  });
+
+  it("a database locked by a running writer is named as such", async () => {
+    const repo = recorded();
+    const writer = spawn(
+      pythonEnv?.exe ?? "python3",
+      [
+        "-c",
+        "import sqlite3, time\nc = sqlite3.connect('.coverage', isolation_level=None)\nc.execute('begin exclusive')\nc.execute('delete from line_bits')\nprint('locked', flush=True)\ntime.sleep(30)",
+      ],
+      { cwd: repo.dir, stdio: ["ignore", "pipe", "inherit"] },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        writer.stdout.on("data", () => resolve());
+        writer.on("exit", (code) => reject(new Error(`the writer exited (${code})`)));
+      });
+      const line = expectOneLineError(run(repo));
+      expect(line).toContain(`${repo.path(".coverage")} is locked by another process`);
+      expect(line).toContain("wait for the test run to finish");
+    } finally {
+      writer.kill();
+    }
+  }, 30_000);
 });
