@@ -2,7 +2,7 @@
 // run every check, turning each input error into a failed check instead of stopping, so the
 // user sees all problems at once.
 
-import { join } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import { openCoverage } from "../adapters/coverage-discovery.js";
 import { modifiedTime, readTextFile } from "../adapters/repo-files.js";
 import {
@@ -17,10 +17,12 @@ import {
 } from "../core/doctor.js";
 import { FreezegateError } from "../core/errors.js";
 import { resolveFrozen } from "../core/frozen.js";
-import type { CoverageSource } from "../core/model.js";
+import { compileGlobs } from "../core/globs.js";
+import type { ChangedFile, CoverageSource } from "../core/model.js";
 import type { PathRule } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
 import {
+  classifyChangedFiles,
   type DataContexts,
   loadFrozenList,
   mapCoverageToRepo,
@@ -33,8 +35,12 @@ export interface DoctorRequest {
   root: string;
   patch: PatchRequest | null;
   coverage?: string;
-  frozen: string | null;
+  /** The frozen-test file, or why there is none (the audit would refuse to run). */
+  frozen: string | FreezegateError;
   pathMap: PathRule[];
+  /** Which changed files the audit would judge (--test-files, --source-files). */
+  testGlobs: string[];
+  sourceGlobs: string[];
   testRoot: string;
   allowUnresolved: boolean;
 }
@@ -44,6 +50,11 @@ function failed(id: string, error: unknown): DoctorCheck {
     return { id, status: "fail", message: error.message, ...(error.fix ? { fix: error.fix } : {}) };
   }
   throw error;
+}
+
+function relativeToRoot(root: string, path: string): string {
+  const rel = relative(root, path);
+  return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? path : rel;
 }
 
 function skipped(id: string, because: string): DoctorCheck {
@@ -90,13 +101,8 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
       checks.push(skipped("paths", "no readable coverage data"));
     }
 
-    if (request.frozen === null) {
-      checks.push({
-        id: "frozen",
-        status: "skip",
-        message: "no frozen-test list given",
-        fix: "pass --frozen FILE (or keep quarantine.json in the repository root)",
-      });
+    if (typeof request.frozen !== "string") {
+      checks.push(failed("frozen", request.frozen));
     } else {
       try {
         const list = loadFrozenList(request.frozen);
@@ -104,7 +110,8 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
           const resolution = resolveFrozen(list, contexts.index);
           checks.push(
             checkFrozenResolved(
-              request.frozen,
+              // As the audit's report shows it: relative to the repository root.
+              relativeToRoot(request.root, request.frozen),
               list.entries.length,
               resolution,
               request.allowUnresolved,
@@ -131,12 +138,14 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
           recordedAt: coverage.meta.recordedAt,
           checkedFiles: 0,
         };
+        const toData = mapped.mapping.toData;
+        const unmeasured = unmeasuredChanges(patch.files, request, toData, contexts?.prefix ?? "");
+        if (unmeasured !== null) {
+          checks.push(unmeasured);
+          return checks;
+        }
         const files = patch.files.filter(
-          (f) =>
-            f.status !== "deleted" &&
-            !f.binary &&
-            !f.submodule &&
-            mapped.mapping.toData.has(f.path),
+          (f) => f.status !== "deleted" && !f.binary && !f.submodule && toData.has(f.path),
         );
         const dataPaths = files.map((f) => mapped.mapping.toData.get(f.path) as string);
         const executed = coverage.executedLines(dataPaths);
@@ -164,6 +173,45 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
     coverage?.close();
   }
   return checks;
+}
+
+/**
+ * The audit's refusal, predicted: changed source files that existed before, and none of the
+ * changed source files in the data, means the data was recorded without them (or a path map
+ * sends them elsewhere). Names the path-map rule's target when that is what happened.
+ */
+function unmeasuredChanges(
+  changed: readonly ChangedFile[],
+  request: DoctorRequest,
+  toData: ReadonlyMap<string, string>,
+  testPrefix: string,
+): DoctorCheck | null {
+  const isTest = compileGlobs(request.testGlobs);
+  const isSource = compileGlobs(request.sourceGlobs);
+  const testRelative = (path: string) =>
+    testPrefix !== "" && path.startsWith(testPrefix) ? path.slice(testPrefix.length) : path;
+  const { audited } = classifyChangedFiles(
+    changed,
+    (p) => isTest(p) || isTest(testRelative(p)),
+    isSource,
+    (p) => toData.has(p),
+  );
+  if (audited.length === 0 || audited.some((f) => toData.has(f.path))) return null;
+  const modified = audited.filter((f) => f.status !== "added");
+  if (modified.length === 0) return null;
+  const first = modified[0] as ChangedFile;
+  const elsewhere = [...toData].find(([, dataPath]) => dataPath === first.path);
+  const because = elsewhere
+    ? `; the data has "${first.path}", but the path map sends it to "${elsewhere[0]}"`
+    : "";
+  return {
+    id: "freshness",
+    status: "fail",
+    message: `none of the ${audited.length} changed source file(s) is in the coverage data, e.g. "${first.path}"${because}: the audit would refuse to run`,
+    fix: elsewhere
+      ? "fix the --path-map rule (or the config's path-map) that matches it"
+      : "check that the tests ran with coverage of these files ([run] source), or map paths with --path-map FROM=TO",
+  };
 }
 
 export function doctorStatus(checks: readonly DoctorCheck[]): CheckStatus {

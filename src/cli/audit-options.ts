@@ -1,7 +1,8 @@
 // Options shared by the commands that audit a patch (audit, doctor, and later check): their
 // flag declarations, and how flags, config-file defaults and built-in defaults combine.
 // Order: flag > config file > built-in default. Paths given as flags are relative to the
-// current directory; paths in a config file are relative to the repository root.
+// current directory (the -C directory); paths in a config file are relative to the
+// repository root.
 
 import { isAbsolute, join, resolve } from "node:path";
 import { readTextFile } from "../adapters/repo-files.js";
@@ -9,6 +10,7 @@ import type { PatchRequest } from "../app/run-audit.js";
 import type { ConfigValues } from "../core/config.js";
 import { InputError, UsageError } from "../core/errors.js";
 import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from "../core/globs.js";
+import { DEFAULT_LEDGER_PATH } from "../core/ledger-model.js";
 import { type PathRule, parsePathRule } from "../core/path-map.js";
 import { FAILABLE_VERDICTS, type FailableVerdict } from "../core/shadow-audit.js";
 import { boolOpt, listOpt, type OptionSpec, type OptionValues, stringOpt } from "./command.js";
@@ -192,6 +194,32 @@ export async function readDiffInput(
     });
   }
   return { kind: "diff", label: file, text };
+}
+
+/**
+ * The frozen-test list when --frozen is not given: the config's `frozen`, else the config's
+ * `ledger` (the freeze ledger is a frozen list: its freezes[].test_id), else quarantine.json,
+ * else freeze-ledger.json in the repository root. None of them is an error, never "nothing
+ * frozen": without a list every covered line would look defended.
+ */
+export function resolveFrozenFile(
+  data: DataOptions,
+  config: ConfigValues,
+  root: string,
+  exists: (path: string) => boolean,
+): string {
+  if (data.frozen !== undefined) return data.frozen;
+  const ledger = config.ledger;
+  if (typeof ledger === "string") return isAbsolute(ledger) ? ledger : join(root, ledger);
+  for (const name of ["quarantine.json", DEFAULT_LEDGER_PATH]) {
+    if (exists(join(root, name))) return join(root, name);
+  }
+  throw new UsageError(
+    `no frozen-test list: neither quarantine.json nor ${DEFAULT_LEDGER_PATH} is in the repository root, and without one every covered line looks defended`,
+    {
+      fix: `pass --frozen FILE (a quarantine list or a freeze ledger); only if no test is frozen at all, create quarantine.json with {"frozen": []}, which declares exactly that`,
+    },
+  );
 }
 
 export function resolveFailOn(flags: OptionValues, config: ConfigValues): FailableVerdict[] {

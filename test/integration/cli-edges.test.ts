@@ -6,6 +6,7 @@ import { execFileSync, spawn } from "node:child_process";
 import {
   existsSync,
   lstatSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -280,5 +281,85 @@ describe("a reader that closes stdout early (| head)", () => {
     } finally {
       big.cleanup();
     }
+  });
+});
+
+const LEDGER = {
+  version: 1,
+  freezes: [
+    {
+      test_id: "tests/test_billing.py::test_proration_rounds_half_up",
+      reason: "r",
+      owner: "o",
+      opened: "2026-11-20",
+      expires: "2026-12-01",
+      invariant: "i",
+      compensating_property: "tests/test_billing.py::test_refund_of_unused_days",
+      reused_property: false,
+    },
+  ],
+  properties: [],
+};
+
+describe("the frozen list when --frozen is not given", () => {
+  function withoutQuarantine(body: () => void) {
+    const kept = readFileSync(join(repo.dir, "quarantine.json"));
+    rmSync(join(repo.dir, "quarantine.json"));
+    try {
+      body();
+    } finally {
+      writeFileSync(join(repo.dir, "quarantine.json"), kept);
+      rmSync(join(repo.dir, "freeze-ledger.json"), { force: true });
+      rmSync(join(repo.dir, "gate"), { recursive: true, force: true });
+      rmSync(join(repo.dir, "pyproject.toml"), { force: true });
+    }
+  }
+
+  it("is the freeze ledger in the root when there is no quarantine.json", () => {
+    withoutQuarantine(() => {
+      writeFileSync(join(repo.dir, "freeze-ledger.json"), JSON.stringify(LEDGER));
+      const r = runCli(["audit", "--base", "base", "--format", "json"], { cwd: repo.dir });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(1);
+      expect(JSON.parse(r.stdout).frozen.file).toBe("freeze-ledger.json");
+    });
+  });
+
+  it("is the ledger the config's ledger key names", () => {
+    withoutQuarantine(() => {
+      mkdirSync(join(repo.dir, "gate"));
+      writeFileSync(join(repo.dir, "gate/ledger.json"), JSON.stringify(LEDGER));
+      writeFileSync(
+        join(repo.dir, "pyproject.toml"),
+        '[tool.freezegate]\nledger = "gate/ledger.json"\n',
+      );
+      const r = runCli(["audit", "--base", "base", "--format", "json"], { cwd: repo.dir });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(1);
+      expect(JSON.parse(r.stdout).summary.counts.shadowed).toBe(1);
+    });
+  });
+
+  it('is exit 2 in audit and a FAIL in doctor when there is none, and the fix says what {"frozen": []} means', () => {
+    withoutQuarantine(() => {
+      const line = expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: repo.dir }));
+      expect(line).toContain("no frozen-test list");
+      expect(line).toContain('{"frozen": []}, which declares exactly that');
+      const doctor = runCli(["doctor", "--base", "base"], { cwd: repo.dir });
+      expect(doctor.status).toBe(2);
+      expect(doctor.stdout).toMatch(/^FAIL {2}frozen: no frozen-test list/m);
+    });
+  });
+});
+
+describe("doctor fails where the audit would refuse to run", () => {
+  it("changed source files that the path map sends to no data", () => {
+    const args = ["--base", "base", "--path-map", "src/billing/proration.py=gone.py"];
+    expectOneLineError(runCli(["audit", ...args, "-q"], { cwd: repo.dir }));
+    const r = runCli(["doctor", ...args], { cwd: repo.dir });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toMatch(
+      /^FAIL {2}freshness: none of the 1 changed source file\(s\) is in the coverage data, e\.g\. "src\/billing\/proration\.py"; the data has "src\/billing\/proration\.py", but the path map sends it to "gone\.py"/m,
+    );
   });
 });

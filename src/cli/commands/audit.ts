@@ -2,7 +2,7 @@
 // changed line fails it, 2 when the inputs cannot be trusted.
 
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot, startRange } from "../../adapters/git.js";
 import {
@@ -13,7 +13,6 @@ import {
 } from "../../app/run-audit.js";
 import { mark } from "../../app/timing.js";
 import type { ConfigValues } from "../../core/config.js";
-import { UsageError } from "../../core/errors.js";
 import { buildAuditReport } from "../../reporters/audit-report.js";
 import {
   DATA_OPTIONS,
@@ -23,6 +22,7 @@ import {
   readDiffInput,
   resolveDataOptions,
   resolveFailOn,
+  resolveFrozenFile,
   resolvePatchRequest,
 } from "../audit-options.js";
 import { type CommandIo, type CommandSpec, type ParsedArgs, stringOpt } from "../command.js";
@@ -73,16 +73,7 @@ export async function prepareAudit(
     patch = choice;
   }
   const data = resolveDataOptions(args.values, config, cwd, root);
-  let frozen = data.frozen;
-  if (frozen === undefined) {
-    const fallback = join(root, "quarantine.json");
-    if (!existsSync(fallback)) {
-      throw new UsageError("no frozen-test list: without one every covered line looks defended", {
-        fix: 'pass --frozen FILE, or create quarantine.json with {"frozen": []} when nothing is frozen',
-      });
-    }
-    frozen = fallback;
-  }
+  const frozen = resolveFrozenFile(data, config, root, existsSync);
   const run = await runAudit({
     root,
     patch,

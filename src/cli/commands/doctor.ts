@@ -2,18 +2,19 @@
 // Exit 0 when nothing failed (warnings allowed), 2 when a check failed.
 
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot } from "../../adapters/git.js";
 import type { PatchRequest } from "../../app/run-audit.js";
 import { doctorStatus, runDoctor } from "../../app/run-doctor.js";
-import { UsageError } from "../../core/errors.js";
+import { FreezegateError, UsageError } from "../../core/errors.js";
 import {
   DATA_OPTIONS,
   DIRECTORY_OPTION,
   PATCH_OPTIONS,
   readDiffInput,
   resolveDataOptions,
+  resolveFrozenFile,
   resolvePatchRequest,
 } from "../audit-options.js";
 import { type CommandIo, type CommandSpec, type ParsedArgs, stringOpt } from "../command.js";
@@ -27,7 +28,7 @@ export const doctorCommand: CommandSpec = {
   usage: "freezegate doctor [--base REF | --staged | --worktree | --diff FILE|-] [options]",
   options: [
     ...PATCH_OPTIONS,
-    ...DATA_OPTIONS.filter((o) => o.name !== "test-files" && o.name !== "source-files"),
+    ...DATA_OPTIONS,
     { name: "format", type: "string", value: "FORMAT", description: "text (default) or json" },
     DIRECTORY_OPTION,
   ],
@@ -52,13 +53,22 @@ export const doctorCommand: CommandSpec = {
         throw error;
     }
     const data = resolveDataOptions(args.values, config, cwd, root);
-    const fallback = join(root, "quarantine.json");
+    let frozen: string | FreezegateError;
+    try {
+      frozen = resolveFrozenFile(data, config, root, existsSync);
+    } catch (error) {
+      // The audit refuses to run without a list: the doctor reports it as the failed check.
+      if (!(error instanceof FreezegateError)) throw error;
+      frozen = error;
+    }
     const checks = await runDoctor({
       root,
       patch,
       ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
-      frozen: data.frozen ?? (existsSync(fallback) ? fallback : null),
+      frozen,
       pathMap: data.pathMap,
+      testGlobs: data.testGlobs,
+      sourceGlobs: data.sourceGlobs,
       testRoot: data.testRoot,
       allowUnresolved: data.allowUnresolved,
     });
