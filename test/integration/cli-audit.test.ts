@@ -246,10 +246,19 @@ describe("bad input is exit 2 with one line, never a pass", () => {
       expect(expectOneLineError(r)).toMatch(
         /changed file\(s\) on disk differ from HEAD: "src\/billing\/proration\.py"/,
       );
-      // With an explicit head the bytes on disk must be that commit's, checked by blob id.
+      // An explicit head that is the checked-out commit: the same check, and the same advice
+      // (it is checked out already).
       const other = runCli(["audit", "--base", "base", "--head", "main"], { cwd: repo.dir });
       expect(expectOneLineError(other)).toMatch(
-        /on disk differ from main: "src\/billing\/proration\.py".*\(fix: check out main, run the tests/,
+        /on disk differ from main: "src\/billing\/proration\.py".*\(fix: commit or stash the changes/,
+      );
+      // A head that is not checked out (a commit on top of HEAD, same files): the bytes on
+      // disk must be that commit's.
+      const ahead = repo.git("commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "ahead").trim();
+      repo.git("branch", "-f", "ahead", ahead);
+      const other2 = runCli(["audit", "--base", "base", "--head", "ahead"], { cwd: repo.dir });
+      expect(expectOneLineError(other2)).toMatch(
+        /on disk differ from ahead: "src\/billing\/proration\.py".*\(fix: check out ahead, run the tests/,
       );
       writeFileSync(file, original);
       expect(runCli(["audit", "--base", "base", "--head", "main"], { cwd: repo.dir }).status).toBe(
