@@ -4,7 +4,8 @@
 // current directory (the -C directory); paths in a config file are relative to the
 // repository root.
 
-import { isAbsolute, join, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { readTextFile } from "../adapters/repo-files.js";
 import type { PatchRequest } from "../app/run-audit.js";
 import type { ConfigValues } from "../core/config.js";
@@ -22,6 +23,22 @@ export const DIRECTORY_OPTION: OptionSpec = {
   value: "DIR",
   description: "run as if started in DIR (any directory inside the repository)",
 };
+
+/**
+ * The directory a command runs in: -C DIR against the current directory. Every relative path
+ * on the command line (--frozen, --diff, --output, --history, ...) resolves against it, as
+ * if the command had been started there.
+ */
+export function commandDirectory(values: OptionValues, cwd: string): string {
+  const flag = stringOpt(values, "directory");
+  const dir = resolve(cwd, flag ?? ".");
+  if (flag !== undefined && statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) {
+    throw new UsageError(`-C ${flag}: ${dir} is a file, not a directory`, {
+      fix: `give -C the directory to run in, e.g. -C ${dirname(dir)}`,
+    });
+  }
+  return dir;
+}
 
 export const PATCH_OPTIONS: OptionSpec[] = [
   {

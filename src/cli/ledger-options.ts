@@ -19,7 +19,7 @@ import { isDay, todayUtc } from "../core/dates.js";
 import { InputError, UsageError } from "../core/errors.js";
 import { describeSource } from "../core/ledger.js";
 import { DEFAULT_LEDGER_PATH, type Ledger } from "../core/ledger-model.js";
-import { DIRECTORY_OPTION } from "./audit-options.js";
+import { commandDirectory, DIRECTORY_OPTION } from "./audit-options.js";
 import {
   type CommandIo,
   type OptionSpec,
@@ -93,7 +93,7 @@ export async function resolveLedgerContext(
   args: ParsedArgs,
   io: CommandIo,
 ): Promise<LedgerContext> {
-  const cwd = resolve(io.cwd, stringOpt(args.values, "directory") ?? ".");
+  const cwd = commandDirectory(args.values, io.cwd);
   const root = await findRepoRoot(cwd);
   const loaded = loadConfig(root);
   const config = loaded.values;

@@ -363,3 +363,48 @@ describe("doctor fails where the audit would refuse to run", () => {
     );
   });
 });
+
+describe("-C DIR: every relative path resolves against DIR", () => {
+  it("--output and --history too", () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "fg-cwd-"));
+    try {
+      writeFileSync(join(repo.dir, "history.jsonl"), "");
+      const r = runCli(
+        [
+          "audit",
+          "-C",
+          repo.dir,
+          "--base",
+          "base",
+          "-q",
+          "--output",
+          "json=report.json",
+          "--output",
+          "html=report.html",
+          "--history",
+          "history.jsonl",
+        ],
+        { cwd: elsewhere },
+      );
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(1);
+      expect(JSON.parse(readFileSync(join(repo.dir, "report.json"), "utf8")).schema).toBe(
+        "freezegate/audit",
+      );
+      expect(existsSync(join(repo.dir, "report.html"))).toBe(true);
+      expect(readdirSync(elsewhere)).toEqual([]);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+      for (const f of ["report.json", "report.html", "history.jsonl"]) {
+        rmSync(join(repo.dir, f), { force: true });
+      }
+    }
+  });
+
+  it("-C naming a file says so", () => {
+    const line = expectOneLineError(
+      runCli(["audit", "-C", "src/billing/proration.py", "--base", "base"], { cwd: repo.dir }),
+    );
+    expect(line).toContain("is a file, not a directory");
+  });
+});

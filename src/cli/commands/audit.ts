@@ -2,7 +2,6 @@
 // changed line fails it, 2 when the inputs cannot be trusted.
 
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot, startRange } from "../../adapters/git.js";
 import {
@@ -15,6 +14,7 @@ import { mark } from "../../app/timing.js";
 import type { ConfigValues } from "../../core/config.js";
 import { buildAuditReport } from "../../reporters/audit-report.js";
 import {
+  commandDirectory,
   DATA_OPTIONS,
   DIRECTORY_OPTION,
   GATE_OPTIONS,
@@ -53,7 +53,7 @@ export async function prepareAudit(
   io: CommandIo,
   hooks: Pick<AuditRequest, "onDataFiles"> = {},
 ): Promise<PreparedAudit> {
-  const cwd = resolve(io.cwd, stringOpt(args.values, "directory") ?? ".");
+  const cwd = commandDirectory(args.values, io.cwd);
   mark("cli start");
   // With --base on the command line (never read from config), git can start on the range
   // before the root is known: its rev-parse names the root too.
@@ -127,7 +127,7 @@ pyproject.toml or the "freezegate" key of package.json; flags win.
 ${outputDetails()}`,
   async run(args: ParsedArgs, io: CommandIo): Promise<number> {
     // Bad output flags and a bad history cost no audit: checked first.
-    const request = parseOutputRequest(args.values, io.cwd);
+    const request = parseOutputRequest(args.values, commandDirectory(args.values, io.cwd));
     preflightOutputs(request);
     const history = readHistoryOption(request);
     const onDataFiles = dataReadProgress(io);

@@ -8,7 +8,13 @@ import { runCheck } from "../../app/run-check.js";
 import { UsageError } from "../../core/errors.js";
 import { DEFAULT_LOCK_PATH } from "../../core/ledger-model.js";
 import { buildCheckReport } from "../../reporters/check-report.js";
-import { DATA_OPTIONS, GATE_OPTIONS, resolveDataOptions, resolveFailOn } from "../audit-options.js";
+import {
+  commandDirectory,
+  DATA_OPTIONS,
+  GATE_OPTIONS,
+  resolveDataOptions,
+  resolveFailOn,
+} from "../audit-options.js";
 import { boolOpt, type CommandSpec, stringOpt } from "../command.js";
 import { BASE_OPTION, resolveBase } from "../gate-output.js";
 import {
@@ -77,7 +83,7 @@ Exit codes:
 ${outputDetails()}`,
   async run(args, io) {
     // Bad output flags and a bad history cost no check: checked first.
-    const request = parseOutputRequest(args.values, io.cwd);
+    const request = parseOutputRequest(args.values, commandDirectory(args.values, io.cwd));
     preflightOutputs(request);
     const history = readHistoryOption(request);
     const ctx = await resolveLedgerContext(args, io);

@@ -2,13 +2,13 @@
 // Exit 0 when nothing failed (warnings allowed), 2 when a check failed.
 
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot } from "../../adapters/git.js";
 import type { PatchRequest } from "../../app/run-audit.js";
 import { doctorStatus, runDoctor } from "../../app/run-doctor.js";
 import { FreezegateError, UsageError } from "../../core/errors.js";
 import {
+  commandDirectory,
   DATA_OPTIONS,
   DIRECTORY_OPTION,
   PATCH_OPTIONS,
@@ -39,7 +39,7 @@ export const doctorCommand: CommandSpec = {
     if (format !== "text" && format !== "json") {
       throw new UsageError(`unknown --format "${format}"`, { fix: "use text or json" });
     }
-    const cwd = resolve(io.cwd, stringOpt(args.values, "directory") ?? ".");
+    const cwd = commandDirectory(args.values, io.cwd);
     const root = await findRepoRoot(cwd);
     const config = loadConfig(root).values;
     let patch: PatchRequest | null = null;
