@@ -1014,6 +1014,20 @@ function readDataFile(path: string, db: Database.Database): DataFile {
       { fix: RERUN_FIX },
     );
   }
+  // coverage.py never writes both kinds into one file. Rows in the table the flag does not
+  // name would be ignored, and every line they hold would read as never run.
+  if (kindKnown) {
+    const other = hasArcs ? "line_bits" : "arc";
+    const stray = query(partial, () =>
+      db.prepare(`SELECT EXISTS (SELECT 1 FROM ${other})`).pluck(true).get(),
+    );
+    if (stray === 1) {
+      throw new InputError(
+        `${path} says has_arcs = ${hasArcs ? 1 : 0} but holds rows in its ${other} table: it was not written by coverage.py as it is`,
+        { fix: RERUN_FIX },
+      );
+    }
+  }
 
   const fileIds = new Map<string, number>();
   const fileRows = query(partial, () =>

@@ -236,3 +236,28 @@ describe("files as editors and checkouts leave them", () => {
     expect(result.status).toBe(1);
   });
 });
+
+describe("data files coverage.py would not write", () => {
+  it("rows in the table has_arcs does not name are refused, not ignored", () => {
+    const r = demo();
+    for (const [name, edit] of [
+      ["flag-arcs.coverage", "UPDATE meta SET value = '1' WHERE key = 'has_arcs'"],
+      [
+        "stray-arc.coverage",
+        "INSERT INTO arc (file_id, context_id, fromno, tono) VALUES (2, 12, 13, -7)",
+      ],
+    ] as const) {
+      const data = join(r.dir, name);
+      copyFileSync(join(r.dir, ".coverage"), data);
+      const db = new Database(data);
+      db.prepare(edit).run();
+      db.close();
+      const line = expectOneLineError(
+        runCli(["audit", "--base", "base", "--coverage", data], { cwd: r.dir }),
+      );
+      expect(line).toMatch(
+        /^freezegate: error: \S+ says has_arcs = [01] but holds rows in its (line_bits|arc) table: it was not written by coverage\.py as it is/,
+      );
+    }
+  });
+});
