@@ -95,13 +95,15 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
     };
   }
   try {
-    const { values, positionals } = parseArgs({
+    const { values, positionals, tokens } = parseArgs({
       args: argv,
       options,
       strict: true,
       allowPositionals: spec.positionals ?? false,
+      tokens: true,
     });
     refuseEmptyValues(spec, values as OptionValues);
+    refuseConflictingRepeats(spec, tokens);
     return { values: values as OptionValues, positionals };
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -131,6 +133,33 @@ function refuseEmptyValues(spec: CommandSpec, values: OptionValues): void {
     throw new UsageError(`--${opt.name} has an empty value; it needs ${what}`, {
       fix: `pass --${opt.name} ${what}, or leave the flag out (an unset shell or CI variable expands to "")`,
     });
+  }
+}
+
+/**
+ * A single-value flag given twice with different values: parseArgs keeps the last, so a
+ * wrapper's `--base origin/main` plus a user's `--base HEAD` would quietly audit another
+ * range. The same value twice is harmless.
+ */
+function refuseConflictingRepeats(
+  spec: CommandSpec,
+  tokens: ReadonlyArray<{ kind: string; name?: string; value?: string | undefined }>,
+): void {
+  const single = new Set(
+    spec.options.filter((o) => o.type === "string" && !o.multiple).map((o) => o.name),
+  );
+  const first = new Map<string, string>();
+  for (const token of tokens) {
+    if (token.kind !== "option" || token.name === undefined || !single.has(token.name)) continue;
+    const value = token.value ?? "";
+    const earlier = first.get(token.name);
+    if (earlier === undefined) first.set(token.name, value);
+    else if (earlier !== value) {
+      throw new UsageError(
+        `--${token.name} is given twice, as "${earlier}" and as "${value}"; it takes one value`,
+        { fix: `pass --${token.name} once` },
+      );
+    }
   }
 }
 

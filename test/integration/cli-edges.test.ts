@@ -408,3 +408,28 @@ describe("-C DIR: every relative path resolves against DIR", () => {
     expect(line).toContain("is a file, not a directory");
   });
 });
+
+describe("a single-value flag given twice", () => {
+  it("with different values is exit 2 naming the flag; the same value twice is fine", () => {
+    const line = expectOneLineError(
+      runCli(["audit", "--base", "base", "--base", "HEAD", "-q"], { cwd: repo.dir }),
+    );
+    expect(line).toContain('--base is given twice, as "base" and as "HEAD"');
+    expect(
+      expectOneLineError(
+        runCli(["audit", "--base", "base", "--format", "json", "--format=text"], {
+          cwd: repo.dir,
+        }),
+      ),
+    ).toContain("--format is given twice");
+    expect(
+      runCli(["audit", "--base", "base", "--base", "base", "-q"], { cwd: repo.dir }).status,
+    ).toBe(1);
+    // Repeatable flags stay repeatable.
+    const r = runCli(
+      ["audit", "--base", "base", "-q", "--fail-on", "uncovered", "--fail-on", "fixture-only"],
+      { cwd: repo.dir },
+    );
+    expect(r.stderr).toBe("");
+  });
+});
