@@ -10,7 +10,9 @@ import { ConfigError } from "../core/errors.js";
 
 function readIfExists(path: string): string | null {
   try {
-    return readFileSync(path, "utf8");
+    // A UTF-8 byte-order mark (Windows editors, PowerShell's Out-File) is no part of the
+    // text: npm strips it from package.json too.
+    return readFileSync(path, "utf8").replace(/^\uFEFF/, "");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });

@@ -37,7 +37,9 @@ export interface LoadedConfig {
 export function validateConfig(raw: unknown, source: string): ConfigValues {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new ConfigError(`${source} is not a table of settings`, {
-      fix: 'write key = value pairs, e.g. base = "origin/main"',
+      fix: source.startsWith("package.json")
+        ? 'make "freezegate" an object of settings, e.g. "freezegate": {"base": "origin/main"}'
+        : 'write key = value pairs, e.g. base = "origin/main"',
     });
   }
   const values: ConfigValues = {};

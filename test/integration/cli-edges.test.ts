@@ -433,3 +433,20 @@ describe("a single-value flag given twice", () => {
     expect(r.stderr).toBe("");
   });
 });
+
+describe("config files with a UTF-8 byte-order mark", () => {
+  it.each([
+    ["package.json", '{"freezegate": {"frozen": "empty.json"}}'],
+    ["pyproject.toml", '[tool.freezegate]\nfrozen = "empty.json"\n'],
+  ])("%s is read as if it had none", (name, text) => {
+    writeFileSync(join(repo.dir, name), `\uFEFF${text}`);
+    try {
+      // empty.json freezes nothing: the shadowed line is defended, the gate passes.
+      const r = runCli(["audit", "--base", "base", "-q"], { cwd: repo.dir });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+    } finally {
+      rmSync(join(repo.dir, name));
+    }
+  });
+});

@@ -36,4 +36,17 @@ describe("validateConfig", () => {
     expect(() => validateConfig({ "fail-on": [""] }, "src")).toThrow(/"fail-on" has an empty/);
     expect(() => validateConfig({ "path-map": ["/app/=.", ""] }, "src")).toThrow(/empty value/);
   });
+
+  it("gives advice in the syntax of the file the settings are in", () => {
+    const fixOf = (source: string) => {
+      try {
+        validateConfig("x", source);
+      } catch (error) {
+        return (error as { fix: string }).fix;
+      }
+      return "";
+    };
+    expect(fixOf('package.json "freezegate"')).toContain('"freezegate": {"base": "origin/main"}');
+    expect(fixOf("pyproject.toml [tool.freezegate]")).toContain('base = "origin/main"');
+  });
 });
