@@ -9,7 +9,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { readTextFile } from "../adapters/repo-files.js";
 import type { PatchRequest } from "../app/run-audit.js";
 import type { ConfigValues } from "../core/config.js";
-import { InputError, UsageError } from "../core/errors.js";
+import { ConfigError, InputError, UsageError } from "../core/errors.js";
 import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from "../core/globs.js";
 import { DEFAULT_LEDGER_PATH } from "../core/ledger-model.js";
 import { type PathRule, parsePathRule } from "../core/path-map.js";
@@ -166,6 +166,8 @@ export function resolvePatchRequest(flags: OptionValues, config: ConfigValues): 
     });
   }
   const head = stringOpt(flags, "head");
+  if (base !== undefined) checkRevision("--base", base);
+  if (head !== undefined) checkRevision("--head", head);
   if (head !== undefined && chosen[0] !== "--base" && !(chosen.length === 0 && config.base)) {
     throw new UsageError("--head only applies to --base", { fix: "add --base REF" });
   }
@@ -175,6 +177,7 @@ export function resolvePatchRequest(flags: OptionValues, config: ConfigValues): 
   const diff = stringOpt(flags, "diff");
   if (diff !== undefined) return { kind: "diff-file", path: diff };
   if (typeof config.base === "string") {
+    checkRevision('the config file\'s "base"', config.base);
     return { kind: "range", base: config.base, ...(head ? { head } : {}) };
   }
   throw new UsageError("nothing to audit: say which changes", {
@@ -265,6 +268,46 @@ export function resolveFailOn(flags: OptionValues, config: ConfigValues): Failab
   return FAILABLE_VERDICTS.filter((v) => out.has(v));
 }
 
+function pathRulesFrom(flags: OptionValues, config: ConfigValues): PathRule[] {
+  const flag = listOpt(flags, "path-map");
+  if (flag !== undefined) return flag.map(parsePathRule);
+  const value = config["path-map"];
+  if (!Array.isArray(value)) return [];
+  return value.map((rule) => {
+    if (rule.includes("=")) return parsePathRule(rule);
+    // parsePathRule's message names the flag; this value came from the config file.
+    throw new ConfigError(`the config file's "path-map" entry "${rule}" has no "="`, {
+      fix: 'write FROM=TO, e.g. path-map = ["/app/=."] to map /app/src/x.py to src/x.py',
+    });
+  });
+}
+
+/**
+ * --base and --head take one revision. git would read "a..b" as a range and "-p" as an
+ * option, and its own message then suggests fetching them; a control character is a pasted
+ * line break. Refused here with the reason.
+ */
+function checkRevision(flag: string, value: string): void {
+  const fix = `pass one branch, tag or commit to ${flag}, e.g. ${flag} origin/main`;
+  if (value.includes("..")) {
+    throw new UsageError(`${flag} "${value}" is a range; ${flag} takes one revision`, {
+      fix:
+        flag === "--base"
+          ? "for A..B write --base A --head B (the audit reads the changes since their merge base)"
+          : fix,
+    });
+  }
+  if (value.startsWith("-")) {
+    throw new UsageError(`${flag} "${value}" looks like an option, not a revision`, { fix });
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+  if (/[\u0000-\u001f\u007f]/.test(value)) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)} contains a control character`, {
+      fix,
+    });
+  }
+}
+
 export interface DataOptions {
   coverage: string | undefined;
   frozen: string | undefined;
@@ -286,7 +329,7 @@ export function resolveDataOptions(
   return {
     coverage: pathFrom(flags, config, "coverage", cwd, root),
     frozen: pathFrom(flags, config, "frozen", cwd, root),
-    pathMap: (listFrom(flags, config, "path-map") ?? []).map(parsePathRule),
+    pathMap: pathRulesFrom(flags, config),
     testGlobs: listFrom(flags, config, "test-files") ?? [...DEFAULT_TEST_GLOBS],
     sourceGlobs: listFrom(flags, config, "source-files") ?? [...DEFAULT_SOURCE_GLOBS],
     allowUnresolved: boolOpt(flags, "allow-unresolved") || config["allow-unresolved"] === true,

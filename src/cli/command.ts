@@ -37,6 +37,11 @@ export interface CommandSpec {
   /** Extra help paragraphs after the options. */
   details?: string;
   options: OptionSpec[];
+  /**
+   * Refuse a single-value flag given twice with different values (else the last wins). On
+   * for audit and doctor, whose flags choose what is audited.
+   */
+  refuseRepeats?: boolean;
   /** Accepts positionals? (how many is the command's business) */
   positionals?: boolean;
   /** Returns the exit code. */
@@ -103,15 +108,18 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
       tokens: true,
     });
     refuseEmptyValues(spec, values as OptionValues);
-    refuseConflictingRepeats(spec, tokens);
+    if (spec.refuseRepeats) refuseConflictingRepeats(spec, tokens);
     return { values: values as OptionValues, positionals };
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    const message = String((error as Error).message)
-      .split("\n")[0]
-      ?.replace(/\. To specify a positional.*$/, "");
+    const full = String((error as Error).message);
+    const message = full.split("\n")[0]?.replace(/\. To specify a positional.*$/, "");
+    // "--base -x": Node's own hint (write --base=-x) is on a later line; keep it as the fix.
+    const dashed = /use '(--[\w-]+=-XYZ)'/.exec(full);
     throw new UsageError(`${spec.name}: ${message}`, {
-      fix: `see freezegate ${spec.name} --help`,
+      fix: dashed
+        ? `a value starting with "-" is written ${dashed[1]}; a missing value is the likelier mistake (see freezegate ${spec.name} --help)`
+        : `see freezegate ${spec.name} --help`,
     });
   }
 }

@@ -53,15 +53,20 @@ export async function main(
       const target = first === "help" ? commands.find((c) => c.name === rest[0]) : undefined;
       const sub =
         target && isGroup(target) ? target.subcommands.find((c) => c.name === rest[1]) : undefined;
-      io.stdout.write(
-        sub
-          ? renderHelp(sub)
-          : target
-            ? isGroup(target)
-              ? renderGroupHelp(target)
-              : renderHelp(target)
-            : mainHelp(commands),
-      );
+      const help = sub
+        ? renderHelp(sub)
+        : target
+          ? isGroup(target)
+            ? renderGroupHelp(target)
+            : renderHelp(target)
+          : mainHelp(commands);
+      // No command at all is a usage error (a script that lost its arguments must not pass):
+      // the help goes to stderr and the exit code is 2.
+      if (first === undefined) {
+        io.stderr.write(help);
+        return 2;
+      }
+      io.stdout.write(help);
       return 0;
     }
     if (first === "-V" || first === "--version") {
@@ -70,6 +75,12 @@ export async function main(
     }
     const found = lazy.find((c) => c.name === first);
     const entry = found ? await found.load() : undefined;
+    if (!entry && first.startsWith("-")) {
+      io.stderr.write(
+        `freezegate: error: unknown option "${first}" before the command (fix: options go after the command, e.g. freezegate audit ${first} ...)\n`,
+      );
+      return 2;
+    }
     if (!entry) {
       io.stderr.write(
         `freezegate: error: unknown command "${first}" (fix: run freezegate --help for the list)\n`,

@@ -450,3 +450,39 @@ describe("config files with a UTF-8 byte-order mark", () => {
     }
   });
 });
+
+describe("messages that say what is wrong, on one line, with a fix", () => {
+  it.each([
+    [["audit", "--base", "base..HEAD"], "is a range; --base takes one revision", "--head B"],
+    [["audit", "--base=-p"], "looks like an option, not a revision", "pass one branch"],
+    [["audit", "--base", "a\nb"], "contains a control character", "pass one branch"],
+    [["audit", "--base", "-x"], "argument is ambiguous", "--base=-XYZ"],
+    [
+      ["--base", "base", "audit"],
+      'unknown option "--base" before the command',
+      "options go after the command",
+    ],
+  ])("%j", (args, message, fix) => {
+    const line = expectOneLineError(runCli(args, { cwd: repo.dir }));
+    expect(line).toContain(message);
+    expect(line.slice(line.indexOf("(fix: "))).toContain(fix);
+  });
+
+  it("a config path-map without = names the config key, not a flag", () => {
+    writeFileSync(join(repo.dir, "pyproject.toml"), '[tool.freezegate]\npath-map = ["/app/"]\n');
+    try {
+      const line = expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }));
+      expect(line).toContain('the config file\'s "path-map" entry "/app/" has no "="');
+      expect(line).not.toContain("--path-map");
+    } finally {
+      rmSync(join(repo.dir, "pyproject.toml"));
+    }
+  });
+
+  it("freezegate without a command is exit 2, with the help on stderr", () => {
+    const r = runCli([], { cwd: repo.dir });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^Usage: freezegate <command>/);
+  });
+});
