@@ -127,7 +127,7 @@ export function checkFrozenResolved(
     return {
       id: "frozen",
       status: "ok",
-      message: `${label}: ${entries} entr${entries === 1 ? "y" : "ies"} resolve to ${resolution.frozenTests.size} test(s) in the data`,
+      message: `${label}: ${entries === 1 ? "1 entry resolves" : `${entries} entries resolve`} to ${resolution.frozenTests.size} test(s) in the data`,
     };
   }
   return {

@@ -105,12 +105,15 @@ function fileSection(file: AuditReport["files"][number], p: Paint): string[] {
   const uncovered = by("uncovered");
   const atImport = uncovered.filter((l) => l.outsideTests).map((l) => l.line);
   const never = uncovered.filter((l) => !l.outsideTests).map((l) => l.line);
-  if (never.length) out.push(`  ${p.warn("UNCOVERED")} ${foldRanges(never)}: no test executed it`);
-  if (atImport.length) {
-    out.push(
-      `  ${p.warn("UNCOVERED")} ${foldRanges(atImport)}: ran only outside tests (import time), no test executed it`,
-    );
-  }
+  // Two kinds of uncovered line, each one entry: the entry whose first line comes first is
+  // listed first, so that lines read in file order within the verdict.
+  const kinds = [
+    { lines: never, why: "no test executed it" },
+    { lines: atImport, why: "ran only outside tests (import time), no test executed it" },
+  ]
+    .filter((k) => k.lines.length > 0)
+    .sort((a, b) => (a.lines[0] as number) - (b.lines[0] as number));
+  for (const k of kinds) out.push(`  ${p.warn("UNCOVERED")} ${foldRanges(k.lines)}: ${k.why}`);
   const unmeasured = by("unmeasured").map((l) => l.line);
   if (unmeasured.length)
     out.push(
@@ -150,7 +153,7 @@ export function renderText(report: AuditReport, options: TextOptions = {}): stri
   const executed = k.defended + k["fixture-only"] + k.shadowed;
   const ratio =
     s.shadowRatio === null
-      ? "no changed line was executed by a test"
+      ? "n/a (no changed line was executed by a test)"
       : `${(s.shadowRatio * 100).toFixed(1)}% (${k.shadowed} of ${executed} executed lines)`;
   out.push(
     `summary: ${k.defended} defended, ${k.shadowed} shadowed, ${k["fixture-only"]} fixture-only, ${k.uncovered} uncovered, ${k.unmeasured} unmeasured, ${k["not-code"]} not code; shadow ratio ${ratio}`,

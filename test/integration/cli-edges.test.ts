@@ -486,3 +486,10 @@ describe("messages that say what is wrong, on one line, with a fix", () => {
     expect(r.stderr).toMatch(/^Usage: freezegate <command>/);
   });
 });
+
+describe("doctor's wording", () => {
+  it("one frozen entry resolves (singular verb), and the file is shown relative to the root", () => {
+    const r = runCli(["doctor", "--base", "base"], { cwd: repo.dir });
+    expect(r.stdout).toMatch(/^ok {4}frozen: quarantine\.json: 1 entry resolves to 1 test\(s\)/m);
+  });
+});
