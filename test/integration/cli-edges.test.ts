@@ -493,3 +493,13 @@ describe("doctor's wording", () => {
     expect(r.stdout).toMatch(/^ok {4}frozen: quarantine\.json: 1 entry resolves to 1 test\(s\)/m);
   });
 });
+
+describe("--test-root", () => {
+  it("naming no directory in the repository is exit 2 in audit", () => {
+    expect(
+      expectOneLineError(
+        runCli(["audit", "--base", "base", "-q", "--test-root", "nosuch"], { cwd: repo.dir }),
+      ),
+    ).toContain('--test-root "nosuch" does not exist in the repository');
+  });
+});

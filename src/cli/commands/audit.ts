@@ -2,6 +2,7 @@
 // changed line fails it, 2 when the inputs cannot be trusted.
 
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot, startRange } from "../../adapters/git.js";
 import {
@@ -12,6 +13,7 @@ import {
 } from "../../app/run-audit.js";
 import { mark } from "../../app/timing.js";
 import type { ConfigValues } from "../../core/config.js";
+import { UsageError } from "../../core/errors.js";
 import { buildAuditReport } from "../../reporters/audit-report.js";
 import {
   commandDirectory,
@@ -74,6 +76,12 @@ export async function prepareAudit(
   }
   const data = resolveDataOptions(args.values, config, cwd, root);
   const frozen = resolveFrozenFile(data, config, root, existsSync);
+  // A mistyped test root would only show as node ids naming missing files, or not at all.
+  if (data.testRoot !== "" && !existsSync(join(root, data.testRoot))) {
+    throw new UsageError(`--test-root "${data.testRoot}" does not exist in the repository`, {
+      fix: "give the directory pytest ran in, relative to the repository root",
+    });
+  }
   const run = await runAudit({
     root,
     patch,
@@ -122,8 +130,11 @@ export const auditCommand: CommandSpec = {
   1  the gate fails: a changed line has a verdict in the fail-on list (shadowed always)
   2  usage, configuration, git or data error (the message says what to fix)
 
-Defaults for every option except the patch source may also come from [tool.freezegate] in
-pyproject.toml or the "freezegate" key of package.json; flags win.
+Defaults may also come from [tool.freezegate] in pyproject.toml or the "freezegate" key of
+package.json (flags win), for these keys only: base, coverage, frozen, ledger, path-map,
+test-files, source-files, test-root, fail-on, allow-unresolved, format. Without --frozen or
+a frozen key, the frozen list is the ledger key's file, else quarantine.json, else
+freeze-ledger.json in the repository root.
 
 ${outputDetails()}`,
   async run(args: ParsedArgs, io: CommandIo): Promise<number> {
