@@ -88,9 +88,12 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
         );
       } catch (error) {
         checks.push(failed("contexts", error));
+        checks.push(skipped("node-ids", "the contexts could not be read"));
       }
     } else {
+      // Every check id is always present (in this order), so that tools can look them up.
       checks.push(skipped("contexts", "no readable coverage data"));
+      checks.push(skipped("node-ids", "no readable coverage data"));
     }
 
     let mapped: ReturnType<typeof mapCoverageToRepo> | null = null;

@@ -503,3 +503,20 @@ describe("--test-root", () => {
     ).toContain('--test-root "nosuch" does not exist in the repository');
   });
 });
+
+describe("doctor --format json", () => {
+  it("has the same six check ids when the data is unreadable", () => {
+    const r = runCli(["doctor", "--coverage", "quarantine.json", "--format", "json"], {
+      cwd: repo.dir,
+    });
+    expect(r.status).toBe(2);
+    expect(JSON.parse(r.stdout).checks.map((c: { id: string }) => c.id)).toEqual([
+      "data",
+      "contexts",
+      "node-ids",
+      "paths",
+      "frozen",
+      "freshness",
+    ]);
+  });
+});
