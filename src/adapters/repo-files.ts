@@ -3,7 +3,7 @@
 // node ids name test files that exist).
 
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { GitError, InputError } from "../core/errors.js";
 
 /** Read a UTF-8 text file; a missing or unreadable file is an InputError naming `label`. */
@@ -75,6 +75,15 @@ export function listPythonFiles(root: string): string[] {
 
 export function fileExists(path: string): boolean {
   return existsSync(path);
+}
+
+/** Is `path` a symbolic link (dangling or not)? */
+export function isSymbolicLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 export function modifiedTime(path: string): Date | null {

@@ -18,6 +18,7 @@ import {
 import {
   directorySpellings,
   fileExists,
+  isSymbolicLink,
   listPythonFiles,
   readFileBytes,
   readJsonFile,
@@ -448,12 +449,23 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     const isSource = compileGlobs(request.sourceGlobs);
     const testRelative = (path: string) =>
       prefix !== "" && path.startsWith(prefix) ? path.slice(prefix.length) : path;
-    const { audited, skipped } = classifyChangedFiles(
+    const classified = classifyChangedFiles(
       patch.files,
       (p) => isTest(p) || isTest(testRelative(p)),
       isSource,
       (p) => mapping.toData.has(p),
     );
+    // A symbolic link's "line" is its target's name, and coverage records the file it points
+    // at under that file's own path: a link is no source file. Never read through it (a
+    // link to a file outside the repository would put that file in the report).
+    const links = new Set(
+      classified.audited.filter((f) => isSymbolicLink(join(root, f.path))).map((f) => f.path),
+    );
+    const audited = classified.audited.filter((f) => !links.has(f.path));
+    const skipped = [
+      ...classified.skipped,
+      ...[...links].map((path) => ({ path, reason: "not-source" as const })),
+    ];
 
     // A file the data measured has lines; if the diff calls it binary, they are missing.
     const binaryMeasured = skipped.filter(

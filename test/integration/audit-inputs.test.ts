@@ -4,7 +4,7 @@
 // filters. Every case runs the built binary on the bundled example (real git, real pytest-cov
 // data committed with it); no Python needed.
 
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
@@ -234,6 +234,39 @@ describe("files as editors and checkouts leave them", () => {
     });
     expect(result.stderr).toBe("");
     expect(result.status).toBe(1);
+  });
+});
+
+describe("symbolic links named like sources", () => {
+  it("are not audited and never read through, whatever they point at", () => {
+    const r = demo();
+    const secret = join(r.dir, "..", `${r.dir.split("/").at(-1)}-secret.txt`);
+    writeFileSync(secret, "API_TOKEN=hunter2\n");
+    try {
+      r.symlink(secret, "src/billing/leak.py");
+      r.symlink("does_not_exist.py", "src/billing/dangling.py");
+      r.symlink("../../tests", "src/billing/dirlink.py");
+      r.git("add", "src");
+      r.git("commit", "-q", "-m", "links");
+      const json = runCli(["audit", "--base", "base", "--format", "json"], { cwd: r.dir });
+      expect(json.stderr).toBe("");
+      expect(json.status).toBe(1);
+      const report = JSON.parse(json.stdout) as {
+        files: { path: string }[];
+        skipped: { path: string; reason: string }[];
+      };
+      expect(report.files.map((f) => f.path)).toEqual([SOURCE]);
+      expect(report.skipped).toEqual([
+        { path: "src/billing/dangling.py", reason: "not-source" },
+        { path: "src/billing/dirlink.py", reason: "not-source" },
+        { path: "src/billing/leak.py", reason: "not-source" },
+      ]);
+      const html = runCli(["audit", "--base", "base", "--format", "html"], { cwd: r.dir });
+      expect(html.status).toBe(1);
+      expect(html.stdout).not.toContain("hunter2");
+    } finally {
+      rmSync(secret, { force: true });
+    }
   });
 });
 
