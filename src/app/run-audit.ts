@@ -170,9 +170,16 @@ function checkedAgainstDisk(
   const lines = disk.split("\n");
   if (lines.at(-1) === "") lines.pop();
   const bare = (l: string) => (l.endsWith("\r") ? l.slice(0, -1) : l);
+  // Context lines are compared without their whitespace: `diff -u -w` may print a context
+  // line as the old side had it. Added lines are the new side's, exactly.
+  const squeezed = (l: string) => l.replace(/\s+/g, "");
+  const added = new Set(file.addedLines);
   for (const [n, text] of shown ?? []) {
     const onDisk = lines[n - 1];
-    if (onDisk === undefined || bare(onDisk) !== bare(text)) {
+    const same =
+      onDisk !== undefined &&
+      (added.has(n) ? bare(onDisk) === bare(text) : squeezed(onDisk) === squeezed(text));
+    if (!same) {
       const quote = (t: string | undefined) =>
         t === undefined ? "past its end" : JSON.stringify(bare(t).slice(0, 60));
       throw new InputError(

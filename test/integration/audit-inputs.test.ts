@@ -67,6 +67,19 @@ describe("a patch whose line numbers are not the measured files' lines is refuse
     );
   });
 
+  it("--diff whose context lines differ only in whitespace (diff -u -w) is accepted", () => {
+    const r = demo();
+    const diff = r.git("diff", "-U3", "base", "HEAD").split("\n");
+    // A context line as the old side might have had it: other indentation and trailing blanks.
+    const at = diff.findIndex((l) => l.startsWith(" ") && l.trim() !== "");
+    expect(at).toBeGreaterThan(0);
+    diff[at] = ` \t${(diff[at] as string).slice(1).trim()}  `;
+    writeFileSync(join(r.dir, "w.diff"), diff.join("\n"));
+    const result = runCli(["audit", "--diff", "w.diff", "-q"], { cwd: r.dir });
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(1);
+  });
+
   it("--diff that names another file of the same name (made with --relative)", () => {
     const r = demo();
     // billing/proration.py at the root: what `git diff --relative` run in src/ names.
