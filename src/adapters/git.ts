@@ -926,21 +926,14 @@ async function scanFile(path: string): Promise<{ lines: number; binary: boolean 
  */
 export async function unstagedPaths(root: string, paths: readonly string[]): Promise<string[]> {
   if (paths.length === 0) return [];
-  const changed = new Set(
-    splitNul(
-      await gitOk(root, [
-        "diff",
-        "--name-only",
-        "-z",
-        "--no-renames",
-        "--no-ext-diff",
-        "--no-relative",
-        "--ignore-submodules=none",
-        "--",
-      ]),
-    ),
-  );
+  const changed = await workTreeChanges(root, []);
   return [...new Set(paths)].filter((p) => changed.has(p));
+}
+
+/** Paths whose work-tree state differs from `revs` (none: from the index), by name only. */
+async function workTreeChanges(root: string, revs: string[]): Promise<Set<string>> {
+  const args = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-relative"];
+  return new Set(splitNul(await gitOk(root, [...args, "--ignore-submodules=none", ...revs, "--"])));
 }
 
 /**
@@ -951,21 +944,7 @@ export async function unstagedPaths(root: string, paths: readonly string[]): Pro
 export async function changedPathsDirty(root: string, paths: readonly string[]): Promise<string[]> {
   if (paths.length === 0) return [];
   await readHeadCommit(root);
-  const changed = new Set(
-    splitNul(
-      await gitOk(root, [
-        "diff",
-        "--name-only",
-        "-z",
-        "--no-renames",
-        "--no-ext-diff",
-        "--no-relative",
-        "--ignore-submodules=none",
-        "HEAD",
-        "--",
-      ]),
-    ),
-  );
+  const changed = await workTreeChanges(root, ["HEAD"]);
   const unique = [...new Set(paths)];
   const onDiskOnly: string[] = [];
   const rest = unique.filter((p) => !changed.has(p));
