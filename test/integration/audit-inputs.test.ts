@@ -26,11 +26,16 @@ function demo(): TempRepo {
   return r;
 }
 
+/** Write `files` (path -> content) and commit them. */
+function commitFiles(r: TempRepo, files: Record<string, string>, message = "edit"): void {
+  for (const [path, content] of Object.entries(files)) r.write(path, content);
+  r.git("add", ...Object.keys(files));
+  r.git("commit", "-q", "-m", message);
+}
+
 /** The example's source, changed by `edit`, and committed. */
 function commitEdit(r: TempRepo, edit: (text: string) => string, message = "edit"): void {
-  r.write(SOURCE, edit(readFileSync(r.path(SOURCE), "utf8")));
-  r.git("add", SOURCE);
-  r.git("commit", "-q", "-m", message);
+  commitFiles(r, { [SOURCE]: edit(readFileSync(r.path(SOURCE), "utf8")) }, message);
 }
 
 interface JsonLine {
@@ -83,9 +88,7 @@ describe("a patch whose line numbers are not the measured files' lines is refuse
   it("--diff that names another file of the same name (made with --relative)", () => {
     const r = demo();
     // billing/proration.py at the root: what `git diff --relative` run in src/ names.
-    r.write("billing/proration.py", readFileSync(r.path(SOURCE), "utf8"));
-    r.git("add", "billing");
-    r.git("commit", "-q", "-m", "a second copy");
+    commitFiles(r, { "billing/proration.py": readFileSync(r.path(SOURCE), "utf8") });
     commitEdit(r, (t) => t.replace("return share // days_in_period", "return share // 1"));
     writeFileSync(join(r.dir, "rel.diff"), r.git("-C", "src", "diff", "--relative", "HEAD~1"));
     const line = expectOneLineError(runCli(["audit", "--diff", "rel.diff"], { cwd: r.dir }));
@@ -105,9 +108,7 @@ describe("a patch whose line numbers are not the measured files' lines is refuse
 describe("changed lines git would hide are audited or refused", () => {
   it("a measured source that .gitattributes marks -diff keeps its lines and its shadow", () => {
     const r = demo();
-    r.write(".gitattributes", "*.py -diff\n");
-    r.git("add", ".gitattributes");
-    r.git("commit", "-q", "-m", "generated sources");
+    commitFiles(r, { ".gitattributes": "*.py -diff\n" }, "generated sources");
     const result = runCli(["audit", "--base", "base", "--format", "json"], { cwd: r.dir });
     expect(result.stderr).toBe("");
     expect(result.status).toBe(1);
@@ -131,9 +132,9 @@ describe("changed lines git would hide are audited or refused", () => {
   it("a user's diff with copy detection: the copy counts as a new file, every line", () => {
     const r = demo();
     const text = readFileSync(r.path(SOURCE), "utf8");
-    r.write("src/billing/copy.py", text.replace("return share // days_in_period", "return 0"));
-    r.git("add", "src/billing/copy.py");
-    r.git("commit", "-q", "-m", "copy");
+    commitFiles(r, {
+      "src/billing/copy.py": text.replace("return share // days_in_period", "return 0"),
+    });
     writeFileSync(join(r.dir, "c.diff"), r.git("diff", "-C", "--find-copies-harder", "HEAD~1"));
     expect(readFileSync(join(r.dir, "c.diff"), "utf8")).toContain("copy from ");
     const result = runCli(["audit", "--diff", "c.diff", "--format", "json"], { cwd: r.dir });
@@ -228,9 +229,7 @@ describe("checkout filters", () => {
 describe("files as editors and checkouts leave them", () => {
   it("a changed file outside a sparse checkout: says so instead of 'not found'", () => {
     const r = demo();
-    r.write("tools/extra.py", "VALUE = 1\n");
-    r.git("add", "tools");
-    r.git("commit", "-q", "-m", "a tool");
+    commitFiles(r, { "tools/extra.py": "VALUE = 1\n" });
     r.git("sparse-checkout", "set", "src", "tests");
     const line = expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }));
     expect(line).toBe(
