@@ -233,6 +233,7 @@ export function indexContexts(
       if (candidates.length === 0) {
         unmapped.push(raw);
       } else if (kinds.every((kind) => kind === "outside")) {
+        // A helper named test*: left out of the cache, so `get` reads it as no test.
       } else if (candidates.length > 1) {
         ambiguous.push(`${raw} -> ${candidates.join(" or ")}`);
       } else if (kinds[0] === "test") {
