@@ -164,11 +164,20 @@ function judgeFile(input: AuditFileInput, contexts: ContextIndex, frozen: Readon
   const covers = executed ? coverByStatement(executed, statements, wanted, contexts, frozen) : null;
   const lines: LineResult[] = change.addedLines.map((line, i) => {
     const statement = statementOfLine[i] ?? null;
-    const base = { line, statement, tests: [], frozenTests: [], fixtureTests: [] };
-    if (statement === null) return { ...base, verdict: "not-code", outsideTests: false };
-    if (covers === null) return { ...base, verdict: "unmeasured", outsideTests: false };
+    // Every line object has its keys in one order, whatever its verdict (stable JSON).
+    const untested = (verdict: Verdict): LineResult => ({
+      line,
+      statement,
+      verdict,
+      tests: [],
+      frozenTests: [],
+      fixtureTests: [],
+      outsideTests: false,
+    });
+    if (statement === null) return untested("not-code");
+    if (covers === null) return untested("unmeasured");
     const cover = covers.get(statement);
-    if (!cover) return { ...base, verdict: "uncovered", outsideTests: false };
+    if (!cover) return untested("uncovered");
     const verdict: Verdict =
       cover.run.size > 0
         ? "defended"

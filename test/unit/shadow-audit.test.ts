@@ -67,6 +67,10 @@ describe("auditShadow verdicts", () => {
     expect(lines[5]).toMatchObject({ fixtureTests: [OTHER], frozenTests: [] });
     expect(lines[6]).toMatchObject({ outsideTests: true, tests: [] });
     expect(lines[8]).toMatchObject({ fixtureTests: [LIVE], frozenTests: [FROZEN] });
+    // One key order for every verdict, so the JSON of a not-code line reads like the others.
+    const keys = ["line", "statement", "verdict", "tests", "frozenTests", "fixtureTests"];
+    for (const l of lines)
+      expect(Object.keys(l), String(l.line)).toEqual([...keys, "outsideTests"]);
   });
 
   it("summarises counts and the shadow ratio over executed lines", () => {
