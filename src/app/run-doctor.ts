@@ -77,6 +77,8 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
   }
   try {
     let contexts: DataContexts | null = null;
+    // Reading the lines reads the contexts again: their error is said once, under contexts.
+    let contextsFailed = false;
     if (coverage) {
       try {
         contexts = readDataContexts(request.root, coverage, request.testRoot);
@@ -87,6 +89,7 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
             : skipped("node-ids", "no pytest-cov node ids in the data"),
         );
       } catch (error) {
+        contextsFailed = true;
         checks.push(failed("contexts", error));
         checks.push(skipped("node-ids", "the contexts could not be read"));
       }
@@ -132,6 +135,8 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
       checks.push(checkFreshness(null));
     } else if (!coverage || !mapped) {
       checks.push(skipped("freshness", "no readable coverage data"));
+    } else if (contextsFailed) {
+      checks.push(skipped("freshness", "the contexts could not be read"));
     } else {
       try {
         const patch = await readPatch(request.root, request.patch);

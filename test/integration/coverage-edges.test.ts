@@ -166,6 +166,11 @@ describePython("parallel data files", () => {
     });
     expect(doctor.status).toBe(2);
     expect(doctor.stdout).toContain(".coverage.shardB has no per-test contexts");
+    // Said once, under contexts; freshness (which would read the contexts again) is skipped.
+    expect(doctor.stdout.match(/has no per-test contexts/g)).toHaveLength(1);
+    expect(doctor.stdout).toMatch(
+      /^skip {2}freshness: not checked: the contexts could not be read$/m,
+    );
   });
 });
 
