@@ -46,12 +46,12 @@ import type {
   StatementMap,
 } from "../core/model.js";
 import {
+  findLostRecording,
   isWindowsPath,
   mapDataPaths,
   normalizePath,
   type PathMapping,
   type PathRule,
-  slashSeparated,
 } from "../core/path-map.js";
 import { analyzePython } from "../core/python-statements.js";
 import {
@@ -385,6 +385,28 @@ export function mapCoverageToRepo(
   return { measured, mapping, existing };
 }
 
+/**
+ * Data from several machines, or from an installed copy of the package: a changed file may
+ * be recorded under a path no rule maps onto it, and that recording's tests would be lost.
+ * The error to stop with, or null.
+ */
+export function lostRecording(
+  root: string,
+  changed: readonly string[],
+  measured: readonly string[],
+  mapping: PathMapping,
+  rules: readonly PathRule[],
+): InputError | null {
+  const lost = findLostRecording(changed, measured, mapping, directorySpellings(root), rules, (p) =>
+    fileExists(join(root, p)),
+  );
+  if (lost === null) return null;
+  return new InputError(
+    `the coverage data also records ${lost.path} as "${lost.recorded}" (another root, or an installed copy) and no --path-map maps it there, so the tests recorded there would be lost`,
+    { fix: `map it onto the repository with --path-map "${lost.rule.from}=${lost.rule.to}"` },
+  );
+}
+
 export async function runAudit(request: AuditRequest): Promise<AuditRun> {
   const root = request.root;
   // git runs in other processes: start it, read the data meanwhile, then wait for it.
@@ -549,28 +571,14 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       }
     }
 
-    // Data from several machines: one data file's paths may map while another's do not. A
-    // changed file the unmapped paths also name would lose that file's tests.
-    const outsideByName = new Map<string, string[]>();
-    for (const p of mapping.outside) {
-      const name = slashSeparated(p).split("/").at(-1) as string;
-      outsideByName.set(name, [...(outsideByName.get(name) ?? []), p]);
-    }
-    // Only paths with a directory: a top-level name (`__init__.py`) ends too many paths.
-    const unmappedTwin = audited.flatMap((f) => {
-      if (!f.path.includes("/")) return [];
-      const candidates = outsideByName.get(f.path.split("/").at(-1) as string) ?? [];
-      const twin = candidates.find((p) => slashSeparated(p).endsWith(`/${f.path}`));
-      return twin === undefined ? [] : [{ path: f.path, twin }];
-    });
-    if (unmappedTwin.length > 0) {
-      const first = unmappedTwin[0] as { path: string; twin: string };
-      const from = first.twin.slice(0, first.twin.length - first.path.length);
-      throw new InputError(
-        `the coverage data also records ${first.path} as "${first.twin}", outside the repository, so the tests recorded there would be lost`,
-        { fix: `map that root onto the repository with --path-map "${from}=."` },
-      );
-    }
+    const lost = lostRecording(
+      root,
+      audited.map((f) => f.path),
+      measured,
+      mapping,
+      request.pathMap,
+    );
+    if (lost !== null) throw lost;
 
     const mappedAudited = audited.filter((f) => mapping.toData.has(f.path));
     // New files (and copies, which count as new) may well be unmeasured; changed ones not.

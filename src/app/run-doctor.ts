@@ -25,6 +25,7 @@ import {
   classifyChangedFiles,
   type DataContexts,
   loadFrozenList,
+  lostRecording,
   mapCoverageToRepo,
   type PatchRequest,
   readDataContexts,
@@ -150,6 +151,17 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
         const unmeasured = unmeasuredChanges(patch.files, request, toData, contexts?.prefix ?? "");
         if (unmeasured !== null) {
           checks.push(unmeasured);
+          return checks;
+        }
+        const lost = lostRecording(
+          request.root,
+          patch.files.filter((f) => f.status !== "deleted").map((f) => f.path),
+          mapped.measured,
+          mapped.mapping,
+          request.pathMap,
+        );
+        if (lost !== null) {
+          checks.push(failed("freshness", lost));
           return checks;
         }
         const files = patch.files.filter(

@@ -38,9 +38,14 @@ function eitherSpelling(path: string): boolean {
   return path.includes("\\") && !path.includes("/") && !isWindowsPath(path);
 }
 
-/** A path with "/" separators: a Windows path's backslashes turned into "/", any other as is. */
+/**
+ * A path with "/" separators: a Windows path's backslashes turned into "/" (and its drive
+ * letter upper-cased: `c:\` and `C:\` are one drive), any other as is.
+ */
 export function slashSeparated(path: string): string {
-  return isWindowsPath(path) ? path.replace(/\\/g, "/") : path;
+  if (!isWindowsPath(path)) return path;
+  const slashed = path.replace(/\\/g, "/");
+  return /^[a-z]:/.test(slashed) ? slashed.charAt(0).toUpperCase() + slashed.slice(1) : slashed;
 }
 
 /**
@@ -86,6 +91,14 @@ export function mapDataPath(
     const glue = to !== "" && !to.endsWith("/") && rest !== "" && !rest.startsWith("/") ? "/" : "";
     path = `${to}${glue}${rest}`;
     break;
+  }
+  // A Windows absolute path no rule mapped: outside, unless a root is spelled on that drive.
+  if (/^[A-Za-z]:\//.test(path)) {
+    const win = normalizePath(path);
+    for (const root of roots.map(slashSeparated)) {
+      if (win.startsWith(`${root}/`)) return win.slice(root.length + 1);
+    }
+    return null;
   }
   path = normalizePath(path);
   if (path.startsWith("/")) {
@@ -136,4 +149,68 @@ export function mapDataPaths(
     if (eitherSpelling(repoPath)) add(normalizePath(repoPath.replace(/\\/g, "/")), dataPath);
   }
   return { toData, shared, outside };
+}
+
+/** A changed file's data recorded under another path that no rule maps onto it. */
+export interface LostRecording {
+  /** The changed file (repository path). */
+  path: string;
+  /** The data path that also records it. */
+  recorded: string;
+  /** The --path-map rule that would map it: FROM and TO. */
+  rule: PathRule;
+}
+
+const INSTALLED = /\/(?:site|dist)-packages\//;
+
+/**
+ * Data paths that record one of `changed` somewhere no rule maps onto it, so the tests
+ * recorded there would be lost without a word: a shard recorded under another root (outside
+ * the repository, or at a relative path that is no file here) whose path ends with the
+ * whole changed path, or an installed copy (site-packages, also a .tox or .venv inside the
+ * repository) of exactly that module (`pkg/mod.py` for `src/pkg/mod.py`). `isRepoFile` says
+ * whether a repository path is a file in the work tree.
+ */
+export function findLostRecording(
+  changed: readonly string[],
+  dataPaths: readonly string[],
+  mapping: PathMapping,
+  roots: readonly string[],
+  rules: readonly PathRule[],
+  isRepoFile: (repoPath: string) => boolean,
+): LostRecording | null {
+  const byName = new Map<string, string[]>();
+  for (const c of changed) {
+    const name = c.slice(c.lastIndexOf("/") + 1);
+    byName.set(name, [...(byName.get(name) ?? []), c]);
+  }
+  const own = new Set(changed.flatMap((c) => mapping.shared.get(c) ?? [mapping.toData.get(c)]));
+  for (const data of dataPaths) {
+    if (own.has(data)) continue;
+    const slashed = slashSeparated(data);
+    const candidates = byName.get(slashed.slice(slashed.lastIndexOf("/") + 1));
+    if (candidates === undefined) continue;
+    const repoPath = mapDataPath(data, roots, rules);
+    const installed = INSTALLED.exec(slashed);
+    for (const c of candidates) {
+      let suffix: string | null = null;
+      if (installed !== null) {
+        const module = slashed.slice(installed.index + installed[0].length);
+        if (c === module || c.endsWith(`/${module}`)) suffix = module;
+      } else if (
+        slashed.endsWith(`/${c}`) &&
+        (repoPath === null || (repoPath !== c && !isRepoFile(repoPath)))
+      ) {
+        suffix = c;
+      }
+      if (suffix === null) continue;
+      const to = c.slice(0, c.length - suffix.length);
+      return {
+        path: c,
+        recorded: data,
+        rule: { from: data.slice(0, data.length - suffix.length), to: to === "" ? "." : to },
+      };
+    }
+  }
+  return null;
 }

@@ -178,8 +178,11 @@ describe("one file recorded under two roots", () => {
       runCli(["audit", "--base", "base", "--coverage", data], { cwd: r.dir }),
     );
     expect(line).toBe(
-      `freezegate: error: the coverage data also records ${SOURCE} as "/elsewhere/${SOURCE}", outside the repository, so the tests recorded there would be lost (fix: map that root onto the repository with --path-map "/elsewhere/=.")`,
+      `freezegate: error: the coverage data also records ${SOURCE} as "/elsewhere/${SOURCE}" (another root, or an installed copy) and no --path-map maps it there, so the tests recorded there would be lost (fix: map it onto the repository with --path-map "/elsewhere/=.")`,
     );
+    const doctor = runCli(["doctor", "--base", "base", "--coverage", data], { cwd: r.dir });
+    expect(doctor.status).toBe(2);
+    expect(doctor.stdout).toMatch(/^FAIL {2}freshness: the coverage data also records/m);
   });
 
   it("both mapped: the file's tests are those of both roots", () => {

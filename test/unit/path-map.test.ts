@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  findLostRecording,
   mapDataPath,
   mapDataPaths,
   normalizePath,
@@ -56,6 +57,13 @@ describe("mapDataPath", () => {
     );
   });
 
+  it("a Windows absolute path no rule maps lies outside (never a relative path 'D:/...')", () => {
+    expect(mapDataPath("D:\\a\\repo\\src\\m.py", roots, [])).toBeNull();
+    expect(mapDataPath("D:\\a\\repo\\src\\m.py", ["C:\\w", "D:\\a\\repo"], [])).toBe("src/m.py");
+    // One drive, whatever the case of its letter.
+    expect(mapDataPath("C:\\b\\src\\a.py", roots, [parsePathRule("c:\\b\\=")])).toBe("src/a.py");
+  });
+
   it("a relative path with only backslashes could be either spelling: both are mapped", () => {
     const { toData, shared } = mapDataPaths(["src\\a.py"], roots, []);
     expect([...toData]).toEqual([
@@ -78,5 +86,57 @@ describe("mapDataPath", () => {
       "/private/work/repo/src/a.py",
     ]);
     expect(outside).toEqual(["/usr/x.py"]);
+  });
+});
+
+describe("findLostRecording", () => {
+  const roots = ["/work/repo"];
+  const lost = (changed: string[], data: string[], files: string[] = [], rules: string[] = []) => {
+    const parsed = rules.map(parsePathRule);
+    return findLostRecording(changed, data, mapDataPaths(data, roots, parsed), roots, parsed, (p) =>
+      files.includes(p),
+    );
+  };
+
+  it("a shard under another root (POSIX, Windows or relative) that ends with the whole path", () => {
+    const mapped = "/work/repo/src/pkg/mod.py";
+    expect(lost(["src/pkg/mod.py"], [mapped, "/app/src/pkg/mod.py"])).toEqual({
+      path: "src/pkg/mod.py",
+      recorded: "/app/src/pkg/mod.py",
+      rule: { from: "/app/", to: "." },
+    });
+    expect(lost(["src/pkg/mod.py"], [mapped, "D:\\a\\repo\\src\\pkg\\mod.py"])?.rule).toEqual({
+      from: "D:\\a\\repo\\",
+      to: ".",
+    });
+    expect(lost(["src/pkg/mod.py"], [mapped, "app/src/pkg/mod.py"])?.rule).toEqual({
+      from: "app/",
+      to: ".",
+    });
+  });
+
+  it("an installed copy of exactly the module: src layout, single module, .tox in the repo", () => {
+    const site = "/venv/lib/python3.11/site-packages/";
+    expect(lost(["src/pkg/mod.py"], [`${site}pkg/mod.py`])?.rule).toEqual({
+      from: site,
+      to: "src/",
+    });
+    expect(lost(["mymod.py"], [`${site}mymod.py`])?.rule).toEqual({ from: site, to: "." });
+    const tox = "/work/repo/.tox/py311/lib/python3.11/site-packages/";
+    expect(
+      lost(["src/pkg/mod.py"], [`${tox}pkg/mod.py`], [`${tox.slice(11)}pkg/mod.py`])?.rule,
+    ).toEqual({ from: tox, to: "src/" });
+  });
+
+  it("leaves alone: the file's own paths, files that exist here, other modules of one name", () => {
+    const site = "/venv/lib/python3.11/site-packages/";
+    // A vendored copy that is a file of the repository is another file, not a recording.
+    expect(
+      lost(["src/pkg/mod.py"], ["/work/repo/vendor/src/pkg/mod.py"], ["vendor/src/pkg/mod.py"]),
+    ).toBeNull();
+    expect(lost(["app/utils/__init__.py"], [`${site}requests/utils/__init__.py`])).toBeNull();
+    expect(lost(["pkg/mod.py"], ["/elsewhere/other/mod.py"])).toBeNull();
+    // Mapped by a rule onto the changed file: one of its own recordings.
+    expect(lost(["src/pkg/mod.py"], ["/app/src/pkg/mod.py"], [], ["/app/=."])).toBeNull();
   });
 });
