@@ -921,6 +921,20 @@ async function scanFile(path: string): Promise<{ lines: number; binary: boolean 
 // Work tree versus HEAD.
 
 /**
+ * The blob id git would give each work-tree file (checkout filters such as core.autocrlf
+ * applied, as `git add` would), by path. One process for all of them.
+ */
+export async function workTreeBlobIds(
+  root: string,
+  paths: readonly string[],
+): Promise<Map<string, string>> {
+  if (paths.length === 0) return new Map();
+  const out = await gitOk(root, ["hash-object", "--stdin-paths"], `${paths.join("\n")}\n`);
+  const ids = out.toString("utf8").split("\n");
+  return new Map(paths.map((p, i) => [p, ids[i] ?? ""]));
+}
+
+/**
  * Which of `paths` have unstaged edits (the work tree differs from the index). A staged patch
  * numbers lines in the index's version, while coverage measured the files on disk.
  */

@@ -14,6 +14,7 @@ import {
   readHeadCommit,
   resolveCommit,
   unstagedPaths,
+  workTreeBlobIds,
 } from "../adapters/git.js";
 import {
   directorySpellings,
@@ -124,73 +125,101 @@ export async function readPatch(root: string, request: PatchRequest): Promise<Pa
     case "worktree":
       return patchFromWorktree(root);
     case "diff": {
-      const { files, prefixes, newText } = parseDiff(request.text, {
-        source: request.label === "-" ? "stdin" : request.label,
-        keepText: true,
-      });
-      // A user's diff may come from another directory or tool: its files must exist here.
-      const missing = files.filter(
-        (f) => f.status !== "deleted" && !f.submodule && !fileExists(join(root, f.path)),
-      );
-      if (missing.length > 0) {
-        throw new InputError(
-          `the diff names ${missing.length} file(s) that do not exist in the repository ${root}, e.g. "${missing[0]?.path}"; ${describePathPrefixes(prefixes)}`,
-          {
-            fix: "make the diff from the repository root with git diff (no --relative), against the checkout the tests ran on",
-          },
-        );
-      }
-      const label = request.label === "-" ? "the diff on stdin" : `the diff ${request.label}`;
+      const { files } = parseDiff(request.text, { source: diffSource(request.label) });
+      // A copy (`git diff -C`) shows only its edits against the source; like git's own ranges
+      // here (no -C), it counts as a new file, every line of it.
       return {
         source: { kind: "diff", file: request.label },
-        files: files.map((f) => checkedAgainstDisk(root, f, newText?.get(f.path), label)),
+        files: files.map((f) => (f.status === "copied" ? everyLineOf(root, f) : f)),
       };
     }
   }
 }
 
+function diffSource(label: string): string {
+  return label === "-" ? "stdin" : label;
+}
+
+/** A file with every line on disk added (unchanged when it is no regular file here). */
+function everyLineOf(root: string, file: ChangedFile): ChangedFile {
+  const full = join(root, file.path);
+  if (!fileExists(full) || isSymbolicLink(full)) return file;
+  const lines = readFileBytes(full, `changed file ${file.path}`).toString("utf8").split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  return { ...file, addedLines: lines.map((_, i) => i + 1) };
+}
+
 /**
  * A user's diff carries no promise that it describes the files on disk (the ones coverage
  * measured): it may be of an earlier commit, or made in a subdirectory with --relative and so
- * name another file. Every line its hunks show on the new side must be that line on disk.
- * A copy (`git diff -C`) shows only its edits against the source; like git's own ranges here
- * (no -C), it counts as a new file, every line of it.
+ * name another file. For each audited file: it must exist; every line the hunks show on the
+ * new side must be that line on disk (added lines exactly, context lines without their
+ * whitespace: `diff -u -w` may print the old side's); a new file must be all of the file; and
+ * the new side's blob id, when the diff has one, must be the file's.
  */
-function checkedAgainstDisk(
+async function checkUserDiff(
   root: string,
-  file: ChangedFile,
-  shown: ReadonlyMap<number, string> | undefined,
-  label: string,
-): ChangedFile {
-  const copied = file.status === "copied";
-  if (file.status === "deleted" || file.submodule || file.binary || (!shown && !copied)) {
-    return file;
+  request: { label: string; text: string },
+  audited: readonly ChangedFile[],
+): Promise<void> {
+  const { prefixes, newText, newBlobs } = parseDiff(request.text, {
+    source: diffSource(request.label),
+    keepText: true,
+  });
+  const label = request.label === "-" ? "the diff on stdin" : `the diff ${request.label}`;
+  const fix =
+    "make the diff from the repository root against the checkout the tests ran on, e.g. git diff origin/main...HEAD with HEAD checked out";
+  const missing = audited.filter((f) => !fileExists(join(root, f.path)));
+  if (missing.length > 0) {
+    throw new InputError(
+      `${label} names ${missing.length} source file(s) that are not in the work tree ${root}, e.g. "${missing[0]?.path}"; ${describePathPrefixes(prefixes)}`,
+      { fix: `${fix} (in a sparse checkout, add their directories: git sparse-checkout add DIR)` },
+    );
   }
-  const disk = readFileBytes(join(root, file.path), `changed file ${file.path}`).toString("utf8");
-  const lines = disk.split("\n");
-  if (lines.at(-1) === "") lines.pop();
   const bare = (l: string) => (l.endsWith("\r") ? l.slice(0, -1) : l);
-  // Context lines are compared without their whitespace: `diff -u -w` may print a context
-  // line as the old side had it. Added lines are the new side's, exactly.
   const squeezed = (l: string) => l.replace(/\s+/g, "");
-  const added = new Set(file.addedLines);
-  for (const [n, text] of shown ?? []) {
-    const onDisk = lines[n - 1];
-    const same =
-      onDisk !== undefined &&
-      (added.has(n) ? bare(onDisk) === bare(text) : squeezed(onDisk) === squeezed(text));
-    if (!same) {
-      const quote = (t: string | undefined) =>
-        t === undefined ? "past its end" : JSON.stringify(bare(t).slice(0, 60));
+  const quote = (t: string | undefined) =>
+    t === undefined ? "past its end" : JSON.stringify(bare(t).slice(0, 60));
+  for (const file of audited) {
+    const lines = readFileBytes(join(root, file.path), `changed file ${file.path}`)
+      .toString("utf8")
+      .split("\n");
+    if (lines.at(-1) === "") lines.pop();
+    const added = new Set(file.addedLines);
+    for (const [n, text] of newText?.get(file.path) ?? []) {
+      const onDisk = lines[n - 1];
+      const same =
+        onDisk !== undefined &&
+        (added.has(n) ? bare(onDisk) === bare(text) : squeezed(onDisk) === squeezed(text));
+      if (!same) {
+        throw new InputError(
+          `${label} does not describe ${file.path} on disk: its line ${n} is ${quote(text)} in the diff but ${quote(onDisk)} on disk`,
+          { fix },
+        );
+      }
+    }
+    if (file.status === "added" && file.addedLines.length !== lines.length) {
       throw new InputError(
-        `${label} does not describe ${file.path} on disk: its line ${n} is ${quote(text)} in the diff but ${quote(onDisk)} on disk`,
-        {
-          fix: "make the diff from the repository root against the checkout the tests ran on, e.g. git diff origin/main...HEAD with HEAD checked out",
-        },
+        `${label} does not describe ${file.path} on disk: it adds the file with ${file.addedLines.length} line(s), the file on disk has ${lines.length}`,
+        { fix },
       );
     }
   }
-  return copied ? { ...file, addedLines: lines.map((_, i) => i + 1) } : file;
+  const withBlob = audited.filter((f) => newBlobs?.has(f.path));
+  const ids = await workTreeBlobIds(
+    root,
+    withBlob.map((f) => f.path),
+  );
+  for (const file of withBlob) {
+    const blob = newBlobs?.get(file.path) as string;
+    const id = ids.get(file.path) ?? "";
+    if (!id.startsWith(blob)) {
+      throw new InputError(
+        `${label} does not describe ${file.path} on disk: its new side is blob ${blob}, the file on disk is ${id.slice(0, Math.max(blob.length, 7))}`,
+        { fix },
+      );
+    }
+  }
 }
 
 /** One file's statements from each data path that records it: their union, or null. */
@@ -525,6 +554,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
 
     // The diff describes the patch's commit; coverage measured the files on disk. They must
     // be the same bytes: compared against the diff's blob ids, asking git only on a mismatch.
+    if (request.patch.kind === "diff") await checkUserDiff(root, request.patch, audited);
     const absent = audited.find((f) => !fileExists(join(root, f.path)));
     if (absent) {
       throw new InputError(

@@ -58,6 +58,8 @@ export interface ParsedDiff {
    * CR kept), by line number. A user's diff is checked against the files on disk with them.
    */
   newText?: Map<string, Map<number, string>>;
+  /** With `keepText`: per file path, the new side's blob id from its `index` line (maybe abbreviated). */
+  newBlobs?: Map<string, string>;
 }
 
 /** Parse a unified diff; see ParseDiffOptions. Throws InputError on malformed input. */
@@ -130,11 +132,14 @@ export function parseDiff(text: string, options: ParseDiffOptions = {}): ParsedD
   const merged = mergeTypeChanges(files, raws, source);
   if (!options.keepText) return { files: merged, prefixes };
   const newText = new Map<string, Map<number, string>>();
+  const newBlobs = new Map<string, string>();
   files.forEach((file, i) => {
     const lines = raws[i]?.newText;
     if (lines && lines.size > 0) newText.set(file.path, lines);
+    const blob = raws[i]?.anyNewBlob;
+    if (blob) newBlobs.set(file.path, blob);
   });
-  return { files: merged, prefixes, newText };
+  return { files: merged, prefixes, newText, newBlobs };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -171,6 +176,8 @@ interface RawFile {
   indexMode: string | null;
   /** New side's blob id from the `index old..new` line when it is a full id (--full-index). */
   newBlob: string | null;
+  /** The same, abbreviated or not (not all zeros). */
+  anyNewBlob: string | null;
   binary: boolean;
   hunks: number;
   oldLines: number;
@@ -218,6 +225,7 @@ function newRaw(line: number, format: "git" | "plain", keepText = false): RawFil
     createdMode: null,
     indexMode: null,
     newBlob: null,
+    anyNewBlob: null,
     binary: false,
     gitlinkLog: null,
     hunks: 0,
@@ -481,6 +489,7 @@ function readExtendedHeader(file: RawFile, line: string, n: number, source: stri
     file.indexMode = m?.[2] ?? null;
     const blob = m?.[1] ?? "";
     file.newBlob = (blob.length === 40 || blob.length === 64) && /[^0]/.test(blob) ? blob : null;
+    file.anyNewBlob = blob.length >= 7 && /[^0]/.test(blob) ? blob : null;
     return true;
   }
   return line.startsWith("similarity index ") || line.startsWith("dissimilarity index ");

@@ -72,6 +72,38 @@ describe("a patch whose line numbers are not the measured files' lines is refuse
     );
   });
 
+  it("--diff of an earlier version whose shown lines did not move: its blob id is not the file's", () => {
+    const r = demo();
+    writeFileSync(join(r.dir, "old.diff"), r.git("diff", "base", "HEAD"));
+    // An edit in place below every hunk: no line the diff shows moves or changes.
+    commitEdit(r, (t) => `${t}# a closing comment\n`);
+    const line = expectOneLineError(runCli(["audit", "--diff", "old.diff"], { cwd: r.dir }));
+    expect(line).toMatch(
+      /does not describe src\/billing\/proration\.py on disk: its new side is blob [0-9a-f]{7,}, the file on disk is [0-9a-f]{7,}/,
+    );
+  });
+
+  it("--diff that adds a file shorter than the file on disk", () => {
+    const r = demo();
+    commitFiles(r, { "src/billing/extra.py": "A = 1\nB = 2\n" });
+    writeFileSync(join(r.dir, "new.diff"), r.git("diff", "HEAD~1", "HEAD"));
+    commitFiles(r, { "src/billing/extra.py": "A = 1\nB = 2\nC = 3\n" });
+    const line = expectOneLineError(runCli(["audit", "--diff", "new.diff"], { cwd: r.dir }));
+    expect(line).toContain(
+      "does not describe src/billing/extra.py on disk: it adds the file with 2 line(s), the file on disk has 3",
+    );
+  });
+
+  it("--diff is checked only on the files it audits (a changelog rewritten since is fine)", () => {
+    const r = demo();
+    commitFiles(r, { "CHANGELOG.md": "# changes\n\n- rounding\n" });
+    writeFileSync(join(r.dir, "pr.diff"), r.git("diff", "base", "HEAD"));
+    commitFiles(r, { "CHANGELOG.md": "# changes\n\n- rounding (1.2.0)\n" });
+    const result = runCli(["audit", "--diff", "pr.diff", "-q"], { cwd: r.dir });
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(1);
+  });
+
   it("--diff whose context lines differ only in whitespace (diff -u -w) is accepted", () => {
     const r = demo();
     const diff = r.git("diff", "-U3", "base", "HEAD").split("\n");
