@@ -639,8 +639,9 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     let keepBudget = KEEP_TOKENS_CHARS;
     const prepared = audited.map((change) => {
       const text = (sources.get(change.path) as Buffer).toString("utf8");
-      refuseLoneCarriageReturn(change.path, text);
       const recorded = dataPathsOf(change.path);
+      // Line numbers matter where the data names lines; an unmeasured file's do not.
+      if (recorded.length > 0) refuseLoneCarriageReturn(change.path, text);
       const reported = reportedStatements(recorded.map((p) => coverage.statements(p)));
       const isPython = change.path.endsWith(".py") || change.path.endsWith(".pyw");
       keepBudget -= text.length;

@@ -120,9 +120,10 @@ export function dottedTestKind(nodeId: string): "test" | "outside" | { refuse: s
       ? "test"
       : { refuse: `class ${other} is not named Test*, so pytest does not collect it by name` };
   }
-  if (classes.length === 0 && (base === "conftest.py" || !TEST_DIRECTORY.test(file))) {
-    return "outside";
-  }
+  // A module whose name says "test" (Django's tests.py, a custom python_files) may well be
+  // collected: only a module that looks like plain source holds mere helpers.
+  const plainSource = !TEST_DIRECTORY.test(file) && !/test/i.test(base);
+  if (classes.length === 0 && (base === "conftest.py" || plainSource)) return "outside";
   return {
     refuse: `${file} is not named test_*.py or *_test.py, so pytest does not collect it by default`,
   };

@@ -115,6 +115,9 @@ describe("test_function names that pytest would not collect", () => {
     ["tests/base.py::Base::test_common", "refuse"],
     ["tests/helpers.py::testdata", "refuse"],
     ["lib.py::Conn::test_connection", "refuse"],
+    // Django's tests.py (python_files = tests.py): collected there, so no mere helper.
+    ["myapp/tests.py::test_b", "refuse"],
+    ["myapp/testing_utils.py::test_helper", "refuse"],
   ])("dottedTestKind(%j) is %s", (id, want) => {
     const kind = dottedTestKind(id);
     expect(typeof kind === "string" ? kind : "refuse").toBe(want);
