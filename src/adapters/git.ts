@@ -638,7 +638,11 @@ export async function patchFromStaged(root: string): Promise<Patch> {
       { fix: "resolve the conflicts and `git add` the files, or audit the work tree instead" },
     );
   }
-  return { source: { kind: "staged" }, files: await diffFiles(root, ["--cached"]) };
+  // Full blob ids: the audit compares them with the files on disk (unstaged edits).
+  return {
+    source: { kind: "staged" },
+    files: await diffFiles(root, ["--cached"], { fullIndex: true }),
+  };
 }
 
 /**
@@ -932,16 +936,6 @@ export async function workTreeBlobIds(
   const out = await gitOk(root, ["hash-object", "--stdin-paths"], `${paths.join("\n")}\n`);
   const ids = out.toString("utf8").split("\n");
   return new Map(paths.map((p, i) => [p, ids[i] ?? ""]));
-}
-
-/**
- * Which of `paths` have unstaged edits (the work tree differs from the index). A staged patch
- * numbers lines in the index's version, while coverage measured the files on disk.
- */
-export async function unstagedPaths(root: string, paths: readonly string[]): Promise<string[]> {
-  if (paths.length === 0) return [];
-  const changed = await workTreeChanges(root, []);
-  return [...new Set(paths)].filter((p) => changed.has(p));
 }
 
 /** Paths whose work-tree state differs from `revs` (none: from the index), by name only. */

@@ -6,14 +6,12 @@
 import { join } from "node:path";
 import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
 import {
-  changedPathsDirty,
   type EarlyRange,
   patchFromRange,
   patchFromStaged,
   patchFromWorktree,
   readHeadCommit,
   resolveCommit,
-  unstagedPaths,
   workTreeBlobIds,
 } from "../adapters/git.js";
 import {
@@ -147,6 +145,20 @@ function everyLineOf(root: string, file: ChangedFile): ChangedFile {
   const lines = readFileBytes(full, `changed file ${file.path}`).toString("utf8").split("\n");
   if (lines.at(-1) === "") lines.pop();
   return { ...file, addedLines: lines.map((_, i) => i + 1) };
+}
+
+/**
+ * Which of `files` differ on disk from the blob the diff gives them (hashed with checkout
+ * filters applied, as `git add` would). A file the diff gives no blob id (git always does for
+ * changed content) cannot be shown to match, so it counts as differing.
+ */
+async function differFromBlobs(root: string, files: readonly ChangedFile[]): Promise<string[]> {
+  if (files.length === 0) return [];
+  const ids = await workTreeBlobIds(
+    root,
+    files.filter((f) => f.newBlob !== undefined).map((f) => f.path),
+  );
+  return files.filter((f) => ids.get(f.path) !== f.newBlob).map((f) => f.path);
 }
 
 /**
@@ -538,10 +550,9 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       );
     }
     if (patch.source.kind === "staged") {
-      const unstaged = await unstagedPaths(
-        root,
-        audited.map((f) => f.path),
-      );
+      // The staged diff's blob ids are the index's: a file on disk that hashes otherwise has
+      // unstaged edits (whatever assume-unchanged says).
+      const unstaged = await differFromBlobs(root, audited);
       if (unstaged.length > 0) {
         throw new InputError(
           `changed file(s) have unstaged edits: ${sample(unstaged)}; --staged numbers the index's lines, the coverage data measured the files on disk`,
@@ -575,20 +586,13 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
           gitBlobId(sources.get(f.path) as Buffer, f.newBlob.length) !== f.newBlob,
       );
       // With checkout filters (core.autocrlf, eol) the bytes on disk never hash to the blob:
-      // git then says whether the files differ, when the head is what is checked out.
+      // git hashes the suspects as `git add` would. Not `git diff`, which believes the index's
+      // skip-worktree and assume-unchanged flags over the bytes on disk.
+      const dirty = await differFromBlobs(root, suspects);
       const headCheckedOut =
-        suspects.length > 0 &&
+        dirty.length > 0 &&
         (source.head === "HEAD" ||
           (await resolveCommit(root, source.head)) === (await readHeadCommit(root)));
-      const dirty =
-        suspects.length === 0
-          ? []
-          : headCheckedOut
-            ? await changedPathsDirty(
-                root,
-                suspects.map((f) => f.path),
-              )
-            : suspects.map((f) => f.path);
       if (dirty.length > 0) {
         throw new InputError(
           `changed file(s) on disk differ from ${source.head}: ${sample(dirty)}; the diff describes ${source.head}, the coverage data the files on disk`,

@@ -62,6 +62,23 @@ describe("a patch whose line numbers are not the measured files' lines is refuse
     );
   });
 
+  it("index flags that make git look away (skip-worktree, assume-unchanged) do not hide edits", () => {
+    const r = demo();
+    const text = readFileSync(r.path(SOURCE), "utf8");
+    r.git("update-index", "--skip-worktree", SOURCE);
+    r.write(SOURCE, `# moved down\n${text}`);
+    expect(r.git("status", "--porcelain")).toBe("");
+    const range = expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }));
+    expect(range).toContain(`changed file(s) on disk differ from HEAD: "${SOURCE}"`);
+    r.git("update-index", "--no-skip-worktree", SOURCE);
+    r.write(SOURCE, text.replace('ROUND_DOWN = "down"', 'ROUND_DOWN = "floor"'));
+    r.git("add", SOURCE);
+    r.git("update-index", "--assume-unchanged", SOURCE);
+    r.write(SOURCE, `# moved down\n${readFileSync(r.path(SOURCE), "utf8")}`);
+    const staged = expectOneLineError(runCli(["audit", "--staged"], { cwd: r.dir }));
+    expect(staged).toContain(`changed file(s) have unstaged edits: "${SOURCE}"`);
+  });
+
   it("--diff of an earlier version of the file", () => {
     const r = demo();
     writeFileSync(join(r.dir, "old.diff"), r.git("diff", "base", "HEAD"));

@@ -25,7 +25,7 @@ import {
   patchFromWorktree,
   readHeadCommit,
   startRange,
-  unstagedPaths,
+  workTreeBlobIds,
 } from "../../src/adapters/git.js";
 import { FreezegateError, GitError, InputError, InternalError } from "../../src/core/errors.js";
 import type { ChangedFile, Patch } from "../../src/core/model.js";
@@ -663,15 +663,17 @@ describe("patchFromStaged and patchFromWorktree", () => {
     expect(error.fix).toContain("git add b.py");
   });
 
-  it("unstagedPaths: which of the given paths the work tree changed after staging", async () => {
+  it("workTreeBlobIds: the ids `git add` would give the files, checkout filters applied", async () => {
     const r = workRepo();
-    // a.py: staged and then edited again; b.py: unstaged only; the untracked file: neither.
-    expect(await unstagedPaths(r.dir, ["new dir/untracked.py", "b.py", "a.py", "b.py"])).toEqual([
-      "b.py",
-      "a.py",
-    ]);
-    r.git("add", "a.py", "b.py");
-    expect(await unstagedPaths(r.dir, ["a.py", "b.py"])).toEqual([]);
+    r.git("add", "a.py");
+    const staged = r.git("ls-files", "-s", "a.py").split(" ")[1];
+    // CRLF on disk under core.autocrlf: the bytes differ from the blob, the filtered id not.
+    r.git("config", "core.autocrlf", "true");
+    r.write("a.py", r.git("show", ":a.py").replace(/\n/g, "\r\n"));
+    const ids = await workTreeBlobIds(r.dir, ["a.py", "b.py"]);
+    expect(ids.get("a.py")).toBe(staged);
+    expect(ids.get("b.py")).toBe(r.git("hash-object", "b.py").trim());
+    expect(await workTreeBlobIds(r.dir, [])).toEqual(new Map());
   });
 
   it("staged: refuses an index with unresolved conflicts", async () => {
