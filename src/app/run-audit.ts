@@ -549,6 +549,16 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         },
       );
     }
+    if (request.patch.kind === "diff") await checkUserDiff(root, request.patch, audited);
+    const absent = audited.find((f) => !fileExists(join(root, f.path)));
+    if (absent) {
+      throw new InputError(
+        `changed file ${absent.path} is not on disk, so no test here can have run it: a sparse checkout that leaves it out, or a patch that is not of this checkout`,
+        {
+          fix: "check out the patch's commit in full (git sparse-checkout add DIR, or git sparse-checkout disable), run the tests, then audit",
+        },
+      );
+    }
     if (patch.source.kind === "staged") {
       // The staged diff's blob ids are the index's: a file on disk that hashes otherwise has
       // unstaged edits (whatever assume-unchanged says).
@@ -565,16 +575,6 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
 
     // The diff describes the patch's commit; coverage measured the files on disk. They must
     // be the same bytes: compared against the diff's blob ids, asking git only on a mismatch.
-    if (request.patch.kind === "diff") await checkUserDiff(root, request.patch, audited);
-    const absent = audited.find((f) => !fileExists(join(root, f.path)));
-    if (absent) {
-      throw new InputError(
-        `changed file ${absent.path} is not on disk, so no test here can have run it: a sparse checkout that leaves it out, or a patch that is not of this checkout`,
-        {
-          fix: "check out the patch's commit in full (git sparse-checkout add DIR, or git sparse-checkout disable), run the tests, then audit",
-        },
-      );
-    }
     const sources = new Map(
       audited.map((f) => [f.path, readFileBytes(join(root, f.path), `changed file ${f.path}`)]),
     );

@@ -62,6 +62,16 @@ describe("a patch whose line numbers are not the measured files' lines is refuse
     );
   });
 
+  it("--staged with a staged file deleted from disk says it is not on disk", () => {
+    const r = demo();
+    const text = readFileSync(r.path(SOURCE), "utf8");
+    r.write(SOURCE, text.replace('ROUND_DOWN = "down"', 'ROUND_DOWN = "floor"'));
+    r.git("add", SOURCE);
+    r.remove(SOURCE);
+    const line = expectOneLineError(runCli(["audit", "--staged"], { cwd: r.dir }));
+    expect(line).toContain(`changed file ${SOURCE} is not on disk`);
+  });
+
   it("index flags that make git look away (skip-worktree, assume-unchanged) do not hide edits", () => {
     const r = demo();
     const text = readFileSync(r.path(SOURCE), "utf8");
