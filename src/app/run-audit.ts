@@ -307,12 +307,19 @@ export interface ClassifiedFiles {
   skipped: SkippedFile[];
 }
 
+/** Which files the audit (and doctor's prediction of it) look at, and why the others not. */
 export function classifyChangedFiles(
   files: readonly ChangedFile[],
-  isTest: (path: string) => boolean,
-  isSource: (path: string) => boolean,
+  globs: { testGlobs: readonly string[]; sourceGlobs: readonly string[] },
+  /** "" or "dir/": the test root, whose node-id-relative paths the test globs may also match. */
+  testPrefix: string,
   inData: (path: string) => boolean,
 ): ClassifiedFiles {
+  const testGlob = compileGlobs([...globs.testGlobs]);
+  const isSource = compileGlobs([...globs.sourceGlobs]);
+  const isTest = (path: string) =>
+    testGlob(path) ||
+    (testPrefix !== "" && path.startsWith(testPrefix) && testGlob(path.slice(testPrefix.length)));
   const audited: ChangedFile[] = [];
   const skipped: SkippedFile[] = [];
   for (const file of files) {
@@ -515,15 +522,8 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     // 4. Which changed files are audited.
     const patch = await patchPromise;
     mark("git (waited)");
-    const isTest = compileGlobs(request.testGlobs);
-    const isSource = compileGlobs(request.sourceGlobs);
-    const testRelative = (path: string) =>
-      prefix !== "" && path.startsWith(prefix) ? path.slice(prefix.length) : path;
-    const classified = classifyChangedFiles(
-      patch.files,
-      (p) => isTest(p) || isTest(testRelative(p)),
-      isSource,
-      (p) => mapping.toData.has(p),
+    const classified = classifyChangedFiles(patch.files, request, prefix, (p) =>
+      mapping.toData.has(p),
     );
     // A symbolic link's "line" is its target's name, and coverage records the file it points
     // at under that file's own path: a link is no source file. Never read through it (a

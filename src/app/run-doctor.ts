@@ -17,7 +17,6 @@ import {
 } from "../core/doctor.js";
 import { FreezegateError } from "../core/errors.js";
 import { resolveFrozen } from "../core/frozen.js";
-import { compileGlobs } from "../core/globs.js";
 import type { ChangedFile, CoverageSource } from "../core/model.js";
 import type { PathRule } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
@@ -148,14 +147,20 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
           checkedFiles: 0,
         };
         const toData = mapped.mapping.toData;
-        const unmeasured = unmeasuredChanges(patch.files, request, toData, contexts?.prefix ?? "");
+        const { audited } = classifyChangedFiles(
+          patch.files,
+          request,
+          contexts?.prefix ?? "",
+          (p) => toData.has(p),
+        );
+        const unmeasured = unmeasuredChanges(audited, toData);
         if (unmeasured !== null) {
           checks.push(unmeasured);
           return checks;
         }
         const lost = lostRecording(
           request.root,
-          patch.files.filter((f) => f.status !== "deleted").map((f) => f.path),
+          audited.map((f) => f.path),
           mapped.measured,
           mapped.mapping,
           request.pathMap,
@@ -201,21 +206,9 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
  * sends them elsewhere). Names the path-map rule's target when that is what happened.
  */
 function unmeasuredChanges(
-  changed: readonly ChangedFile[],
-  request: DoctorRequest,
+  audited: readonly ChangedFile[],
   toData: ReadonlyMap<string, string>,
-  testPrefix: string,
 ): DoctorCheck | null {
-  const isTest = compileGlobs(request.testGlobs);
-  const isSource = compileGlobs(request.sourceGlobs);
-  const testRelative = (path: string) =>
-    testPrefix !== "" && path.startsWith(testPrefix) ? path.slice(testPrefix.length) : path;
-  const { audited } = classifyChangedFiles(
-    changed,
-    (p) => isTest(p) || isTest(testRelative(p)),
-    isSource,
-    (p) => toData.has(p),
-  );
   if (audited.length === 0 || audited.some((f) => toData.has(f.path))) return null;
   const modified = audited.filter((f) => f.status !== "added");
   if (modified.length === 0) return null;
