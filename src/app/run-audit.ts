@@ -138,6 +138,28 @@ function diffSource(label: string): string {
   return label === "-" ? "stdin" : label;
 }
 
+function diffLabel(label: string): string {
+  return label === "-" ? "the diff on stdin" : `the diff ${label}`;
+}
+
+const DIFF_FIX =
+  "make the diff from the repository root against the checkout the tests ran on, e.g. git diff origin/main...HEAD with HEAD checked out";
+
+/** A user's diff naming audited files the work tree does not have: how it read the paths. */
+function missingFromDiff(
+  root: string,
+  request: { label: string; text: string },
+  missing: readonly ChangedFile[],
+): InputError {
+  const { prefixes } = parseDiff(request.text, { source: diffSource(request.label) });
+  return new InputError(
+    `${diffLabel(request.label)} names ${missing.length} source file(s) that are not in the work tree ${root}, e.g. "${missing[0]?.path}"; ${describePathPrefixes(prefixes)}`,
+    {
+      fix: `${DIFF_FIX} (in a sparse checkout, add their directories: git sparse-checkout add DIR)`,
+    },
+  );
+}
+
 /** A file with every line on disk added (unchanged when it is no regular file here). */
 function everyLineOf(root: string, file: ChangedFile): ChangedFile {
   const full = join(root, file.path);
@@ -173,29 +195,19 @@ async function checkUserDiff(
   root: string,
   request: { label: string; text: string },
   audited: readonly ChangedFile[],
+  sources: ReadonlyMap<string, Buffer>,
 ): Promise<void> {
-  const { prefixes, newText, newBlobs } = parseDiff(request.text, {
+  const { newText, newBlobs } = parseDiff(request.text, {
     source: diffSource(request.label),
     keepText: true,
   });
-  const label = request.label === "-" ? "the diff on stdin" : `the diff ${request.label}`;
-  const fix =
-    "make the diff from the repository root against the checkout the tests ran on, e.g. git diff origin/main...HEAD with HEAD checked out";
-  const missing = audited.filter((f) => !fileExists(join(root, f.path)));
-  if (missing.length > 0) {
-    throw new InputError(
-      `${label} names ${missing.length} source file(s) that are not in the work tree ${root}, e.g. "${missing[0]?.path}"; ${describePathPrefixes(prefixes)}`,
-      { fix: `${fix} (in a sparse checkout, add their directories: git sparse-checkout add DIR)` },
-    );
-  }
+  const label = diffLabel(request.label);
   const bare = (l: string) => (l.endsWith("\r") ? l.slice(0, -1) : l);
   const squeezed = (l: string) => l.replace(/\s+/g, "");
   const quote = (t: string | undefined) =>
     t === undefined ? "past its end" : JSON.stringify(bare(t).slice(0, 60));
   for (const file of audited) {
-    const lines = readFileBytes(join(root, file.path), `changed file ${file.path}`)
-      .toString("utf8")
-      .split("\n");
+    const lines = (sources.get(file.path) as Buffer).toString("utf8").split("\n");
     if (lines.at(-1) === "") lines.pop();
     const added = new Set(file.addedLines);
     for (const [n, text] of newText?.get(file.path) ?? []) {
@@ -206,14 +218,14 @@ async function checkUserDiff(
       if (!same) {
         throw new InputError(
           `${label} does not describe ${file.path} on disk: its line ${n} is ${quote(text)} in the diff but ${quote(onDisk)} on disk`,
-          { fix },
+          { fix: DIFF_FIX },
         );
       }
     }
     if (file.status === "added" && file.addedLines.length !== lines.length) {
       throw new InputError(
         `${label} does not describe ${file.path} on disk: it adds the file with ${file.addedLines.length} line(s), the file on disk has ${lines.length}`,
-        { fix },
+        { fix: DIFF_FIX },
       );
     }
   }
@@ -228,7 +240,7 @@ async function checkUserDiff(
     if (!id.startsWith(blob)) {
       throw new InputError(
         `${label} does not describe ${file.path} on disk: its new side is blob ${blob}, the file on disk is ${id.slice(0, Math.max(blob.length, 7))}`,
-        { fix },
+        { fix: DIFF_FIX },
       );
     }
   }
@@ -549,9 +561,10 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         },
       );
     }
-    if (request.patch.kind === "diff") await checkUserDiff(root, request.patch, audited);
-    const absent = audited.find((f) => !fileExists(join(root, f.path)));
+    const missing = audited.filter((f) => !fileExists(join(root, f.path)));
+    const absent = missing[0];
     if (absent) {
+      if (request.patch.kind === "diff") throw missingFromDiff(root, request.patch, missing);
       throw new InputError(
         `changed file ${absent.path} is not on disk, so no test here can have run it: a sparse checkout that leaves it out, or a patch that is not of this checkout`,
         {
@@ -578,6 +591,9 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     const sources = new Map(
       audited.map((f) => [f.path, readFileBytes(join(root, f.path), `changed file ${f.path}`)]),
     );
+    if (request.patch.kind === "diff") {
+      await checkUserDiff(root, request.patch, audited, sources);
+    }
     if (patch.source.kind === "range") {
       const source = patch.source;
       const suspects = audited.filter(
