@@ -938,21 +938,18 @@ export async function workTreeBlobIds(
   return new Map(paths.map((p, i) => [p, ids[i] ?? ""]));
 }
 
-/** Paths whose work-tree state differs from `revs` (none: from the index), by name only. */
-async function workTreeChanges(root: string, revs: string[]): Promise<Set<string>> {
-  const args = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-relative"];
-  return new Set(splitNul(await gitOk(root, [...args, "--ignore-submodules=none", ...revs, "--"])));
-}
-
 /**
  * Which of `paths` differ between the work tree and HEAD: modified, deleted, or present on disk
- * while HEAD has no such path. The CLI refuses to audit a range whose files on disk (the ones
- * coverage measured) are not the ones the diff describes.
+ * while HEAD has no such path, as git's index sees them (the gates use it; the
+ * audit compares blob ids instead, see workTreeBlobIds).
  */
 export async function changedPathsDirty(root: string, paths: readonly string[]): Promise<string[]> {
   if (paths.length === 0) return [];
   await readHeadCommit(root);
-  const changed = await workTreeChanges(root, ["HEAD"]);
+  const args = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-relative"];
+  const changed = new Set(
+    splitNul(await gitOk(root, [...args, "--ignore-submodules=none", "HEAD", "--"])),
+  );
   const unique = [...new Set(paths)];
   const onDiskOnly: string[] = [];
   const rest = unique.filter((p) => !changed.has(p));
