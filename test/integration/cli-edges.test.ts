@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, expectOneLineError, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import { isolatedGitEnv, type TempRepo } from "../helpers/git-repo.js";
+import { assertMatchesSchema } from "../helpers/schema.js";
 
 let repo: TempRepo;
 
@@ -117,6 +118,7 @@ describe("--diff reads files and stdin by one rule, in audit and doctor", () => 
       input: diff,
     });
     expect(r.stderr).toBe("");
+    assertMatchesSchema("doctor-report.schema.json", JSON.parse(r.stdout));
     const freshness = JSON.parse(r.stdout).checks.find((c: { id: string }) => c.id === "freshness");
     // Compared (ok, or warn: a fresh checkout is newer than the committed data), not skipped.
     expect(["ok", "warn"]).toContain(freshness.status);
@@ -510,7 +512,10 @@ describe("doctor --format json", () => {
       cwd: repo.dir,
     });
     expect(r.status).toBe(2);
-    expect(JSON.parse(r.stdout).checks.map((c: { id: string }) => c.id)).toEqual([
+    const report = JSON.parse(r.stdout);
+    assertMatchesSchema("doctor-report.schema.json", report);
+    expect(report.status).toBe("fail");
+    expect(report.checks.map((c: { id: string }) => c.id)).toEqual([
       "data",
       "contexts",
       "node-ids",
