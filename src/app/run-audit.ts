@@ -52,7 +52,7 @@ import {
   type PathMapping,
   type PathRule,
 } from "../core/path-map.js";
-import { analyzePython } from "../core/python-statements.js";
+import { analyzePython, isPythonSource } from "../core/python-statements.js";
 import {
   type AuditFileInput,
   auditShadow,
@@ -663,7 +663,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       // Line numbers matter where the data names lines; an unmeasured file's do not.
       if (recorded.length > 0) refuseLoneCarriageReturn(change.path, text);
       const reported = reportedStatements(recorded.map((p) => coverage.statements(p)));
-      const isPython = change.path.endsWith(".py") || change.path.endsWith(".pyw");
+      const isPython = isPythonSource(change.path, text);
       keepBudget -= text.length;
       const python = isPython
         ? analyzePython(text, { path: change.path, keepTokens: keepBudget >= 0 })

@@ -2090,3 +2090,16 @@ function hasFutureAnnotations(text: string, tokens: Tokens, module: readonly Stm
   }
   return false;
 }
+
+/**
+ * Files the statement finder reads: `.py`/`.pyw`, and scripts without that ending whose
+ * first line runs Python (`#!/usr/bin/env python3`), which coverage.py measures when a test
+ * runs them (`runpy.run_path("bin/tool")`). Anything else measured (a template a coverage
+ * plugin traced) keeps one statement per line.
+ */
+export function isPythonSource(path: string, text: string): boolean {
+  if (path.endsWith(".py") || path.endsWith(".pyw")) return true;
+  if (!text.startsWith("#!")) return false;
+  const end = text.indexOf("\n");
+  return /^#![^\r]*\bpython[0-9.]*\b/.test(end < 0 ? text : text.slice(0, end));
+}

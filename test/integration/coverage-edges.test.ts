@@ -263,3 +263,59 @@ describePython("data files that cannot be used, said precisely", () => {
     }
   }, 30_000);
 });
+
+describePython("a Python script without .py, measured when a test runs it", () => {
+  // bin/tool is run by its test through runpy; coverage.py measures it like any module.
+  const TOOL_BASE = [
+    "#!/usr/bin/env python3",
+    "def total(items):",
+    "    return sum(items)",
+    "",
+    "",
+    "def main(argv):",
+    "    return total([int(a) for a in argv])",
+    "",
+  ].join("\n");
+  const TOOL_HEAD = [
+    "#!/usr/bin/env python3",
+    "def total(items):",
+    "    # every item counts once",
+    "",
+    "    return sum(",
+    "        items,",
+    "        0,",
+    "    )",
+    "",
+    "",
+    "def main(argv):",
+    "    return total([int(a) for a in argv])",
+    "",
+  ].join("\n");
+  const TEST = [
+    "import runpy",
+    "",
+    "def test_main():",
+    "    tool = runpy.run_path('bin/tool')",
+    "    assert tool['main'](['1', '2']) == 3",
+    "",
+  ].join("\n");
+
+  it("gets the statement model: comments and blanks are not code, continuations share their statement's verdict", () => {
+    const repo = project(
+      { "bin/tool": TOOL_BASE, "tests/test_tool.py": TEST },
+      { "bin/tool": TOOL_HEAD },
+    );
+    python(repo, [...PYTEST, "--cov=.", "--cov-context=test"]);
+    const result = audit(repo, ["tests/test_tool.py::test_main"], ["--format", "json"]);
+    expect(result.status).toBe(1);
+    const verdicts = lines(result, "bin/tool").map((l) => [l.line, l.verdict]);
+    expect(verdicts).toEqual([
+      [3, "not-code"],
+      [4, "not-code"],
+      [5, "shadowed"],
+      [6, "shadowed"],
+      [7, "shadowed"],
+      [8, "shadowed"],
+    ]);
+  });
+});

@@ -9,6 +9,7 @@ import { InputError } from "../../src/core/errors.js";
 import {
   analyzePython,
   findPythonStatements,
+  isPythonSource,
   type PythonLines,
 } from "../../src/core/python-statements.js";
 import { INVALID_SOURCES, STATEMENT_CASES } from "../fixtures/statements/cases.js";
@@ -160,4 +161,30 @@ describe("running time", () => {
       expect(timed(source).ms).toBeLessThan(BOUND_MS);
     });
   }
+});
+
+describe("isPythonSource: which files get the statement model", () => {
+  it("takes .py and .pyw files, and scripts whose first line runs Python", () => {
+    for (const [path, text] of [
+      ["a/b.py", ""],
+      ["a/b.pyw", "x = 1\n"],
+      ["bin/tool", "#!/usr/bin/env python3\nx = 1\n"],
+      ["bin/tool", "#!/usr/bin/python3.11\r\nx = 1\n"],
+      ["bin/tool", "#!/usr/bin/env -S python -u"],
+    ] as const) {
+      expect(isPythonSource(path, text), `${path} ${JSON.stringify(text)}`).toBe(true);
+    }
+  });
+
+  it("leaves other files (templates, shell scripts) with one statement per line", () => {
+    for (const [path, text] of [
+      ["templates/page.html", "{% if x %}\n"],
+      ["bin/run", "#!/bin/sh\npython3 -m app\n"],
+      ["bin/run", "#!/usr/bin/pythonista\n"],
+      ["bin/run", "x = 1\n#!/usr/bin/env python3\n"],
+      ["a/b.py.orig", "x = 1\n"],
+    ] as const) {
+      expect(isPythonSource(path, text), `${path} ${JSON.stringify(text)}`).toBe(false);
+    }
+  });
 });
