@@ -933,9 +933,24 @@ export async function workTreeBlobIds(
   paths: readonly string[],
 ): Promise<Map<string, string>> {
   if (paths.length === 0) return new Map();
-  const out = await gitOk(root, ["hash-object", "--stdin-paths"], `${paths.join("\n")}\n`);
+  // `--stdin-paths` reads one path a line, drops a trailing CR and unquotes a line that
+  // starts with '"': so every path goes quoted (a name may hold any of these).
+  const input = paths.map((p) => `${cQuote(p)}\n`).join("");
+  const out = await gitOk(root, ["hash-object", "--stdin-paths"], input);
   const ids = out.toString("utf8").split("\n");
   return new Map(paths.map((p, i) => [p, ids[i] ?? ""]));
+}
+
+/** A path in git's C-style quotes: `"`, `\\` and control characters escaped (octal). */
+export function cQuote(path: string): string {
+  let out = '"';
+  for (const ch of path) {
+    const code = ch.charCodeAt(0);
+    if (ch === '"' || ch === "\\") out += `\\${ch}`;
+    else if (code < 0x20 || code === 0x7f) out += `\\${code.toString(8).padStart(3, "0")}`;
+    else out += ch;
+  }
+  return `${out}"`;
 }
 
 /**

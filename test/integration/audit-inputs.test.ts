@@ -299,6 +299,31 @@ describe("files as editors and checkouts leave them", () => {
     );
   });
 
+  it("changed files whose names start with a quote or hold a newline are audited in every mode", () => {
+    const r = demo();
+    // git's --stdin-paths would unquote the first and split the second at the newline.
+    const names = ['"quoted".py', "new\nline.py", "tail\r.py", "back\\slash.py"];
+    commitFiles(r, Object.fromEntries(names.map((n) => [n, "VALUE = 1\n"])));
+    const unmeasured = (args: string[]): string[] => {
+      const result = runCli(["audit", ...args, "--format", "json"], {
+        cwd: r.dir,
+      });
+      expect(result.stderr).toBe("");
+      const report = JSON.parse(result.stdout) as { files: { path: string; lines: JsonLine[] }[] };
+      return report.files
+        .filter((f) => f.lines.every((l) => l.verdict === "unmeasured"))
+        .map((f) => f.path)
+        .sort();
+    };
+    expect(unmeasured(["--base", "base"])).toEqual([...names].sort());
+    writeFileSync(join(r.dir, "names.diff"), r.git("diff", "HEAD~1", "HEAD"));
+    expect(unmeasured(["--diff", "names.diff"])).toEqual([...names].sort());
+    r.git("reset", "-q", "--soft", "HEAD~1");
+    expect(unmeasured(["--staged"])).toEqual([...names].sort());
+    r.git("reset", "-q");
+    expect(unmeasured(["--worktree"])).toEqual([...names].sort());
+  });
+
   it("a frozen-test file saved with a UTF-8 byte-order mark is read like any other", () => {
     const r = demo();
     const plain = readFileSync(r.path("quarantine.json"), "utf8");

@@ -677,6 +677,15 @@ describe("patchFromStaged and patchFromWorktree", () => {
     expect(await workTreeBlobIds(r.dir, [])).toEqual(new Map());
   });
 
+  it("workTreeBlobIds: names git's --stdin-paths would misread (quotes, newline, CR, backslash)", async () => {
+    const r = workRepo();
+    const names = ['"q".py', "n\nl.py", "cr\r.py", "b\\s.py", "t\tab.py", "\u00e9t\u00e9.py"];
+    for (const [i, n] of names.entries()) r.write(n, `V = ${i}\n`);
+    const ids = await workTreeBlobIds(r.dir, names);
+    for (const n of names) expect(ids.get(n), n).toBe(r.git("hash-object", "--", n).trim());
+    expect(new Set(ids.values()).size).toBe(names.length);
+  });
+
   it("staged: refuses an index with unresolved conflicts", async () => {
     const r = repo();
     r.write("f.py", "a\nb\n");
