@@ -56,21 +56,19 @@ export function readJsonFile(path: string, label: string, fix?: string): unknown
 export function listPythonFiles(root: string): string[] {
   let out: string;
   try {
-    out = execFileSync(
-      "git",
-      ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "*.py"],
-      {
-        cwd: root,
-        encoding: "utf8",
-        maxBuffer: 256 * 1024 * 1024,
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    // Every file, filtered here: a "*.py" pathspec is no glob when the user's environment sets
+    // GIT_LITERAL_PATHSPECS or GIT_NOGLOB_PATHSPECS, and would then list nothing.
+    out = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+      cwd: root,
+      encoding: "utf8",
+      maxBuffer: 256 * 1024 * 1024,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? "").split("\n")[0];
     throw new GitError(`git ls-files failed in ${root}: ${stderr}`, { cause: error });
   }
-  return [...new Set(out.split("\0").filter((p) => p !== ""))];
+  return [...new Set(out.split("\0").filter((p) => p.endsWith(".py")))];
 }
 
 export function fileExists(path: string): boolean {

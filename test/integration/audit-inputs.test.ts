@@ -324,6 +324,20 @@ describe("files as editors and checkouts leave them", () => {
     expect(unmeasured(["--worktree"])).toEqual([...names].sort());
   });
 
+  it("git settings in the environment that make pathspecs literal change nothing", () => {
+    const r = demo();
+    for (const variable of ["GIT_LITERAL_PATHSPECS", "GIT_NOGLOB_PATHSPECS"]) {
+      const doctor = runCli(["doctor", "--base", "base", "--format", "json"], {
+        cwd: r.dir,
+        env: { [variable]: "1" },
+      });
+      const nodeIds = (
+        JSON.parse(doctor.stdout) as { checks: { id: string; status: string }[] }
+      ).checks.find((c) => c.id === "node-ids");
+      expect(nodeIds?.status, variable).toBe("ok");
+    }
+  });
+
   it("a frozen-test file saved with a UTF-8 byte-order mark is read like any other", () => {
     const r = demo();
     const plain = readFileSync(r.path("quarantine.json"), "utf8");
