@@ -276,21 +276,10 @@ describePython("a Python script without .py, measured when a test runs it", () =
     "    return total([int(a) for a in argv])",
     "",
   ].join("\n");
-  const TOOL_HEAD = [
-    "#!/usr/bin/env python3",
-    "def total(items):",
-    "    # every item counts once",
-    "",
-    "    return sum(",
-    "        items,",
-    "        0,",
-    "    )",
-    "",
-    "",
-    "def main(argv):",
-    "    return total([int(a) for a in argv])",
-    "",
-  ].join("\n");
+  const TOOL_HEAD = TOOL_BASE.replace(
+    "    return sum(items)\n",
+    "    # every item counts once\n\n    return sum(\n        items,\n        0,\n    )\n",
+  );
   const TEST = [
     "import runpy",
     "",
