@@ -37,11 +37,6 @@ export interface CommandSpec {
   /** Extra help paragraphs after the options. */
   details?: string;
   options: OptionSpec[];
-  /**
-   * Refuse a single-value flag given twice with different values (else the last wins). On
-   * for audit and doctor, whose flags choose what is audited.
-   */
-  refuseRepeats?: boolean;
   /** Accepts positionals? (how many is the command's business) */
   positionals?: boolean;
   /** Returns the exit code. */
@@ -108,7 +103,7 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
       tokens: true,
     });
     refuseEmptyValues(spec, values as OptionValues);
-    if (spec.refuseRepeats) refuseConflictingRepeats(spec, tokens);
+    refuseConflictingRepeats(spec, tokens);
     return { values: values as OptionValues, positionals };
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -145,9 +140,10 @@ function refuseEmptyValues(spec: CommandSpec, values: OptionValues): void {
 }
 
 /**
- * A single-value flag given twice with different values: parseArgs keeps the last, so a
- * wrapper's `--base origin/main` plus a user's `--base HEAD` would quietly audit another
- * range. The same value twice is harmless.
+ * A single-value flag given twice with different values, in any command: parseArgs keeps
+ * the last, so a wrapper's `--base origin/main` plus a user's `--base HEAD` (the GitHub
+ * Action appends its `args` input) would quietly audit another range, and `--owner a
+ * --owner b` record another owner. The same value twice is harmless.
  */
 function refuseConflictingRepeats(
   spec: CommandSpec,

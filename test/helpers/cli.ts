@@ -51,3 +51,19 @@ export function expectOneLineError(result: CliResult): string {
   }
   return lines[0] as string;
 }
+
+/**
+ * `defaults` with every `--flag value` pair that `extra` gives again left out, then `extra`:
+ * a test overrides a helper's default without giving a flag twice (which is exit 2).
+ */
+export function overrideArgs(defaults: readonly string[], extra: readonly string[]): string[] {
+  const given = new Set(extra.filter((a) => a.startsWith("--")));
+  const kept: string[] = [];
+  for (let i = 0; i < defaults.length; i++) {
+    const arg = defaults[i] as string;
+    const next = defaults[i + 1];
+    if (given.has(arg) && next !== undefined && !next.startsWith("--")) i++;
+    else kept.push(arg);
+  }
+  return [...kept, ...extra];
+}

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { expectOneLineError, overrideArgs, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import type { TempRepo } from "../helpers/git-repo.js";
 import { assertMatchesSchema } from "../helpers/schema.js";
@@ -51,7 +51,7 @@ function commitLedger(value: object): void {
 
 function check(args: string[] = []) {
   return runCli(
-    ["check", "--base", "base", "--today", TODAY, "--samples", "samples.json", ...args],
+    overrideArgs(["check", "--base", "base", "--today", TODAY, "--samples", "samples.json"], args),
     {
       cwd: repo.dir,
     },

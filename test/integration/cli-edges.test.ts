@@ -434,6 +434,18 @@ describe("a single-value flag given twice", () => {
     );
     expect(r.stderr).toBe("");
   });
+
+  it("is refused by every command, not only audit and doctor (the Action appends its args)", () => {
+    for (const args of [
+      ["check", "--base", "base", "--base", "HEAD"],
+      ["freeze", "tests/test_billing.py::test_x", "--owner", "a@x", "--owner", "b@x"],
+      ["ledger", "check", "--today", "2026-01-01", "--today", "2026-02-01"],
+      ["stats", "--today", "2026-01-01", "--today", "2026-02-01"],
+    ]) {
+      const line = expectOneLineError(runCli(args, { cwd: repo.dir }));
+      expect(line, args.join(" ")).toMatch(/--(base|owner|today) is given twice, as "/);
+    }
+  });
 });
 
 describe("config files with a UTF-8 byte-order mark", () => {

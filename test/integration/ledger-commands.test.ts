@@ -15,7 +15,14 @@ import {
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { CLI, type CliResult, expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import {
+  CLI,
+  type CliResult,
+  expectOneLineError,
+  overrideArgs,
+  REPO_ROOT,
+  runCli,
+} from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import { isolatedGitEnv, makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, runPython } from "../helpers/python.js";
@@ -67,23 +74,25 @@ function ledgerOf(repo: TempRepo, path = "freeze-ledger.json") {
 }
 
 function freezeArgs(testId: string, extra: string[] = []): string[] {
-  return [
-    "freeze",
-    testId,
-    "--owner",
-    "finley",
-    "--reason",
-    "order-dependent",
-    "--invariant",
-    "balance never negative",
-    "--property",
-    "tests/properties/test_ledger.py::test_balance_never_negative",
-    "--collected",
-    "collected.txt",
-    "--today",
-    "2026-10-12",
-    ...extra,
-  ];
+  return overrideArgs(
+    [
+      "freeze",
+      testId,
+      "--owner",
+      "finley",
+      "--reason",
+      "order-dependent",
+      "--invariant",
+      "balance never negative",
+      "--property",
+      "tests/properties/test_ledger.py::test_balance_never_negative",
+      "--collected",
+      "collected.txt",
+      "--today",
+      "2026-10-12",
+    ],
+    extra,
+  );
 }
 
 /** No lock and no temporary file left next to the ledger. */
@@ -557,11 +566,12 @@ describe("freezegate freeze", () => {
     fresh.write("sub/dir/.keep", "");
     const r = runCli(
       [
-        ...freezeArgs("tests/test_ledger.py::test_deposit_adds"),
+        ...freezeArgs("tests/test_ledger.py::test_deposit_adds", [
+          "--collected",
+          "../../collected.txt",
+        ]),
         "-C",
         "sub/dir",
-        "--collected",
-        "../../collected.txt",
       ],
       { cwd: fresh.dir },
     );

@@ -5,7 +5,7 @@
 
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { expectOneLineError, overrideArgs, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 
 const FLAKY = "tests/test_ledger.py::test_overdraft_rejected";
@@ -74,7 +74,7 @@ function writeRecord(name: string, value: unknown): string {
 }
 
 function queue(args: string[], cwd = repo.dir) {
-  return runCli(["queue", "check", "--today", TODAY, ...args], { cwd });
+  return runCli(overrideArgs(["queue", "check", "--today", TODAY], args), { cwd });
 }
 
 function json(args: string[]) {

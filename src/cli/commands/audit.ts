@@ -114,7 +114,6 @@ function rangeFromFlags(flags: ParsedArgs["values"], cwd: string) {
 
 export const auditCommand: CommandSpec = {
   name: "audit",
-  refuseRepeats: true,
   summary:
     "Give every changed line of a patch a verdict (defended, shadowed, fixture-only, uncovered, unmeasured, not-code) from per-test coverage and the frozen tests.",
   usage: "freezegate audit (--base REF | --staged | --worktree | --diff FILE|-) [options]",

@@ -23,7 +23,6 @@ const MARK = { ok: "ok  ", warn: "WARN", fail: "FAIL", skip: "skip" } as const;
 
 export const doctorCommand: CommandSpec = {
   name: "doctor",
-  refuseRepeats: true,
   summary:
     "Check the audit's inputs: contexts present and naming existing test files, data paths mapping onto the repository, frozen ids resolving, data matching the patch's files.",
   usage: "freezegate doctor [--base REF | --staged | --worktree | --diff FILE|-] [options]",
