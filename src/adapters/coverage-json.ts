@@ -97,6 +97,7 @@ class JsonCoverageSource implements CoverageSource {
   /** One string object per distinct context name, shared by every line that names it. */
   private readonly interned = new Map<string, string>();
   private readonly statementCache = new Map<string, ReadonlySet<number>>();
+  private readonly excludedCache = new Map<string, ReadonlySet<number>>();
   private names: string[] | null = null;
   private closed = false;
 
@@ -161,15 +162,28 @@ class JsonCoverageSource implements CoverageSource {
   }
 
   statements(path: string): ReadonlySet<number> | null {
+    // coverage.py 6.5 does not intersect executed_lines with the statements (it can hold
+    // line 0 and excluded lines); 7.x does. The union minus lines <= 0 is right for both.
+    return this.lineLists(path, this.statementCache, ["executed_lines", "missing_lines"]);
+  }
+
+  excluded(path: string): ReadonlySet<number> | null {
+    return this.lineLists(path, this.excludedCache, ["excluded_lines"]);
+  }
+
+  /** The union of some of a file's line lists (lines > 0), checked and cached. */
+  private lineLists(
+    path: string,
+    cache: Map<string, ReadonlySet<number>>,
+    keys: readonly string[],
+  ): ReadonlySet<number> | null {
     this.assertOpen();
-    const cached = this.statementCache.get(path);
+    const cached = cache.get(path);
     if (cached) return cached;
     if (!Object.hasOwn(this.files, path)) return null;
     const entry = this.files[path] as JsonObject;
-    // coverage.py 6.5 does not intersect executed_lines with the statements (it can hold
-    // line 0 and excluded lines); 7.x does. The union minus lines <= 0 is right for both.
     const statements = new Set<number>();
-    for (const key of ["executed_lines", "missing_lines", "excluded_lines"]) {
+    for (const key of keys) {
       const list = entry[key];
       if (!Array.isArray(list)) {
         throw new InputError(`${this.path} has no usable ${key} list for ${path}`, {
@@ -185,7 +199,7 @@ class JsonCoverageSource implements CoverageSource {
         if ((line as number) > 0) statements.add(line as number);
       }
     }
-    this.statementCache.set(path, statements);
+    cache.set(path, statements);
     return statements;
   }
 

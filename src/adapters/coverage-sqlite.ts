@@ -357,6 +357,10 @@ class SqliteCoverageSource implements CoverageSource {
     return null;
   }
 
+  excluded(_path: string): ReadonlySet<number> | null {
+    return null;
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

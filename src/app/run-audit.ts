@@ -662,13 +662,22 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       const recorded = dataPathsOf(change.path);
       // Line numbers matter where the data names lines; an unmeasured file's do not.
       if (recorded.length > 0) refuseLoneCarriageReturn(change.path, text);
-      const reported = reportedStatements(recorded.map((p) => coverage.statements(p)));
+      const measured = reportedStatements(recorded.map((p) => coverage.statements(p)));
+      const excluded = reportedStatements(recorded.map((p) => coverage.excluded(p)));
+      // coverage.py's statements: measured (evidence of the file's lines) plus excluded lines,
+      // which are code only where the statement finder agrees (a pattern may match a comment).
+      const reported =
+        measured === null
+          ? null
+          : excluded === null
+            ? measured
+            : new Set([...measured, ...excluded]);
       const isPython = isPythonSource(change.path, text);
       keepBudget -= text.length;
       const python = isPython
         ? analyzePython(text, { path: change.path, keepTokens: keepBudget >= 0 })
         : null;
-      return { change, text, lines: splitLines(text), recorded, reported, python };
+      return { change, text, lines: splitLines(text), recorded, reported, measured, python };
     });
     mark("tokenize");
     const wanted = new Map<string, Set<number>>();
@@ -688,7 +697,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     );
     mark("executed lines");
     const inputs: AuditFileInput[] = prepared.map(
-      ({ change, lines: sourceLines, recorded, reported, python }) => {
+      ({ change, lines: sourceLines, recorded, reported, measured, python }) => {
         const lines =
           recorded.length === 0
             ? null
@@ -703,7 +712,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         if (lines !== null) {
           const evidence = staleEvidence(
             sourceLines,
-            reported ? [...lines.keys(), ...reported] : lines.keys(),
+            measured ? [...lines.keys(), ...measured] : lines.keys(),
           );
           if (evidence) {
             throw new InputError(

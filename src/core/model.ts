@@ -84,10 +84,16 @@ export interface CoverageSource {
     wanted?: ReadonlyMap<string, ReadonlySet<number>>,
   ): Map<string, Map<number, string[]>>;
   /**
-   * The statement lines coverage.py itself computed (JSON report: executed, missing and
-   * excluded lines), or null when the data does not carry them (the SQLite data file).
+   * The statement lines coverage.py itself computed (JSON report: executed and missing
+   * lines), or null when the data does not carry them (the SQLite data file).
    */
   statements(path: string): ReadonlySet<number> | null;
+  /**
+   * Lines coverage.py's exclusion patterns matched (JSON report: excluded_lines), or null.
+   * A pattern matches any physical line, a comment or a line inside a string too: such a
+   * line is code only where the statement finder says so, and never evidence of stale data.
+   */
+  excluded(path: string): ReadonlySet<number> | null;
   /**
    * The context names summed up without reading them all (see ContextOverview), or null
    * when this source cannot (the caller then reads `contextNames()`). Optional.

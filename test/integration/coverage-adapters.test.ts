@@ -338,25 +338,30 @@ describe("committed coverage.py JSON reports", () => {
     });
   });
 
-  it("statements: executed + missing + excluded lines, without line <= 0", () => {
+  it("statements: executed + missing lines, without line <= 0; excluded lines apart", () => {
     const of = (name: string) =>
       withSource(openCoverageJson(join(DATA, name)), (source) => ({
         invoice: [...(source.statements(INVOICE) ?? [])].sort((a, b) => a - b),
+        excluded: [...(source.excluded(INVOICE) ?? [])].sort((a, b) => a - b),
         init: source.statements(INIT),
         unknown: source.statements("src/billing/nope.py"),
+        unknownExcluded: source.excluded("src/billing/nope.py"),
       }));
     const old = of("report-6.5.json");
     const seven = of("report-7x-format3.json");
     expect(of("report-7x-format2.json")).toEqual(seven);
     for (const report of [old, seven]) {
-      expect(report.invoice).toEqual(expect.arrayContaining([20, 50, 53, 54, 55]));
+      expect(report.invoice).toEqual(expect.arrayContaining([20, 50]));
+      expect(report.excluded).toEqual([53, 54, 55]);
+      expect(report.unknownExcluded).toBeNull();
       // Docstring continuation lines and the continuation lines of a multi-line call.
       for (const line of [0, 2, 3, 4, 21, 22]) expect(report.invoice).not.toContain(line);
       expect(report.init).toEqual(new Set());
       expect(report.unknown).toBeNull();
     }
-    // 6.5 lists the module docstring's line among executed_lines; 7.x intersects.
-    expect(old.invoice.filter((line) => !seven.invoice.includes(line))).toEqual([1]);
+    // 6.5 lists the module docstring's line, and the excluded line that ran, among
+    // executed_lines; 7.x intersects them with the statements.
+    expect(old.invoice.filter((line) => !seven.invoice.includes(line))).toEqual([1, 53]);
     expect(seven.invoice.filter((line) => !old.invoice.includes(line))).toEqual([]);
   });
 

@@ -308,3 +308,47 @@ describePython("a Python script without .py, measured when a test runs it", () =
     ]);
   });
 });
+
+describePython("excluded lines in a JSON report", () => {
+  // coverage.py's exclusion pattern matches any physical line: it lists a comment, or a line
+  // inside a docstring, in excluded_lines. Those are neither statements nor stale data.
+  const BASE = "def f(a):\n    return a + 1\n";
+  const HEAD = [
+    "def f(a):",
+    '    """Add one.',
+    "",
+    "    Example: f(1)  # pragma: no cover",
+    '    """',
+    "    # pragma: no cover (a comment-only line)",
+    "    x = (a +",
+    "         1)  # pragma: no cover",
+    "    return x",
+    "",
+  ].join("\n");
+  const TEST = "from pkg import m\n\n\ndef test_f():\n    assert m.f(1) == 2\n";
+
+  it("are judged as in the SQLite data of the same run, not refused as stale", () => {
+    const repo = project(
+      { "pkg/__init__.py": "", "pkg/m.py": BASE, "tests/test_m.py": TEST },
+      { "pkg/m.py": HEAD },
+    );
+    python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
+    python(repo, ["-m", "coverage", "json", "--show-contexts", "-q", "-o", "coverage.json"]);
+    const verdicts = (data: string) =>
+      lines(audit(repo, [], ["--format", "json", "--coverage", data]), "pkg/m.py").map(
+        (l) => `${l.line} ${l.verdict}`,
+      );
+    const expected = [
+      "2 not-code",
+      "3 not-code",
+      "4 not-code",
+      "5 not-code",
+      "6 not-code",
+      "7 defended",
+      "8 defended",
+      "9 defended",
+    ];
+    expect(verdicts(".coverage")).toEqual(expected);
+    expect(verdicts("coverage.json")).toEqual(expected);
+  });
+});
