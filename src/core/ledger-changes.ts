@@ -4,7 +4,9 @@
 // `ledger-changed` record (freezes added, removed, extended, re-opened or otherwise edited;
 // properties and policy too, since deleting a property or loosening the policy disarms the
 // other gates). When approval is required, a freeze the patch adds or changes needs an
-// `approved_by` who is neither its owner nor anyone who authored that change (`self-approved`).
+// `approved_by` who is neither its owner nor anyone who authored that change, nor, when the
+// change alters the freeze's terms, the person who approved the entry before it
+// (`self-approved`): an approval is for the terms its approver saw.
 
 import type { Finding } from "./findings.js";
 import type { Freeze, Ledger, LedgerPolicy, Property } from "./ledger-model.js";
@@ -231,6 +233,27 @@ function identityText(who: Identity): string {
   return `${who.name} <${who.email}>`;
 }
 
+/** The fields that are a freeze's terms, what its approver agreed to: all but approved_by. */
+const TERM_FIELDS = FREEZE_FIELDS.filter((k) => k !== "approved_by");
+
+/**
+ * An approval carried over from the base: `freeze` changes the terms of an entry the base had
+ * for the same test, and names the same approver. That person approved the old terms, not this
+ * change (a re-opened window, a new property): the patch must name who approved the change.
+ */
+function carriedOverApproval(freeze: Freeze, baseEntries: readonly Freeze[]): string | null {
+  const approver = (freeze.approved_by ?? "").trim();
+  if (approver === "") return null;
+  for (const before of baseEntries) {
+    const earlier = (before.approved_by ?? "").trim();
+    if (earlier === "" || !samePerson(approver, earlier)) continue;
+    const terms = TERM_FIELDS.filter((k) => (before[k] ?? null) !== (freeze[k] ?? null));
+    if (terms.length === 0) continue;
+    return `keeps the approval of ${approver}, given before its ${terms.join(", ")} changed (name who approved this change in approved_by)`;
+  }
+  return null;
+}
+
 function approvalProblem(freeze: Freeze, authors: readonly Identity[]): string | null {
   const approver = (freeze.approved_by ?? "").trim();
   if (approver === "") return "has no approved_by";
@@ -288,10 +311,13 @@ export function checkLedgerChanges(input: LedgerChangeInput): Finding[] {
   const required =
     (base?.policy.require_approval ?? false) || (head?.policy.require_approval ?? false);
   if (required) {
+    const baseEntries = groupBy(base?.freezes ?? [], (f) => f.test_id);
     for (const change of changes) {
       if (change.after === null) continue; // an unfreeze gives coverage back; it needs no approver
       const who = [...(authors.byTestId.get(change.after.test_id) ?? []), ...authors.anyEntry];
-      const problem = approvalProblem(change.after, who);
+      const problem =
+        approvalProblem(change.after, who) ??
+        carriedOverApproval(change.after, baseEntries.get(change.after.test_id) ?? []);
       if (problem === null) continue;
       findings.push({
         gate: "ledger-changes",

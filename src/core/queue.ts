@@ -238,7 +238,8 @@ function commitText(record: AppliedRecord): string {
 type Justification =
   | { ok: true; freezes: Freeze[] }
   | { ok: false; reason: "not-frozen" }
-  | { ok: false; reason: "expired"; expires: string };
+  | { ok: false; reason: "expired"; expires: string }
+  | { ok: false; reason: "bad-expiry"; expires: string };
 
 /** For each applied id: whether an unexpired freeze in `ledger` covers it (exactly or by glob). */
 function justify(
@@ -275,13 +276,22 @@ function justify(
       out.set(id, { ok: false, reason: "not-frozen" });
       continue;
     }
-    // A freeze without a real expiry day is in force as far as the queue is concerned: the
-    // shape gate owns that problem, and the runner applied exactly what the ledger says.
-    const live = freezes.filter((f) => !isDay(f.expires) || daysBetween(f.expires, today) <= 0);
+    // Only a freeze whose expiry can be read justifies a skip: an expiry that is not a real
+    // YYYY-MM-DD day (full-width digits, "soon", a blank) could hide a freeze that ended long
+    // ago, so it justifies nothing here even when the runner applied it. The seeds' id-only
+    // lists carry no dates at all: their freezes stand until removed, as the runner reads them.
+    const undated =
+      ledger?.source === "seed-000-quarantine" || ledger?.source === "seed-003-properties";
+    const live = freezes.filter((f) =>
+      isDay(f.expires) ? daysBetween(f.expires, today) <= 0 : undated && f.expires === "",
+    );
+    const dated = freezes.filter((f) => isDay(f.expires));
     if (live.length > 0) out.set(id, { ok: true, freezes: live });
-    else {
-      const last = freezes.map((f) => f.expires).sort();
+    else if (dated.length > 0) {
+      const last = dated.map((f) => f.expires).sort();
       out.set(id, { ok: false, reason: "expired", expires: last[last.length - 1] as string });
+    } else {
+      out.set(id, { ok: false, reason: "bad-expiry", expires: (freezes[0] as Freeze).expires });
     }
   }
   return out;
@@ -411,9 +421,11 @@ export function checkQueue(input: QueueCheckInput): QueueCheck {
     const why =
       verdict.reason === "expired"
         ? `its freeze in ${ledgerPath} at ${short(gatedCommit)} expired on ${verdict.expires} (today is ${today})`
-        : childLedger === null
-          ? `commit ${short(gatedCommit)} has no ${ledgerPath}`
-          : `${ledgerPath} at ${short(gatedCommit)} does not freeze it`;
+        : verdict.reason === "bad-expiry"
+          ? `its freeze in ${ledgerPath} at ${short(gatedCommit)} has expires ${JSON.stringify(verdict.expires)}, which is not a real YYYY-MM-DD day, so it justifies nothing`
+          : childLedger === null
+            ? `commit ${short(gatedCommit)} has no ${ledgerPath}`
+            : `${ledgerPath} at ${short(gatedCommit)} does not freeze it`;
     const inherited = parentApplied.has(id);
     const source = inherited
       ? `the parent's record ${parent.label} (${commitText(p)}) applied the same freeze: the skip was inherited`
@@ -421,7 +433,9 @@ export function checkQueue(input: QueueCheckInput): QueueCheck {
     const outcome = c.outcomes[id];
     const details: Record<string, unknown> = {
       reason: verdict.reason,
-      ...(verdict.reason === "expired" ? { expires: verdict.expires, today } : {}),
+      ...(verdict.reason === "expired" || verdict.reason === "bad-expiry"
+        ? { expires: verdict.expires, today }
+        : {}),
       inheritedFrom: inherited ? { record: parent.label, commit: p.commit } : null,
       outcome: outcome ?? null,
       mode: c.mode,

@@ -224,6 +224,71 @@ describe("self-approved", () => {
     expect(selfCodes(fs)[0]?.[1]).toContain("the extended freeze of t::ext has no approved_by");
   });
 
+  it("a changed, extended or re-opened freeze needs an approval given for the change", () => {
+    const bob = { approved_by: "bob" };
+    const base = ledger(
+      [
+        freeze("t::reopen", { ...bob, opened: "2026-10-01", expires: "2026-10-10" }),
+        freeze("t::extend", bob),
+        freeze("t::prop", bob),
+        freeze("t::same", bob),
+        freeze("t::respelled", bob),
+        freeze("t::newapprover", bob),
+      ],
+      [],
+      approval,
+    );
+    const head = ledger(
+      [
+        freeze("t::reopen", {
+          approved_by: "Bob <bob@example.com>",
+          opened: "2026-10-18",
+          expires: "2026-10-31",
+          compensating_property: "tests/props/test_q.py::test_q",
+        }),
+        freeze("t::extend", { ...bob, expires: "2026-10-30" }),
+        freeze("t::prop", { ...bob, compensating_property: "tests/props/test_q.py::test_q" }),
+        freeze("t::same", bob),
+        freeze("t::respelled", { approved_by: "bob@example.com" }),
+        freeze("t::newapprover", { approved_by: "carol", expires: "2026-10-30" }),
+      ],
+      [],
+      approval,
+    );
+    const ids = ["t::reopen", "t::extend", "t::prop", "t::respelled", "t::newapprover"];
+    const authors: FreezeAuthors = {
+      byTestId: new Map(ids.map((id) => [id, [AGENT]])),
+      anyEntry: [],
+    };
+    expect(selfCodes(run({ base, head, authors }))).toEqual([
+      [
+        "t::extend",
+        "the extended freeze of t::extend keeps the approval of bob, given before its expires changed (name who approved this change in approved_by), and policy.require_approval is on",
+      ],
+      [
+        "t::prop",
+        "the changed freeze of t::prop keeps the approval of bob, given before its compensating_property changed (name who approved this change in approved_by), and policy.require_approval is on",
+      ],
+      [
+        "t::reopen",
+        "the re-opened freeze of t::reopen keeps the approval of Bob <bob@example.com>, given before its opened, expires, compensating_property changed (name who approved this change in approved_by), and policy.require_approval is on",
+      ],
+    ]);
+    // A second entry for the same test is no way around it either.
+    const dup = ledger([freeze("t::prop", bob), freeze("t::prop", { ...bob, reason: "new" })]);
+    const fs = run({
+      base,
+      head: { ...dup, policy: head.policy },
+      authors: { byTestId: new Map([["t::prop", [AGENT]]]), anyEntry: [] },
+    });
+    expect(selfCodes(fs)).toEqual([
+      [
+        "t::prop",
+        "the new freeze of t::prop keeps the approval of bob, given before its reason changed (name who approved this change in approved_by), and policy.require_approval is on",
+      ],
+    ]);
+  });
+
   it("fails closed when git could not say who made the change", () => {
     const fs = run({
       base: ledger([], [], approval),

@@ -262,6 +262,53 @@ describe("checkQueue", () => {
     expect(summary(renewed)).toEqual([]);
   });
 
+  it("an expiry that is not a real day justifies nothing (full-width digits, blank)", () => {
+    const fullWidth = input({
+      childLedger: {
+        sha256: LEDGER_SHA,
+        ledger: ledger([
+          freeze(FLAKY, { opened: "２０２６-１０-０１", expires: "２０２６-１０-１０" }),
+        ]),
+      },
+    });
+    const [finding] = checkQueue(fullWidth).result.findings;
+    expect(finding).toMatchObject({
+      code: "inherited-skip",
+      severity: "error",
+      testId: FLAKY,
+      details: { reason: "bad-expiry", expires: "２０２６-１０-１０", today: TODAY },
+    });
+    expect(finding?.message).toBe(
+      `${FLAKY} was frozen in the child's run (ran without gating, failed), but its freeze in freeze-ledger.json at aaaaaaaaaaaa has expires "２０２６-１０-１０", which is not a real YYYY-MM-DD day, so it justifies nothing; the parent's record parent/applied.json (commit bbbbbbbbbbbb) applied the same freeze: the skip was inherited`,
+    );
+    expect(queueExitCode(checkQueue(fullWidth).result)).toBe(1);
+    for (const expires of ["", "2026-10-26\n", "2026-02-30", "soon"]) {
+      const bad = input({
+        childLedger: { sha256: LEDGER_SHA, ledger: ledger([freeze(FLAKY, { expires })]) },
+      });
+      expect(summary(bad)).toEqual([["inherited-skip", "error", FLAKY]]);
+    }
+    // A readable live entry for the same test still justifies it.
+    const alsoLive = input({
+      childLedger: {
+        sha256: LEDGER_SHA,
+        ledger: ledger([freeze(FLAKY, { expires: "soon" }), freeze(FLAKY)]),
+      },
+    });
+    expect(summary(alsoLive)).toEqual([]);
+    // The seeds' id-only lists carry no dates: their freezes stand until removed.
+    const seed = input({
+      childLedger: {
+        sha256: LEDGER_SHA,
+        ledger: {
+          ...ledger([freeze(FLAKY, { opened: "", expires: "" })]),
+          source: "seed-000-quarantine",
+        },
+      },
+    });
+    expect(summary(seed)).toEqual([]);
+  });
+
   it("matches freezes as the audit does: exact ids and '*' globs, no prefix matching", () => {
     const glob = input({
       childLedger: { sha256: LEDGER_SHA, ledger: ledger([freeze("tests/test_ledger.py::*")]) },

@@ -10,6 +10,7 @@ so the rules can be tested as plain functions.
 
 from __future__ import annotations
 
+import codecs
 import datetime as _dt
 import hashlib
 import json
@@ -42,7 +43,10 @@ _FREEZE_TEXT_FIELDS = (
 )
 _FREEZE_KEYS = _FREEZE_TEXT_FIELDS + ("reused_property", "approved_by")
 _PROPERTY_KEYS = ("id", "check", "witnessed_by", "invariant")
-_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+# ASCII digits only, matched whole (``fullmatch``): Python's ``\d`` also takes full-width and
+# other Unicode digits, which ``int`` reads but which compare as strings after every ASCII
+# day (so such a freeze would never expire), and ``$`` accepts a trailing newline.
+_DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 
 
 class LedgerError(Exception):
@@ -104,7 +108,7 @@ class LoadedLedger:
 
 def is_day(text: str) -> bool:
     """Whether ``text`` is a real calendar day written YYYY-MM-DD."""
-    match = _DAY.match(text)
+    match = _DAY.fullmatch(text)
     if not match:
         return False
     try:
@@ -154,16 +158,20 @@ def load_ledger(path: Path, label: str) -> LoadedLedger:
         raise LedgerError(f"ledger {label} is a directory, not a file", "check the path") from None
     except OSError as exc:
         raise LedgerError(f"cannot read ledger {label}: {exc.strerror}", "check the path") from None
+    # The hash is of the file's bytes as they are (BOM included): the CLI's queue check
+    # compares it with the sha256 of the checked-in file.
     digest = hashlib.sha256(data).hexdigest()
     try:
-        text = data.decode("utf-8")
+        # A leading byte-order mark is dropped, as the CLI drops it (Windows editors write one).
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
         raise LedgerError(
-            f"ledger {label} is not UTF-8 text (byte {exc.start})",
+            f"ledger {label} is not UTF-8 text (byte {exc.start + bom})",
             "save the ledger as UTF-8 JSON",
         ) from None
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        pairs = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_Object)
     except ValueError as exc:
         where = (
             f" at line {exc.lineno} column {exc.colno}"
@@ -175,12 +183,47 @@ def load_ledger(path: Path, label: str) -> LoadedLedger:
             f"ledger {label} is not valid JSON: {reason}{where}",
             "fix the JSON syntax; the ledger must be one JSON object",
         ) from None
-    return LoadedLedger(parse_ledger(value, label), digest)
+    return LoadedLedger(parse_ledger(_unique_keys(pairs, "$", label), label), digest)
 
 
 def _reject_constant(name: str) -> Any:
     # JSON has no NaN or Infinity; the CLI's JSON.parse refuses them, so must we.
     raise ValueError(f"{name} is not JSON")
+
+
+class _Object:
+    """A JSON object as json.loads read it: every member in file order, repeats included."""
+
+    def __init__(self, pairs: List[Tuple[str, Any]]) -> None:
+        self.pairs = pairs
+
+
+def _unique_keys(value: Any, path: str, label: str) -> Any:
+    """``value`` with its objects as dicts; an object that repeats a key is refused.
+
+    json.loads keeps the last of two equal keys, so a reviewer reading ``"policy"`` at the top
+    of a ledger would not see the ``"policy"`` at the bottom that takes effect. The first
+    repeat in file order is reported, in the CLI's words and with the JSON path it names.
+    """
+    if isinstance(value, list):
+        return [_unique_keys(item, f"{path}[{i}]", label) for i, item in enumerate(value)]
+    if not isinstance(value, _Object):
+        return value
+    out: Dict[str, Any] = {}
+    for key, item in value.pairs:
+        if key in out:
+            raise LedgerError(
+                f"ledger {label} has the key {_json(key)} twice in {path}: JSON readers keep "
+                "only the last one, a person reading the file sees the first",
+                f"keep one {_json(key)} in {path}",
+            )
+        member = (
+            f"{path}.{key}"
+            if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", key)
+            else f"{path}[{_json(key)}]"
+        )
+        out[key] = _unique_keys(item, member, label)
+    return out
 
 
 def parse_ledger(value: Any, label: str) -> Ledger:

@@ -50,6 +50,11 @@ def entry(test_id="t.py::test_a", **fields):
         (own(entry(expires="2026-02-30")), 'has expires "2026-02-30", which is not a real'),
         (own(entry(expires="26-10-2026")), 'has expires "26-10-2026"'),
         (own(entry(opened="yesterday")), 'has opened "yesterday"'),
+        # Only ASCII digits, the whole text: Python's \d and int() take full-width digits, which
+        # compare after every ASCII day as strings (never expired); "$" takes a final newline.
+        (own(entry(expires="２０２６-１０-１０")), 'has expires "２０２６-１０-１０", which is not a real'),
+        (own(entry(opened="٢٠٢٦-١٠-٠١")), 'has opened "٢٠٢٦-١٠-٠١"'),
+        (own(entry(expires="2026-10-26\n")), 'has expires "2026-10-26\n"'),
         (own(entry(), entry()), "t.py::test_a is frozen twice (freezes #1 and #2)"),
     ],
 )
@@ -82,7 +87,7 @@ def test_load_ledger_hashes_bytes_and_refuses_non_json(tmp_path):
     for text, fragment in [
         ("{", "is not valid JSON"),
         ('{"version": NaN}', "is not valid JSON"),
-        ("\ufeff{}", "is not valid JSON"),
+        ("\ufeff\ufeff{}", "is not valid JSON"),
     ]:
         path.write_text(text, encoding="utf-8")
         with pytest.raises(LedgerError, match=fragment):
@@ -90,6 +95,62 @@ def test_load_ledger_hashes_bytes_and_refuses_non_json(tmp_path):
     path.write_bytes(b'{"version": 1, "freezes": [{"test_id": "\xff"}]}')
     with pytest.raises(LedgerError, match="not UTF-8"):
         load_ledger(path, "x")
+    path.write_bytes(b'\xef\xbb\xbf{"version": 1, "freezes": [{"test_id": "\xff"}]}')
+    with pytest.raises(LedgerError, match=r"not UTF-8 text \(byte 43\)"):
+        load_ledger(path, "x")
+
+
+def test_load_ledger_ignores_a_bom_and_hashes_the_bytes_as_they_are(tmp_path):
+    # As the CLI reads it (README: a BOM is ignored); the hash stays that of the file's bytes,
+    # which is what the queue check compares with the checked-in ledger.
+    import hashlib
+
+    path = tmp_path / "freeze-ledger.json"
+    data = b"\xef\xbb\xbf" + json.dumps(own(entry())).encode()
+    path.write_bytes(data)
+    loaded = load_ledger(path, "x")
+    assert [f.test_id for f in loaded.ledger.freezes] == ["t.py::test_a"]
+    assert loaded.sha256 == hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            '{"version": 1, "policy": {"blocking": ["shadow"]}, "freezes": [],'
+            ' "policy": {"blocking": []}}',
+            'ledger x has the key "policy" twice in $: JSON readers keep only the last one, '
+            "a person reading the file sees the first "
+            '(fix: keep one "policy" in $)',
+        ),
+        (
+            '{"version": 1, "freezes": [{"test_id": "t.py::a"}, '
+            '{"test_id": "t.py::b", "expires": "2026-10-01", "expires": "2099-01-01"}]}',
+            'ledger x has the key "expires" twice in $.freezes[1]: JSON readers keep only the '
+            "last one, a person reading the file sees the first "
+            '(fix: keep one "expires" in $.freezes[1])',
+        ),
+        (
+            # Keys are compared decoded, and the first repeat in the file is the one named.
+            '{"version": 1, "policy": {"\\u0062locking": [], "blocking": []}, "version": 1}',
+            'ledger x has the key "blocking" twice in $.policy: JSON readers keep only the '
+            "last one, a person reading the file sees the first "
+            '(fix: keep one "blocking" in $.policy)',
+        ),
+        (
+            '{"version": 1, "properties": [{"id": "p", "odd key": {"k": 1, "k": 2}}]}',
+            'ledger x has the key "k" twice in $.properties[0]["odd key"]: JSON readers keep '
+            "only the last one, a person reading the file sees the first "
+            '(fix: keep one "k" in $.properties[0]["odd key"])',
+        ),
+    ],
+)
+def test_load_ledger_refuses_a_repeated_key(tmp_path, text, message):
+    path = tmp_path / "freeze-ledger.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LedgerError) as info:
+        load_ledger(path, "x")
+    assert str(info.value) == message
 
 
 def test_expiry_is_inclusive_of_the_expires_day():
@@ -107,6 +168,8 @@ def test_today_comes_from_the_flag_then_freezegate_now():
     assert resolve_today(None, "2026-10-18T23:30:00Z") == "2026-10-18"
     with pytest.raises(LedgerError, match="not a real day"):
         resolve_today("2026-02-30", None)
+    with pytest.raises(LedgerError, match="not a real day"):
+        resolve_today("２０２６-１０-１８", None)
     with pytest.raises(LedgerError, match="FREEZEGATE_NOW"):
         resolve_today(None, "soon")
 
