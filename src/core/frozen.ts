@@ -77,6 +77,14 @@ function malformed(label: string, why: string): InputError {
   });
 }
 
+/**
+ * A frozen list from test ids as written (e.g. a ledger's freezes), with the same rules as a
+ * parsed file: the witness gate asks "is this test frozen" exactly as the audit does.
+ */
+export function frozenListOf(ids: Iterable<string>): FrozenList {
+  return { format: "ledger", entries: dedupe([...ids]) };
+}
+
 function dedupe(ids: string[]): FrozenEntry[] {
   return [...new Set(ids)].map((pattern) => ({ pattern, isGlob: pattern.includes("*") }));
 }

@@ -1,50 +1,90 @@
 // The witness gate (seed 003): a test may be frozen only if every property it witnesses is
 // still witnessed by at least one live test. A property's own check does not count as its
-// witness; a frozen check is reported on its own.
+// witness (listing it in witnessed_by changes nothing); a frozen check is reported on its own.
+// "Frozen" follows the audit's and the plugin's rules (src/core/frozen.ts): an exact entry
+// freezes that id only, an entry with "*" is a glob. A hand-written glob freeze that takes a
+// property's last witness must fail the gate as an exact freeze of it does.
 
 import type { Finding } from "./findings.js";
+import { frozenListOf, lookupOf, resolveFrozen } from "./frozen.js";
 import type { Ledger } from "./ledger-model.js";
 
-/** Test ids frozen by the ledger. */
-export function frozenIds(ledger: Ledger): Set<string> {
-  return new Set(ledger.freezes.map((f) => f.test_id));
+/** The test ids the ledger's freezes name, as written (exact ids and globs). */
+export function frozenIds(ledger: Ledger): string[] {
+  return ledger.freezes.map((f) => f.test_id);
 }
 
+/**
+ * Which of `tests` the frozen entries freeze -> the entry that freezes it. An exact entry wins
+ * over a glob (as in the plugin), so a message names the glob only when nothing else applies.
+ */
+export function frozenBy(frozen: Iterable<string>, tests: Iterable<string>): Map<string, string> {
+  const { matches } = resolveFrozen(frozenListOf(frozen), lookupOf(tests));
+  const by = new Map<string, string>();
+  for (const glob of [false, true]) {
+    for (const [pattern, ids] of matches) {
+      if (pattern.includes("*") !== glob) continue;
+      for (const id of ids) if (!by.has(id)) by.set(id, pattern);
+    }
+  }
+  return by;
+}
+
+/**
+ * The witness findings. `frozen`: the frozen entries as written (default: the ledger's
+ * freezes); `witnessLoss` passes them with the tests about to be frozen.
+ */
 export function checkWitnesses(
   ledger: Ledger,
-  frozen: ReadonlySet<string> = frozenIds(ledger),
+  frozen: Iterable<string> = frozenIds(ledger),
 ): Finding[] {
+  const named = ledger.properties.flatMap((p) => [p.check, ...p.witnessed_by]);
+  const by = frozenBy(frozen, named);
+  const shown = (id: string): string => {
+    const entry = by.get(id);
+    return entry === undefined || entry === id ? id : `${id} (by the glob ${entry})`;
+  };
+  const globs = (ids: readonly string[]) => {
+    const viaGlob = ids.filter((id) => by.get(id) !== id).map((id) => [id, by.get(id)]);
+    return viaGlob.length === 0 ? {} : { frozenBy: Object.fromEntries(viaGlob) };
+  };
   const findings: Finding[] = [];
   for (const property of ledger.properties) {
-    const witnesses = [...new Set(property.witnessed_by)];
+    const listed = [...new Set(property.witnessed_by)];
+    // The property's own check fails with the invariant itself: it cannot be its own witness.
+    const witnesses = listed.filter((w) => w !== property.check);
     if (witnesses.length === 0) {
       findings.push({
         gate: "witness",
         code: "orphaned-property",
         severity: "error",
         propertyId: property.id,
-        message: `property ${property.id} has no witnesses recorded`,
+        message:
+          listed.length === 0
+            ? `property ${property.id} has no witnesses recorded`
+            : `property ${property.id} has no witnesses recorded besides its own check ${property.check}, which is not its witness`,
         details: { witnesses: [], takenBy: [] },
       });
-    } else if (witnesses.every((w) => frozen.has(w))) {
-      const takenBy = witnesses.filter((w) => frozen.has(w)).sort();
+    } else if (witnesses.every((w) => by.has(w))) {
+      const takenBy = [...witnesses].sort();
       findings.push({
         gate: "witness",
         code: "orphaned-property",
         severity: "error",
         propertyId: property.id,
-        message: `property ${property.id} has no live witness left: the freeze${takenBy.length === 1 ? "" : "s"} of ${takenBy.join(", ")} took ${takenBy.length === 1 ? "its last witness" : "every witness"}`,
-        details: { witnesses: witnesses.sort(), takenBy },
+        message: `property ${property.id} has no live witness left: the freeze${takenBy.length === 1 ? "" : "s"} of ${takenBy.map(shown).join(", ")} took ${takenBy.length === 1 ? "its last witness" : "every witness"}`,
+        details: { witnesses: witnesses.sort(), takenBy, ...globs(takenBy) },
       });
     }
-    if (frozen.has(property.check)) {
+    if (by.has(property.check)) {
       findings.push({
         gate: "witness",
         code: "frozen-property-check",
         severity: "error",
         propertyId: property.id,
         testId: property.check,
-        message: `property ${property.id}'s own check ${property.check} is frozen`,
+        message: `property ${property.id}'s own check ${shown(property.check)} is frozen`,
+        ...(by.get(property.check) === property.check ? {} : { details: globs([property.check]) }),
       });
     }
   }
@@ -57,9 +97,9 @@ export function checkWitnesses(
  */
 export function witnessLoss(ledger: Ledger, tests: readonly string[]): Finding[] {
   const before = new Set(checkWitnesses(ledger).map(key));
-  const frozen = frozenIds(ledger);
-  for (const t of tests) frozen.add(t);
-  return checkWitnesses(ledger, frozen).filter((f) => !before.has(key(f)));
+  return checkWitnesses(ledger, [...frozenIds(ledger), ...tests]).filter(
+    (f) => !before.has(key(f)),
+  );
 }
 
 function key(f: Finding): string {

@@ -11,10 +11,10 @@ import { mapCoverageToRepo, readDataContexts } from "../../app/run-audit.js";
 import { InputError, UsageError } from "../../core/errors.js";
 import type { Finding } from "../../core/findings.js";
 import { compileGlobs } from "../../core/globs.js";
-import { type ImpactFile, matchesTest, resolveTestIds, withdrawnLines } from "../../core/impact.js";
+import { type ImpactFile, resolveTestIds, withdrawnLines } from "../../core/impact.js";
 import type { Ledger } from "../../core/ledger-model.js";
 import { staleEvidence } from "../../core/stale.js";
-import { witnessLoss } from "../../core/witness.js";
+import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
 import { foldRanges } from "../../reporters/text.js";
 import { DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
 import { type CommandSpec, listOpt } from "../command.js";
@@ -143,13 +143,13 @@ Exit codes:
           },
         );
       }
-      const frozenIds = ledger?.freezes.map((f) => f.test_id) ?? [];
+      // The ledger's freezes match tests as the audit matches them (exact, or "*" globs);
+      // only the ids typed here stand for their parametrized cases.
+      const byFreeze = frozenBy(ledger === null ? [] : frozenIds(ledger), contexts.testIds);
       const frozen = new Set(
-        [...contexts.testIds].filter(
-          (id) => !targets.has(id) && frozenIds.some((w) => matchesTest(w, id)),
-        ),
+        [...contexts.testIds].filter((id) => !targets.has(id) && byFreeze.has(id)),
       );
-      const alreadyFrozen = [...targets].filter((id) => frozenIds.some((w) => matchesTest(w, id)));
+      const alreadyFrozen = [...targets].filter((id) => byFreeze.has(id));
       if (alreadyFrozen.length > 0) {
         notes.push(`already frozen in the ledger: ${alreadyFrozen.sort().join(", ")}`);
       }

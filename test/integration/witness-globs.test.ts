@@ -1,0 +1,143 @@
+// The witness gate resolves the ledger's freezes as the audit and the plugin do: a freeze
+// written by hand as a glob ("test_overdraft_*") takes a property's last witness exactly as a
+// freeze of the exact id does, and a property's own check listed in its witnessed_by is no
+// witness. The built CLI on a git repository made from examples/python-ledger/project.
+
+import { cpSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, runCli } from "../helpers/cli.js";
+import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
+
+const REJECTED = "tests/test_ledger.py::test_overdraft_rejected";
+const NOOP_CHECK = "tests/properties/test_ledger.py::test_rejected_withdrawal_is_a_noop";
+const BALANCE_CHECK = "tests/properties/test_ledger.py::test_balance_never_negative";
+const COLLECTED = [
+  BALANCE_CHECK,
+  NOOP_CHECK,
+  REJECTED,
+  "tests/test_ledger.py::test_withdraw_more_than_balance",
+  "tests/test_ledger.py::test_deposit_adds",
+];
+
+interface LedgerDoc {
+  freezes: object[];
+  properties: { id: string; witnessed_by: string[] }[];
+}
+
+function freeze(testId: string): object {
+  return {
+    test_id: testId,
+    reason: "order-dependent",
+    owner: "finley",
+    opened: "2026-10-12",
+    expires: "2026-10-26",
+    invariant: "a rejected withdrawal changes nothing",
+    compensating_property: NOOP_CHECK,
+    reused_property: true,
+  };
+}
+
+let repo: TempRepo;
+
+beforeAll(() => {
+  repo = makeTempRepo();
+  cpSync(join(REPO_ROOT, "examples/python-ledger/project"), repo.dir, { recursive: true });
+  repo.write("collected.txt", `${COLLECTED.join("\n")}\n\n5 tests collected in 0.01s\n`);
+  repo.commit("base");
+  repo.git("branch", "base");
+  repo.git("switch", "-q", "-c", "patch");
+});
+afterEach(() => repo.git("reset", "-q", "--hard", "base"));
+afterAll(() => repo.cleanup());
+
+/** Commit the example's ledger as `edit` changes it (a hand-edited ledger, as a patch would). */
+function commitLedger(edit: (doc: LedgerDoc) => void): void {
+  const doc = JSON.parse(readFileSync(repo.path("freeze-ledger.json"), "utf8")) as LedgerDoc;
+  edit(doc);
+  repo.write("freeze-ledger.json", `${JSON.stringify(doc, null, 2)}\n`);
+  repo.commit("ledger");
+}
+
+const witnessCheck = () => runCli(["witness", "check", "--base", "base"], { cwd: repo.dir });
+const JUDGED = "note: the ledger freeze-ledger.json changed in base...HEAD: judged\n";
+
+describe("witness check with hand-written glob freezes", () => {
+  it("a glob freeze of the last witness fails the gate as the exact freeze does", () => {
+    commitLedger((doc) => doc.freezes.push(freeze("tests/test_ledger.py::test_overdraft_*")));
+    const r = witnessCheck();
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(
+      `error   orphaned-property: property prop.ledger.rejected_is_noop has no live witness left: the freeze of ${REJECTED} (by the glob tests/test_ledger.py::test_overdraft_*) took its last witness\n\n${JUDGED}witness gate: FAILED (1 error)\n`,
+    );
+    expect(r.status).toBe(1);
+
+    commitLedger((doc) => {
+      doc.freezes = [freeze(REJECTED)];
+    });
+    const exact = witnessCheck();
+    expect(exact.stdout).toBe(
+      `error   orphaned-property: property prop.ledger.rejected_is_noop has no live witness left: the freeze of ${REJECTED} took its last witness\n\n${JUDGED}witness gate: FAILED (1 error)\n`,
+    );
+    expect(exact.status).toBe(1);
+  });
+
+  it("a glob that freezes a property's own check is frozen-property-check", () => {
+    commitLedger((doc) => doc.freezes.push(freeze("tests/properties/test_ledger.py::test_rej*")));
+    const r = witnessCheck();
+    expect(r.stdout).toBe(
+      `error   frozen-property-check: property prop.ledger.rejected_is_noop's own check ${NOOP_CHECK} (by the glob tests/properties/test_ledger.py::test_rej*) is frozen\n\n${JUDGED}witness gate: FAILED (1 error)\n`,
+    );
+    expect(r.status).toBe(1);
+  });
+
+  it("a glob matching no witness or check takes nothing", () => {
+    commitLedger((doc) => doc.freezes.push(freeze("tests/test_ledger.py::test_deposit_*")));
+    const r = witnessCheck();
+    expect(r.stdout).toBe(`${JUDGED}witness gate: passed\n`);
+    expect(r.status).toBe(0);
+  });
+
+  it("freeze refuses the last live witness when a glob froze the other one", () => {
+    commitLedger((doc) => doc.freezes.push(freeze("tests/test_ledger.py::test_withdraw_*")));
+    const r = runCli(
+      [
+        "freeze",
+        REJECTED,
+        "--owner",
+        "finley",
+        "--reason",
+        "order-dependent",
+        "--invariant",
+        "balance never negative",
+        "--property",
+        BALANCE_CHECK,
+        "--collected",
+        "collected.txt",
+        "--today",
+        "2026-10-12",
+      ],
+      { cwd: repo.dir },
+    );
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      `freezegate: refused to freeze ${REJECTED}: property prop.ledger.balance_non_negative has no live witness left: the freezes of ${REJECTED}, tests/test_ledger.py::test_withdraw_more_than_balance (by the glob tests/test_ledger.py::test_withdraw_*) took every witness; property prop.ledger.rejected_is_noop has no live witness left: the freeze of ${REJECTED} took its last witness (fix: give the property another live witness in its witnessed_by first; or pass --force to record the freeze anyway)\n`,
+    );
+    expect(r.status).toBe(1);
+  });
+});
+
+describe("a property's own check is not its witness", () => {
+  it("listing the check in witnessed_by does not keep a property with its last witness frozen", () => {
+    commitLedger((doc) => {
+      doc.freezes.push(freeze(REJECTED));
+      const noop = doc.properties.find((p) => p.id === "prop.ledger.rejected_is_noop");
+      noop?.witnessed_by.push(NOOP_CHECK);
+    });
+    const r = witnessCheck();
+    expect(r.stdout).toBe(
+      `error   orphaned-property: property prop.ledger.rejected_is_noop has no live witness left: the freeze of ${REJECTED} took its last witness\n\n${JUDGED}witness gate: FAILED (1 error)\n`,
+    );
+    expect(r.status).toBe(1);
+  });
+});

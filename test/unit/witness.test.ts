@@ -1,0 +1,150 @@
+// The witness gate as a pure function: "is this test frozen" follows the audit's rules (exact
+// ids exactly, entries with "*" as globs), and a property's own check is never its witness.
+
+import { describe, expect, it } from "vitest";
+import { emptyLedger } from "../../src/core/ledger.js";
+import type { Freeze, Ledger, Property } from "../../src/core/ledger-model.js";
+import { checkWitnesses, frozenBy, witnessLoss } from "../../src/core/witness.js";
+
+const REJECTED = "tests/test_ledger.py::test_overdraft_rejected";
+const MORE = "tests/test_ledger.py::test_withdraw_more_than_balance";
+const NOOP_CHECK = "tests/properties/test_ledger.py::test_rejected_withdrawal_is_a_noop";
+const BALANCE_CHECK = "tests/properties/test_ledger.py::test_balance_never_negative";
+
+const NOOP: Property = { id: "prop.noop", check: NOOP_CHECK, witnessed_by: [REJECTED] };
+const BALANCE: Property = {
+  id: "prop.balance",
+  check: BALANCE_CHECK,
+  witnessed_by: [REJECTED, MORE],
+};
+
+function freeze(testId: string): Freeze {
+  return {
+    test_id: testId,
+    reason: "flaky",
+    owner: "finley",
+    opened: "2026-10-12",
+    expires: "2026-10-26",
+    invariant: "x",
+    compensating_property: NOOP_CHECK,
+    reused_property: true,
+  };
+}
+
+function ledger(frozen: string[], properties: Property[] = [NOOP, BALANCE]): Ledger {
+  return { ...emptyLedger(), freezes: frozen.map(freeze), properties };
+}
+
+const messages = (l: Ledger) => checkWitnesses(l).map((f) => `${f.code}: ${f.message}`);
+
+describe("checkWitnesses: frozen as the audit resolves it", () => {
+  it("an exact freeze of the last witness orphans the property (unchanged message)", () => {
+    expect(messages(ledger([REJECTED]))).toEqual([
+      `orphaned-property: property prop.noop has no live witness left: the freeze of ${REJECTED} took its last witness`,
+    ]);
+  });
+
+  it("a glob freeze of the last witness orphans it too, and the message names the glob", () => {
+    const findings = checkWitnesses(ledger(["tests/test_ledger.py::test_overdraft_*"]));
+    expect(findings).toEqual([
+      {
+        gate: "witness",
+        code: "orphaned-property",
+        severity: "error",
+        propertyId: "prop.noop",
+        message: `property prop.noop has no live witness left: the freeze of ${REJECTED} (by the glob tests/test_ledger.py::test_overdraft_*) took its last witness`,
+        details: {
+          witnesses: [REJECTED],
+          takenBy: [REJECTED],
+          frozenBy: { [REJECTED]: "tests/test_ledger.py::test_overdraft_*" },
+        },
+      },
+    ]);
+    // A glob over the whole file takes every witness of both properties, and both checks' file
+    // is another one, so only the witnesses go.
+    expect(messages(ledger(["tests/test_ledger.py::*"]))).toEqual([
+      `orphaned-property: property prop.noop has no live witness left: the freeze of ${REJECTED} (by the glob tests/test_ledger.py::*) took its last witness`,
+      `orphaned-property: property prop.balance has no live witness left: the freezes of ${REJECTED} (by the glob tests/test_ledger.py::*), ${MORE} (by the glob tests/test_ledger.py::*) took every witness`,
+    ]);
+  });
+
+  it("an exact entry wins over a glob in the message; exact ids never match as prefixes", () => {
+    expect(messages(ledger(["tests/test_ledger.py::*", REJECTED], [NOOP]))).toEqual([
+      `orphaned-property: property prop.noop has no live witness left: the freeze of ${REJECTED} took its last witness`,
+    ]);
+    // No suffix/prefix matching and no parametrized-case matching for exact ids; "[" is literal.
+    expect(messages(ledger(["tests/test_ledger.py::test_overdraft"]))).toEqual([]);
+    const param: Property = { id: "prop.p", check: NOOP_CHECK, witnessed_by: [`${REJECTED}[1]`] };
+    expect(messages(ledger([REJECTED], [param]))).toEqual([]);
+    expect(messages(ledger([`${REJECTED}[*]`], [param]))).toEqual([
+      `orphaned-property: property prop.p has no live witness left: the freeze of ${REJECTED}[1] (by the glob ${REJECTED}[*]) took its last witness`,
+    ]);
+  });
+
+  it("a glob that freezes a property's own check is frozen-property-check", () => {
+    expect(checkWitnesses(ledger(["tests/properties/*"], [NOOP]))).toEqual([
+      {
+        gate: "witness",
+        code: "frozen-property-check",
+        severity: "error",
+        propertyId: "prop.noop",
+        testId: NOOP_CHECK,
+        message: `property prop.noop's own check ${NOOP_CHECK} (by the glob tests/properties/*) is frozen`,
+        details: { frozenBy: { [NOOP_CHECK]: "tests/properties/*" } },
+      },
+    ]);
+  });
+
+  it("frozenBy maps each frozen test to the entry that freezes it", () => {
+    expect(frozenBy(["a::t_*", "a::t_1"], ["a::t_1", "a::t_2", "b::t_1"])).toEqual(
+      new Map([
+        ["a::t_1", "a::t_1"],
+        ["a::t_2", "a::t_*"],
+      ]),
+    );
+  });
+});
+
+describe("witnessLoss with glob freezes in the ledger", () => {
+  it("freezing the other witness of a property a glob half-froze takes its last witness", () => {
+    const l = ledger(["tests/test_ledger.py::test_withdraw_*"]);
+    expect(checkWitnesses(l)).toEqual([]);
+    expect(witnessLoss(l, [REJECTED]).map((f) => f.propertyId)).toEqual([
+      "prop.noop",
+      "prop.balance",
+    ]);
+  });
+
+  it("a test a glob already froze withdraws nothing new", () => {
+    expect(witnessLoss(ledger(["tests/test_ledger.py::test_overdraft_*"]), [REJECTED])).toEqual([]);
+  });
+});
+
+describe("a property's own check is not its witness", () => {
+  it("listed beside a frozen witness, the check does not keep the property witnessed", () => {
+    const selfWitnessed: Property = { ...NOOP, witnessed_by: [REJECTED, NOOP_CHECK] };
+    expect(messages(ledger([REJECTED], [selfWitnessed]))).toEqual([
+      `orphaned-property: property prop.noop has no live witness left: the freeze of ${REJECTED} took its last witness`,
+    ]);
+    expect(witnessLoss(ledger([], [selfWitnessed]), [REJECTED]).map((f) => f.code)).toEqual([
+      "orphaned-property",
+    ]);
+  });
+
+  it("listed alone, the property has no witness recorded", () => {
+    const only: Property = { ...NOOP, witnessed_by: [NOOP_CHECK] };
+    expect(checkWitnesses(ledger([], [only]))).toEqual([
+      {
+        gate: "witness",
+        code: "orphaned-property",
+        severity: "error",
+        propertyId: "prop.noop",
+        message: `property prop.noop has no witnesses recorded besides its own check ${NOOP_CHECK}, which is not its witness`,
+        details: { witnesses: [], takenBy: [] },
+      },
+    ]);
+    expect(messages(ledger([], [{ ...NOOP, witnessed_by: [] }]))).toEqual([
+      "orphaned-property: property prop.noop has no witnesses recorded",
+    ]);
+  });
+});
