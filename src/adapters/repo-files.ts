@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { GitError, InputError } from "../core/errors.js";
+import { parseJsonText } from "../core/json-text.js";
 
 /** Read a UTF-8 text file; a missing or unreadable file is an InputError naming `label`. */
 export function readTextFile(path: string, label: string): string {
@@ -36,20 +37,12 @@ export function readFileBytes(path: string, label: string): Buffer {
   }
 }
 
-/** Read and parse a JSON file; syntax errors name the file and position. */
+/**
+ * Read and parse a JSON file; syntax errors name the file and position. A byte-order mark is
+ * skipped and a repeated key refused (src/core/json-text.ts), as for JSON read from git.
+ */
 export function readJsonFile(path: string, label: string, fix?: string): unknown {
-  // Windows editors and PowerShell's Out-File start UTF-8 with a byte-order mark; JSON
-  // readers such as npm's skip it, and so does this one.
-  const read = readTextFile(path, label);
-  const text = read.charCodeAt(0) === 0xfeff ? read.slice(1) : read;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`${label} ${path} is not valid JSON: ${(error as Error).message}`, {
-      fix: fix ?? "fix the JSON syntax",
-      cause: error,
-    });
-  }
+  return parseJsonText(readTextFile(path, label), `${label} ${path}`, fix);
 }
 
 /** Python files git knows about or would add (tracked + untracked, not ignored), POSIX paths. */

@@ -3,8 +3,9 @@
 // report; the single-gate commands and `freezegate check` both call these, so a gate reads
 // the same inputs whichever command runs it.
 
-import { lstatSync, readlinkSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
+import { readHeadCommit } from "../adapters/git.js";
 import {
   changedFilesInRange,
   dirtyPaths,
@@ -24,9 +25,10 @@ import {
   parseLock,
   resolveLockPaths,
 } from "../core/generator-lock.js";
-import { parseLedger } from "../core/ledger.js";
+import { parseJsonText } from "../core/json-text.js";
+import { parseLedger, stricterPolicy } from "../core/ledger.js";
 import { checkLedgerChanges, freezeKey } from "../core/ledger-changes.js";
-import type { Gate, Ledger } from "../core/ledger-model.js";
+import { DEFAULT_POLICY, type Gate, type Ledger, type LedgerPolicy } from "../core/ledger-model.js";
 import { parseSamples, type SamplesArtifact } from "../core/samples.js";
 import { checkWitnesses } from "../core/witness.js";
 import type { KnownTests } from "./known-tests.js";
@@ -63,17 +65,45 @@ export function repoPath(root: string, path: string): string | null {
   return rel.split("\\").join("/");
 }
 
-function parseLedgerText(text: string, label: string): Ledger {
-  let value: unknown;
+/**
+ * The ledger's repository path, for reading it at commits; null when it is outside the
+ * repository. A ledger reached through a symbolic link is refused: git records the link, not
+ * the file it points to, so at the link's path the patch's edits of the real file are
+ * invisible (the witness gate would see no change, the ledger-changes gate would read the
+ * link's target text). Resolving the link instead would let a patch re-point it at another file.
+ */
+export function ledgerRepoPath(ctx: GateContext): string | null {
+  const rel = repoPath(ctx.root, ctx.ledgerPath);
+  if (rel === null) return null;
+  let real: string;
   try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`ledger ${label} is not valid JSON: ${(error as Error).message}`, {
-      fix: "fix the JSON syntax",
-      cause: error,
-    });
+    real = realpathSync(ctx.ledgerPath);
+  } catch {
+    return rel; // missing (or a dangling link): reading it says so
   }
-  return parseLedger(value, label);
+  const realRel = repoPath(realpathSync(ctx.root), real);
+  if (realRel !== rel) {
+    const target = realRel ?? real;
+    const how = lstatSync(ctx.ledgerPath).isSymbolicLink()
+      ? `is a symbolic link to ${target}`
+      : `lies under a symbolic link (it is ${target})`;
+    throw new InputError(
+      `the ledger ${ctx.ledgerLabel} ${how}: git records the link, not the ledger, so the ledger's changes cannot be read from the commits`,
+      { fix: `point --ledger (or the "ledger" config key) at the real file ${target}` },
+    );
+  }
+  return rel;
+}
+
+export function parseLedgerText(text: string, label: string): Ledger {
+  return parseLedger(parseJsonText(text, `ledger ${label}`), label);
+}
+
+/** The ledger at a commit (BOM skipped, as on disk); null when absent; throws when unparsable. */
+async function readLedgerAt(root: string, rev: string, path: string): Promise<Ledger | null> {
+  const bytes = await fileAtRevision(root, rev, path);
+  if (bytes === null) return null;
+  return parseLedgerText(bytes.toString("utf8"), `${path} at ${rev.slice(0, 12)}`);
 }
 
 /** The ledger at a commit: parsed, null when absent, "unreadable" when it does not parse. */
@@ -82,14 +112,76 @@ async function ledgerAt(
   rev: string,
   path: string,
 ): Promise<Ledger | null | "unreadable"> {
-  const bytes = await fileAtRevision(root, rev, path);
-  if (bytes === null) return null;
   try {
-    return parseLedgerText(bytes.toString("utf8"), `${path} at ${rev.slice(0, 12)}`);
+    return await readLedgerAt(root, rev, path);
   } catch (error) {
     if (error instanceof FreezegateError) return "unreadable";
     throw error;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The policy a patch is judged with.
+
+export interface PatchLedger {
+  /** The ledger on disk, with the policy the patch is judged by (see stricterPolicy). */
+  ledger: Ledger;
+  /** The disk ledger's own policy. */
+  own: LedgerPolicy;
+  /** The ledger at the merge base: null when absent there, "unreadable" when it does not parse. */
+  base: Ledger | null | "unreadable";
+}
+
+/**
+ * The ledger on disk judged with the stricter of its own policy and the merge base's: a patch
+ * that edits the policy cannot disarm the gates that judge it. A ledger the merge base does not
+ * have is judged by its own policy; one the merge base has but that does not parse there, by
+ * its own made no looser than the default policy.
+ */
+export async function patchLedger(
+  ctx: GateContext,
+  mergeBase: string,
+  ledger: Ledger = readLedgerFile(ctx.ledgerPath),
+): Promise<PatchLedger> {
+  const rel = ledgerRepoPath(ctx);
+  const base = rel === null ? null : await ledgerAt(ctx.root, mergeBase, rel);
+  const own = ledger.policy;
+  if (base === null) return { ledger, own, base };
+  const strict = stricterPolicy(base === "unreadable" ? DEFAULT_POLICY : base.policy, own);
+  return { ledger: { ...ledger, policy: strict.policy }, own, base };
+}
+
+/** What the report should say about the policy a gate was judged with, when not its own. */
+export function policyNotes(patch: PatchLedger, gate: Gate): string[] {
+  const notes: string[] = [];
+  const { policy } = patch.ledger;
+  const { own } = patch;
+  const from =
+    patch.base === "unreadable"
+      ? "the default policy (the ledger at the merge base could not be read)"
+      : "the merge base's policy";
+  if (policy.blocking.includes(gate) && !own.blocking.includes(gate)) {
+    notes.push(
+      `blocking, as ${from} makes it: this patch's policy.blocking applies from the next patch on`,
+    );
+  }
+  if (gate === "deposit" && policy.min_distinct !== own.min_distinct) {
+    notes.push(
+      `min_distinct ${policy.min_distinct}, from ${from}, not this patch's ${own.min_distinct}`,
+    );
+  }
+  if (gate === "shape" && policy.max_window_days !== own.max_window_days) {
+    notes.push(
+      `max_window_days ${policy.max_window_days}, from ${from}, not this patch's ${own.max_window_days}`,
+    );
+  }
+  if (gate === "lock") {
+    const extra = policy.generator_lock.filter((e) => !own.generator_lock.includes(e));
+    if (extra.length > 0) {
+      notes.push(`also locked, as ${from} lists them: ${extra.join(", ")}`);
+    }
+  }
+  return notes;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -104,14 +196,17 @@ export interface WitnessGateOptions {
 
 export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions): Promise<GateRun> {
   const notes: string[] = [];
-  if (opts.base !== undefined && !opts.always) {
-    const rel = repoPath(ctx.root, ctx.ledgerPath);
-    if (rel === null) {
+  let patch: PatchLedger | null = null;
+  if (opts.base !== undefined) {
+    const rel = ledgerRepoPath(ctx);
+    const { changed, mergeBase } = await changedFilesInRange(ctx.root, opts.base);
+    if (opts.always) {
+      notes.push("--always: judged whether or not the ledger changed");
+    } else if (rel === null) {
       notes.push(
         `the ledger ${ctx.ledgerLabel} is outside the repository, so whether it changed cannot be told: judged`,
       );
     } else {
-      const { changed } = await changedFilesInRange(ctx.root, opts.base);
       const dirty = (await dirtyPaths(ctx.root, [rel])).length > 0;
       if (!changed.has(rel) && !dirty) {
         return {
@@ -130,12 +225,14 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
           : `the ledger ${ctx.ledgerLabel} changed in ${opts.base}...HEAD: judged`,
       );
     }
+    patch = await patchLedger(ctx, mergeBase);
+    notes.push(...policyNotes(patch, "witness"));
   } else if (opts.always) {
     notes.push("--always: judged whether or not the ledger changed");
   } else {
     notes.push("no --base: judged without asking whether the ledger changed");
   }
-  const ledger = readLedgerFile(ctx.ledgerPath);
+  const ledger = patch?.ledger ?? readLedgerFile(ctx.ledgerPath);
   if (ledger.properties.length === 0) {
     notes.push(`the ledger ${ctx.ledgerLabel} records no properties, so no witness can be lost`);
   }
@@ -164,12 +261,14 @@ export function readSamples(path: string): SamplesArtifact {
 
 export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions): Promise<GateRun> {
   const notes: string[] = [];
-  const ledger = readLedgerFile(ctx.ledgerPath);
+  const onDisk = readLedgerFile(ctx.ledgerPath);
   const samples = opts.samplesPath === undefined ? null : readSamples(opts.samplesPath);
   const { changed, mergeBase } = await changedFilesInRange(ctx.root, opts.base);
+  const patch = await patchLedger(ctx, mergeBase, onDisk);
+  const { ledger } = patch;
+  notes.push(...policyNotes(patch, "deposit"));
   // Only freezes this patch adds or changes owe their deposit in this diff.
-  const rel = repoPath(ctx.root, ctx.ledgerPath);
-  const before = rel === null ? "unreadable" : await ledgerAt(ctx.root, mergeBase, rel);
+  const before = ledgerRepoPath(ctx) === null ? "unreadable" : patch.base;
   let due: Set<string> | null = null;
   if (before === "unreadable") {
     notes.push(
@@ -191,6 +290,7 @@ export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions)
     collected: opts.known.ids,
     changedFiles: changed,
     samples,
+    headCommit: await readHeadCommit(ctx.root),
     depositDue: due,
     testRoot: opts.testRoot,
   });
@@ -201,26 +301,40 @@ export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions)
 // Generator lock.
 
 /**
- * A work-tree file's bytes as git would store them: a symbolic link is its target path (git
- * does not follow links), so the lock written here matches one computed from a commit.
+ * A generator file's bytes in the work tree. A symbolic link is refused: git stores a link as
+ * its target's path, so the lock would pin that text, and a patch could change the generator
+ * the link points to without moving the lock.
  */
 function readRepoFile(root: string, path: string): Buffer {
   const full = join(root, path);
+  let link: string | null = null;
   try {
-    if (lstatSync(full).isSymbolicLink()) return Buffer.from(readlinkSync(full), "utf8");
+    if (lstatSync(full).isSymbolicLink()) link = readlinkSync(full);
   } catch (error) {
     throw new InputError(`generator_lock file "${path}" does not exist in the work tree`, {
       fix: "restore it, or remove it from policy.generator_lock",
       cause: error,
     });
   }
+  if (link !== null) {
+    throw new InputError(
+      `generator_lock file "${path}" is a symbolic link (to ${link}): the lock would pin the link, not the generator's code`,
+      {
+        fix: "name the file it points to in policy.generator_lock; a glob must not match the link",
+      },
+    );
+  }
   return readFileBytes(full, `generator_lock file ${path}`);
+}
+
+/** The lock of these repository files as they are in the work tree. */
+function lockOf(root: string, paths: readonly string[]): LockFile {
+  return buildLock(new Map(paths.map((p) => [p, readRepoFile(root, p)])));
 }
 
 /** The lock the configured generator files give now (work tree). */
 export async function computeLock(root: string, patterns: readonly string[]): Promise<LockFile> {
-  const paths = resolveLockPaths(patterns, await listRepoFiles(root));
-  return buildLock(new Map(paths.map((p) => [p, readRepoFile(root, p)])));
+  return lockOf(root, resolveLockPaths(patterns, await listRepoFiles(root)));
 }
 
 export function readLockFile(path: string, label: string): LockFile | null {
@@ -237,7 +351,20 @@ export interface LockGateOptions {
 
 export async function runLockGate(ctx: GateContext, opts: LockGateOptions): Promise<GateRun> {
   const notes: string[] = [];
-  const ledger = readLedgerFile(ctx.ledgerPath);
+  let ledger: Ledger;
+  let own: readonly string[];
+  let rangeFiles: { changed: Set<string>; mergeBase: string } | null = null;
+  if (opts.base !== undefined) {
+    // The merge base's entries stay locked in this patch (a patch cannot unlock what it changes).
+    rangeFiles = await changedFilesInRange(ctx.root, opts.base);
+    const patch = await patchLedger(ctx, rangeFiles.mergeBase);
+    ledger = patch.ledger;
+    own = patch.own.generator_lock;
+    notes.push(...policyNotes(patch, "lock"));
+  } else {
+    ledger = readLedgerFile(ctx.ledgerPath);
+    own = ledger.policy.generator_lock;
+  }
   const patterns = ledger.policy.generator_lock;
   const lockLabel = repoPath(ctx.root, opts.lockPath) ?? opts.lockPath;
   const stored = readLockFile(opts.lockPath, lockLabel);
@@ -256,9 +383,34 @@ export async function runLockGate(ctx: GateContext, opts: LockGateOptions): Prom
     };
     return { result: result("lock", ledger, [finding]), notes };
   }
-  const current = await computeLock(ctx.root, patterns);
+  // This patch's own entries must name files (a typo is an input error); an entry only the
+  // merge base lists that names nothing now was removed together with its file: a finding.
+  const repoFiles = await listRepoFiles(ctx.root);
+  const paths = new Set(own.length === 0 ? [] : resolveLockPaths(own, repoFiles));
+  const findings: Finding[] = [];
+  for (const entry of patterns.filter((e) => !own.includes(e))) {
+    let hits: string[] = [];
+    try {
+      hits = resolveLockPaths([entry], repoFiles);
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+    }
+    for (const h of hits) paths.add(h);
+    if (hits.length === 0) {
+      findings.push({
+        gate: "lock",
+        code: "lock-moved",
+        severity: "error",
+        path: lockLabel,
+        message: `the merge base's policy.generator_lock locks "${entry}", which names no file now: this patch removes a locked generator and its lock entry at once (remove the entry in one patch, the file in the next)`,
+        details: { entry },
+      });
+    }
+  }
+  if (paths.size === 0) return { result: result("lock", ledger, findings), notes };
+  const current = lockOf(ctx.root, [...paths].sort());
   let range: { storedAtBase: LockFile | null; changedFiles: ReadonlySet<string> } | null = null;
-  if (opts.base !== undefined) {
+  if (rangeFiles !== null) {
     const lockRel = repoPath(ctx.root, opts.lockPath);
     if (lockRel === null) {
       throw new InputError(`the lock file ${opts.lockPath} is outside the repository`, {
@@ -273,16 +425,17 @@ export async function runLockGate(ctx: GateContext, opts: LockGateOptions): Prom
         { fix: "commit the changes (or run freezegate lock --check without --base)" },
       );
     }
-    const { changed, mergeBase } = await changedFilesInRange(ctx.root, opts.base);
+    const { changed, mergeBase } = rangeFiles;
     const atBase = await fileAtRevision(ctx.root, mergeBase, lockRel);
     let storedAtBase: LockFile | null = null;
     if (atBase !== null) {
       try {
         storedAtBase = parseLock(
-          JSON.parse(atBase.toString("utf8")),
+          parseJsonText(atBase.toString("utf8"), `lock file ${lockRel} at the merge base`),
           `${lockRel} at the merge base`,
         );
-      } catch {
+      } catch (error) {
+        if (!(error instanceof FreezegateError)) throw error;
         notes.push(`${lockRel} at the merge base could not be read: counted as moved`);
       }
     }
@@ -292,7 +445,7 @@ export async function runLockGate(ctx: GateContext, opts: LockGateOptions): Prom
   notes.push(
     `${Object.keys(current.files).length} generator file(s), fingerprint ${current.fingerprint}`,
   );
-  const findings = checkLock({ lockPath: lockLabel, current, stored, range });
+  findings.push(...checkLock({ lockPath: lockLabel, current, stored, range }));
   return { result: result("lock", ledger, findings), notes };
 }
 
@@ -313,7 +466,7 @@ export async function runLedgerChangesGate(
   ctx: GateContext,
   opts: LedgerChangesOptions,
 ): Promise<GateRun> {
-  const rel = repoPath(ctx.root, ctx.ledgerPath);
+  const rel = ledgerRepoPath(ctx);
   if (rel === null) {
     throw new InputError(`the ledger ${ctx.ledgerPath} is outside the repository`, {
       fix: "keep the ledger in the repository, so that its changes are reviewed",
@@ -330,11 +483,9 @@ export async function runLedgerChangesGate(
     notes.push(`the ledger ${rel} did not change in ${opts.base}...HEAD`);
   }
   const base = await ledgerAt(ctx.root, mergeBase, rel);
-  const head = await ledgerAt(ctx.root, "HEAD", rel);
-  if (head === "unreadable") {
-    // Read it from disk (identical, not dirty) for the precise parse error.
-    readLedgerFile(ctx.ledgerPath);
-  }
+  // HEAD's ledger is the one judged: one that does not parse is an input error, never read as
+  // a deleted ledger (which would judge no approval at all).
+  const head = await readLedgerAt(ctx.root, "HEAD", rel);
   if (base === "unreadable") {
     notes.push(`the ledger at the merge base could not be read: every entry counts as added`);
   }
@@ -344,13 +495,31 @@ export async function runLedgerChangesGate(
     ledgerPath: rel,
     parse: parseLedgerText,
   });
-  const headLedger = head === "unreadable" ? null : head;
   const findings = checkLedgerChanges({
     base: base === "unreadable" ? null : base,
-    head: headLedger,
+    head,
     today: opts.today,
     authors,
     ledgerPath: rel,
   });
-  return { result: result("ledger-changes", headLedger, findings), notes };
+  // Judged with the stricter of both policies (a deleted ledger: the merge base's), as in
+  // patchLedger.
+  let judged = head;
+  if (base === "unreadable" && head !== null) {
+    judged = { ...head, policy: stricterPolicy(DEFAULT_POLICY, head.policy).policy };
+  } else if (base !== null && base !== "unreadable") {
+    const strict = stricterPolicy(base.policy, head?.policy ?? base.policy);
+    judged = { ...(head ?? base), policy: strict.policy };
+    if (strict.loosened.length > 0) {
+      findings.push({
+        gate: "ledger-changes",
+        code: "ledger-changed",
+        severity: "warning",
+        path: rel,
+        message: `this patch loosens the policy (${strict.loosened.join("; ")}): the patch itself is judged with the merge base's stricter policy; the loosening applies from the next patch on`,
+        details: { change: "policy-loosened", loosened: strict.loosened },
+      });
+    }
+  }
+  return { result: result("ledger-changes", judged, findings), notes };
 }

@@ -1,9 +1,10 @@
 // `freezegate check` as an application service: the shadow audit and every ledger gate, in one
-// pass over the same inputs, as one result. Which gates block comes from the ledger's policy;
+// pass over the same inputs, as one result. Which gates block comes from the ledger's policy,
+// the stricter of the merge base's and the patch's own (a patch cannot disarm its own gates);
 // an input error in any of them stops the whole check (exit 2): a gate that could not run must
 // never count as a gate that passed.
 
-import { readLedgerFile } from "../adapters/ledger-file.js";
+import { changedFilesInRange } from "../adapters/git-history.js";
 import { InputError } from "../core/errors.js";
 import type { Finding, GateResult } from "../core/findings.js";
 import { gateFailed, sortFindings } from "../core/findings.js";
@@ -13,6 +14,8 @@ import type { ShadowAudit } from "../core/shadow-audit.js";
 import {
   type GateContext,
   type GateRun,
+  patchLedger,
+  policyNotes,
   runDepositGate,
   runLedgerChangesGate,
   runLockGate,
@@ -95,7 +98,9 @@ function asCheckGate(run: GateRun): CheckGate {
 
 export async function runCheck(request: CheckRequest): Promise<CheckRun> {
   const { gate: ctx } = request;
-  const ledger = readLedgerFile(ctx.ledgerPath);
+  const { mergeBase } = await changedFilesInRange(ctx.root, request.base);
+  const patch = await patchLedger(ctx, mergeBase);
+  const { ledger } = patch;
   const blocking = (g: Gate) => ledger.policy.blocking.includes(g);
 
   const audit = await runAudit({
@@ -112,7 +117,10 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
     testRoot: request.audit.testRoot,
   });
 
-  const gates: CheckGate[] = [shadowGate(audit.audit, blocking("shadow"))];
+  const shadow = shadowGate(audit.audit, blocking("shadow"));
+  const gates: CheckGate[] = [
+    { ...shadow, notes: [...shadow.notes, ...policyNotes(patch, "shadow")] },
+  ];
   gates.push({
     gate: "shape",
     blocking: blocking("shape"),
@@ -121,6 +129,7 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
       checkShape(ledger, { today: request.today, knownTests: knownTests.ids }),
     ),
     notes: [
+      ...policyNotes(patch, "shape"),
       `judged on ${request.today} (UTC)`,
       knownTests.ids === null
         ? `unknown-test not judged: ${knownTests.description}`

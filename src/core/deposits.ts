@@ -1,12 +1,13 @@
 // The deposit gate (seed 004): a freeze withdraws a test, so it must deposit a compensating
 // property that really ran in this patch's gate. Three facts are checked per freeze, each its
-// own finding code: the property is a collected test, its file is part of the patch (unless the
-// freeze says it reuses an existing property), and the samples artifact shows it ran on at
-// least `min_distinct` distinct inputs.
+// own finding code: the property is a collected test that no freeze mutes, its file is part
+// of the patch (unless the freeze says it reuses an existing property), and the samples
+// artifact, recorded at HEAD, shows it ran on at least `min_distinct` distinct inputs.
 
 import type { Finding } from "./findings.js";
+import { lookupOf, parseFrozenList, resolveFrozen } from "./frozen.js";
 import type { Freeze, Ledger } from "./ledger-model.js";
-import { distinctFor, type SamplesArtifact } from "./samples.js";
+import { distinctFor, requireSamplesAt, type SamplesArtifact } from "./samples.js";
 
 export interface DepositInputs {
   /** Node ids the suite has (collected ids or the coverage data's tests); null: not judged. */
@@ -15,6 +16,8 @@ export interface DepositInputs {
   changedFiles: ReadonlySet<string>;
   /** The samples artifact, or null when none was given (every deposit then lacks evidence). */
   samples: SamplesArtifact | null;
+  /** The commit being gated (HEAD): the samples artifact must have been recorded there. */
+  headCommit: string;
   /**
    * Freezes (test ids) whose deposit must be in this patch: the ones the patch adds or
    * changes. A freeze made in an earlier patch deposited its property there, so demanding it
@@ -41,6 +44,25 @@ export function nodeIdFile(id: string, testRoot = ""): string {
   return root === "" ? file : `${root}/${file}`;
 }
 
+/**
+ * The ledger's freezes (test_id patterns) that freeze `property` or one of its collected
+ * cases (`property[...]`, whose largest count stands for it), matched as the audit matches
+ * frozen ids: exact, or a glob when the id holds "*". Every freeze counts, expired or not.
+ */
+export function frozenBy(
+  property: string,
+  ledger: Ledger,
+  collected: ReadonlySet<string> | null,
+): string[] {
+  const ids = ledger.freezes.map((f) => f.test_id).filter((id) => id.trim() !== "");
+  if (ids.length === 0) return [];
+  const list = parseFrozenList({ freezes: ids.map((test_id) => ({ test_id })) }, "the ledger");
+  const prefix = `${property}[`;
+  const candidates = [property, ...[...(collected ?? [])].filter((c) => c.startsWith(prefix))];
+  const { matches } = resolveFrozen(list, lookupOf(candidates));
+  return [...matches].filter(([, tests]) => tests.length > 0).map(([pattern]) => pattern);
+}
+
 function base(freeze: Freeze): Pick<Finding, "gate" | "severity" | "testId" | "propertyId"> {
   return {
     gate: "deposit",
@@ -53,6 +75,9 @@ function base(freeze: Freeze): Pick<Finding, "gate" | "severity" | "testId" | "p
 export function checkDeposits(ledger: Ledger, inputs: DepositInputs): Finding[] {
   const findings: Finding[] = [];
   const min = ledger.policy.min_distinct;
+  // Counts from another commit's run (a cache, an old file, a hand edit) are no evidence of
+  // this commit's properties: unusable input (exit 2), never a count to judge.
+  if (inputs.samples !== null) requireSamplesAt(inputs.samples, inputs.headCommit);
   for (const freeze of ledger.freezes) {
     const property = freeze.compensating_property.trim();
     if (property === "") {
@@ -73,6 +98,22 @@ export function checkDeposits(ledger: Ledger, inputs: DepositInputs): Finding[] 
         message: `the freeze of ${freeze.test_id} deposits ${property}, which is not a collected test`,
       });
     }
+    // A frozen property's failures are muted like the withdrawn test's: it compensates
+    // nothing, however many inputs it ran on (the frozen test itself most of all).
+    const muting = frozenBy(property, ledger, inputs.collected);
+    if (muting.length > 0) {
+      const what =
+        property === freeze.test_id
+          ? "which is the frozen test itself"
+          : `which is frozen too (by ${muting.join(", ")})`;
+      findings.push({
+        ...base(freeze),
+        code: "deposit-not-collected",
+        path: file,
+        message: `the freeze of ${freeze.test_id} deposits ${property}, ${what}: a frozen test's failures do not gate, so it compensates nothing`,
+        details: { frozenBy: muting },
+      });
+    }
     const due = inputs.depositDue == null || inputs.depositDue.has(freeze.test_id);
     if (due && !freeze.reused_property && !inputs.changedFiles.has(file)) {
       findings.push({
@@ -89,7 +130,7 @@ export function checkDeposits(ledger: Ledger, inputs: DepositInputs): Finding[] 
         inputs.samples === null
           ? "no samples artifact was given, so nothing shows it ran on any input"
           : distinct === null
-            ? "the samples artifact has no count for it"
+            ? "the samples artifact has no count for it (the pytest plugin counts only tests that passed and are not frozen)"
             : `it ran on ${distinct} distinct input${distinct === 1 ? "" : "s"}`;
       findings.push({
         ...base(freeze),

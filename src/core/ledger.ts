@@ -497,3 +497,48 @@ export function describeSource(kind: LedgerSource): string {
       return "seed-000 quarantine.json";
   }
 }
+
+export interface StricterPolicy {
+  policy: LedgerPolicy;
+  /** How `head` loosens `base`, one sentence per key (empty when it does not). */
+  loosened: string[];
+}
+
+/**
+ * The policy a patch is judged with: the stricter of the merge base's and its own, key by key,
+ * so that a patch cannot switch off the gates that judge it by editing the policy in the same
+ * diff (the loosening applies from the next patch on). Gates: either side's blocking ones;
+ * inputs: the higher min_distinct; windows: the shorter max_window_days; locked generator
+ * files: either side's entries; approval: required when either side requires it.
+ */
+export function stricterPolicy(base: LedgerPolicy, head: LedgerPolicy): StricterPolicy {
+  const blocking = GATES.filter((g) => base.blocking.includes(g) || head.blocking.includes(g));
+  const lockOnlyAtBase = base.generator_lock.filter((e) => !head.generator_lock.includes(e));
+  const policy: LedgerPolicy = {
+    max_window_days: Math.min(base.max_window_days, head.max_window_days),
+    min_distinct: Math.max(base.min_distinct, head.min_distinct),
+    blocking,
+    generator_lock: [...head.generator_lock, ...lockOnlyAtBase],
+    require_approval: base.require_approval || head.require_approval,
+  };
+  const loosened: string[] = [];
+  const unblocked = base.blocking.filter((g) => !head.blocking.includes(g));
+  if (unblocked.length > 0) {
+    loosened.push(`policy.blocking no longer lists ${unblocked.join(", ")}`);
+  }
+  if (head.min_distinct < base.min_distinct) {
+    loosened.push(`policy.min_distinct lowered from ${base.min_distinct} to ${head.min_distinct}`);
+  }
+  if (head.max_window_days > base.max_window_days) {
+    loosened.push(
+      `policy.max_window_days raised from ${base.max_window_days} to ${head.max_window_days}`,
+    );
+  }
+  if (lockOnlyAtBase.length > 0) {
+    loosened.push(`policy.generator_lock no longer lists ${lockOnlyAtBase.join(", ")}`);
+  }
+  if (base.require_approval && !head.require_approval) {
+    loosened.push("policy.require_approval switched off");
+  }
+  return { policy, loosened };
+}

@@ -4,17 +4,26 @@
 // is the evidence that it did not. Parsed strictly: a misread count would pass a weak deposit.
 //
 // Two shapes are read (docs/samples-artifact.md):
-//   freezegate's own:  {"version": 1, "properties": {"<node id>": {"distinct": 12}, ...}}
+//   freezegate's own:  {"version": 2, "commit": "<sha>", "properties": {"<node id>":
+//                      {"distinct": 12}, ...}}; the commit ties the counts to the run of
+//                      the commit being gated (version 1 had none: refused, see below)
 //   seed 004's:        {"distinct": 12}  (one count for the whole session, applied to every
 //                      compensating property: the seed's conftest cannot tell them apart)
 
 import { InputError } from "./errors.js";
 
-export const SAMPLES_VERSION = 1;
+export const SAMPLES_VERSION = 2;
+
+/** A full lowercase commit id (SHA-1 or SHA-256), as `git rev-parse` prints it. */
+const COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 export type SamplesArtifact =
   | {
       kind: "per-property";
+      /** The commit the tests ran at, or null when the runner could not tell. */
+      commit: string | null;
+      /** The file, as named in messages. */
+      label: string;
       /** Property test node id -> distinct inputs it ran on. */
       properties: ReadonlyMap<string, number>;
     }
@@ -24,7 +33,10 @@ export type SamplesArtifact =
       distinct: number;
     };
 
-const FIX = `write {"version": ${SAMPLES_VERSION}, "properties": {"tests/props/test_x.py::test_y": {"distinct": 12}}} (see docs/samples-artifact.md)`;
+const FIX = `write {"version": ${SAMPLES_VERSION}, "commit": "<git rev-parse HEAD>", "properties": {"tests/props/test_x.py::test_y": {"distinct": 12}}} (see docs/samples-artifact.md)`;
+/** Version 1 recorded no commit, so its counts cannot be tied to the commit being gated. */
+const RERUN_FIX =
+  "re-run the tests on this commit with the current freezegate pytest plugin, which writes version 2 with the commit (or add the commit: see docs/samples-artifact.md)";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -61,6 +73,12 @@ export function parseSamples(value: unknown, label: string): SamplesArtifact {
     onlyKeys(value, ["distinct"], label, 'the seed format {"distinct": N}');
     return { kind: "session", distinct: count(value.distinct, label, '"distinct"') };
   }
+  if (value.version === 1) {
+    throw new InputError(
+      `samples artifact ${label}: "version" is 1, which records no commit, so its counts may come from another commit's run; this freezegate reads version ${SAMPLES_VERSION}`,
+      { fix: RERUN_FIX },
+    );
+  }
   if (value.version !== SAMPLES_VERSION) {
     fail(
       label,
@@ -68,7 +86,12 @@ export function parseSamples(value: unknown, label: string): SamplesArtifact {
       `is ${JSON.stringify(value.version)}; this freezegate reads version ${SAMPLES_VERSION} (or the seed's {"distinct": N})`,
     );
   }
-  onlyKeys(value, ["version", "properties"], label, "the top level");
+  onlyKeys(value, ["version", "commit", "properties"], label, "the top level");
+  if (!("commit" in value)) fail(label, "the top level", 'lacks "commit"');
+  const commit = value.commit;
+  if (commit !== null && (typeof commit !== "string" || !COMMIT.test(commit))) {
+    fail(label, '"commit"', `is ${JSON.stringify(commit)}, not a full lowercase commit id or null`);
+  }
   if (!isObject(value.properties)) fail(label, '"properties"', "must be an object of node ids");
   const properties = new Map<string, number>();
   for (const [id, entry] of Object.entries(value.properties)) {
@@ -81,7 +104,30 @@ export function parseSamples(value: unknown, label: string): SamplesArtifact {
     if (!("distinct" in entry)) fail(label, where, 'lacks "distinct"');
     properties.set(id, count(entry.distinct, label, `${where}.distinct`));
   }
-  return { kind: "per-property", properties };
+  return { kind: "per-property", commit: commit as string | null, label, properties };
+}
+
+/**
+ * Refuse counts that were not recorded at the commit being gated (`head`): a samples file
+ * restored from a cache, kept from an earlier run or edited by hand would vouch for inputs
+ * this commit's properties never ran on. Seed 004's file records no commit; the gate notes it.
+ */
+export function requireSamplesAt(samples: SamplesArtifact, head: string): void {
+  if (samples.kind === "session") return;
+  if (samples.commit === null) {
+    throw new InputError(
+      `samples artifact ${samples.label}: "commit" is null (the run could not tell its commit), so its counts cannot be tied to HEAD (${head.slice(0, 12)})`,
+      {
+        fix: "run the tests inside the git work tree of this commit, then pass the samples artifact that run wrote",
+      },
+    );
+  }
+  if (samples.commit !== head) {
+    throw new InputError(
+      `samples artifact ${samples.label} was recorded at commit ${samples.commit.slice(0, 12)}, not at HEAD (${head.slice(0, 12)}): its counts are another run's`,
+      { fix: "re-run the tests on this commit and pass the samples artifact that run wrote" },
+    );
+  }
 }
 
 /**

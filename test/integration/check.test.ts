@@ -49,7 +49,14 @@ function commitLedger(value: object): void {
   repo.git("commit", "-q", "-m", "ledger");
 }
 
+/** A samples artifact of a run at the current HEAD (the deposit gate refuses other commits'). */
+function samplesAtHead(distinct: number): string {
+  const commit = repo.git("rev-parse", "HEAD").trim();
+  return JSON.stringify({ version: 2, commit, properties: { [PROPERTY]: { distinct } } });
+}
+
 function check(args: string[] = []) {
+  writeFileSync(join(repo.dir, "samples.json"), samplesAtHead(9));
   return runCli(
     overrideArgs(["check", "--base", "base", "--today", TODAY, "--samples", "samples.json"], args),
     {
@@ -60,11 +67,8 @@ function check(args: string[] = []) {
 
 beforeAll(() => {
   repo = makeDemoRepo();
-  writeFileSync(
-    join(repo.dir, "samples.json"),
-    JSON.stringify({ version: 1, properties: { [PROPERTY]: { distinct: 9 } } }),
-  );
   commitLedger(ledger());
+  writeFileSync(join(repo.dir, "samples.json"), samplesAtHead(9));
 });
 afterAll(() => repo.cleanup());
 
@@ -137,6 +141,7 @@ describe("freezegate check", () => {
   });
 
   it("an expired freeze fails the shape gate, and too few inputs the deposit gate", () => {
+    writeFileSync(join(repo.dir, "samples.json"), samplesAtHead(9));
     const late = runCli(
       [
         "check",
@@ -157,10 +162,7 @@ describe("freezegate check", () => {
     const shape = report.gates.find((g: { gate: string }) => g.gate === "shape");
     expect(shape.findings.map((f: { code: string }) => f.code)).toEqual(["expired"]);
 
-    writeFileSync(
-      join(repo.dir, "few.json"),
-      JSON.stringify({ version: 1, properties: { [PROPERTY]: { distinct: 3 } } }),
-    );
+    writeFileSync(join(repo.dir, "few.json"), samplesAtHead(3));
     const few = JSON.parse(check(["--samples", "few.json", "--format", "json"]).stdout);
     expect(few.failedGates).toEqual(["shadow", "deposit"]);
   });
@@ -198,6 +200,7 @@ describe("freezegate check", () => {
 describe("freezegate stats", () => {
   it("prints the figures, appends the history and shows the trend", () => {
     const history = join(repo.dir, "history.jsonl");
+    writeFileSync(join(repo.dir, "samples.json"), samplesAtHead(9));
     const first = runCli(
       [
         "stats",

@@ -216,10 +216,6 @@ describe("deposit check against real patches", () => {
     noProp = join(dir, "collected-without-prop.txt");
     writeFileSync(noProp, `${ids.filter((i) => i !== PROP).join("\n")}\n`);
     samples = join(dir, "samples.json");
-    writeFileSync(
-      samples,
-      JSON.stringify({ version: 1, properties: { [PROP]: { distinct: 12 } } }),
-    );
     seedSamples = join(dir, "prop_samples.json");
     writeFileSync(seedSamples, JSON.stringify({ distinct: 3 }));
 
@@ -234,8 +230,15 @@ describe("deposit check against real patches", () => {
     repo.commit("freeze proration, deposit the property");
   });
 
+  /** The samples artifact of a run at the current HEAD (another commit's is refused). */
+  const samplesAtHead = () => {
+    const commit = repo.git("rev-parse", "HEAD").trim();
+    const value = { version: 2, commit, properties: { [PROP]: { distinct: 12 } } };
+    writeFileSync(samples, JSON.stringify(value));
+  };
   const check = (branch: string, extra: string[]) => {
     repo.git("checkout", "-q", branch);
+    samplesAtHead();
     return runCli(["deposit", "check", "--base", "main", "--format", "json", ...extra], {
       cwd: repo.dir,
     });
@@ -286,6 +289,7 @@ describe("deposit check against real patches", () => {
     repo.git("checkout", "-q", "-b", "later", "with-deposit");
     repo.write("src/app/ledger.py", "class Ledger:\n    balance = 1\n");
     repo.commit("unrelated");
+    samplesAtHead();
     const r = runCli(
       [
         "deposit",
@@ -306,6 +310,7 @@ describe("deposit check against real patches", () => {
       ledgerText([freeze(PRORATION, { reason: "still order-dependent" })]),
     );
     repo.commit("edit the freeze");
+    samplesAtHead();
     const due = runCli(
       [
         "deposit",
@@ -334,7 +339,11 @@ describe("deposit check against real patches", () => {
       expectOneLineError(runCli(["deposit", "check", "--base", "main"], { cwd: repo.dir })),
     ).toContain("--collected FILE");
     const bad = join(tempDir(), "bad.json");
-    writeFileSync(bad, JSON.stringify({ version: 1, properties: { [PROP]: { distinct: -2 } } }));
+    const commit = repo.git("rev-parse", "HEAD").trim();
+    writeFileSync(
+      bad,
+      JSON.stringify({ version: 2, commit, properties: { [PROP]: { distinct: -2 } } }),
+    );
     expect(
       expectOneLineError(
         runCli(["deposit", "check", "--base", "main", "--collected", collected, "--samples", bad], {
@@ -680,6 +689,25 @@ describe("impact on the bundled example's real per-test coverage", () => {
     expect(frozen.files).toEqual([
       { path: "src/billing/proration.py", lines: [14], fixtureOnly: [], ranges: "14" },
     ]);
+
+    // A hand-written glob freeze freezes REFUND as the audit reads it; a freeze of an id
+    // that only starts like REFUND's freezes nothing.
+    for (const [written, lines] of [
+      ["tests/test_billing.py::test_refund_*", [14]],
+      ["tests/test_billing.py::test_refund", []],
+    ] as const) {
+      repo.write("frozen-ledger.json", ledgerText([freeze(written)]));
+      const report = JSON.parse(
+        runCli(["impact", FULL, "--ledger", "frozen-ledger.json", "--format", "json"], {
+          cwd: repo.dir,
+        }).stdout,
+      );
+      repo.remove("frozen-ledger.json");
+      expect(
+        report.files.flatMap((f: { lines: number[] }) => f.lines),
+        written,
+      ).toEqual(lines);
+    }
   });
 
   it("reads seed 000's quarantine.json as a ledger and says the test is already frozen", () => {

@@ -169,10 +169,10 @@ describeYaml("action.yml", () => {
           properties: [],
         })}\n`,
       );
-      repo.commit("ledger");
+      const commit = repo.commit("ledger");
       writeFileSync(
         join(scratch, "samples.json"),
-        JSON.stringify({ version: 1, properties: { [PROPERTY]: { distinct: 9 } } }),
+        JSON.stringify({ version: 2, commit, properties: { [PROPERTY]: { distinct: 9 } } }),
       );
       const stats = runCli(
         [

@@ -195,6 +195,12 @@ function demoLedger(withFreeze: boolean): string {
   return `${JSON.stringify(ledger, null, 2)}\n`;
 }
 
+/** A samples artifact of a run at the repository's HEAD (the deposit gate refuses others). */
+function samplesAtHead(repo: TempRepo, distinct: number): string {
+  const commit = repo.git("rev-parse", "HEAD").trim();
+  return JSON.stringify({ version: 2, commit, properties: { [PROPERTY]: { distinct } } });
+}
+
 let demo: TempRepo;
 let demoReport: CheckReport;
 let demoSources: Map<string, string>;
@@ -205,13 +211,10 @@ let scratch: string;
 beforeAll(() => {
   scratch = mkdtempSync(join(tmpdir(), "freezegate-html-"));
   demo = makeDemoRepo();
-  demo.write(
-    "samples.json",
-    JSON.stringify({ version: 1, properties: { [PROPERTY]: { distinct: 9 } } }),
-  );
   // A real history, written by `freezegate stats` over four days: before the freeze (0%),
   // after it (50%), a run without --base (no ratio: a gap in the chart), and today.
   const stats = (today: string, base: boolean) => {
+    demo.write("samples.json", samplesAtHead(demo, 9));
     const r = runCli(
       [
         "stats",
@@ -233,6 +236,7 @@ beforeAll(() => {
   stats(TODAY, true);
   demo.git("add", "freeze-ledger.json");
   demo.git("commit", "-q", "-m", "ledger");
+  demo.write("samples.json", samplesAtHead(demo, 9));
   demoHistory = parseHistory(readFileSync(join(scratch, "history.jsonl"), "utf8"), "history");
   const htmlPath = join(scratch, "demo.html");
   demoReport = check(
@@ -278,10 +282,7 @@ describe("the HTML report of the bundled example (check with a ledger and a hist
       },
     ]);
     // The same freeze with too few inputs: the deposit state names the failing code.
-    writeFileSync(
-      demo.path("few.json"),
-      JSON.stringify({ version: 1, properties: { [PROPERTY]: { distinct: 3 } } }),
-    );
+    writeFileSync(demo.path("few.json"), samplesAtHead(demo, 3));
     const few = check(demo, ["--today", "2026-12-03", "--samples", "few.json"]);
     expect(few.ledger.entries[0]).toMatchObject({
       ageDays: 13,

@@ -106,11 +106,12 @@ const CHECK_ARGS = [
 beforeAll(() => {
   repo = makeDemoRepo();
   repo.write("freeze-ledger.json", `${JSON.stringify(LEDGER, null, 2)}\n`);
-  repo.write(
-    "samples.json",
-    JSON.stringify({ version: 1, properties: { [PROPERTY]: { distinct: 3 } } }),
-  );
-  repo.commit("ledger");
+  // Committed (the goldens list it as a changed file), then rewritten as the run at that
+  // commit writes it: the deposit gate refuses a samples artifact from another commit.
+  const samples = (commit: string | null) =>
+    JSON.stringify({ version: 2, commit, properties: { [PROPERTY]: { distinct: 3 } } });
+  repo.write("samples.json", samples(null));
+  repo.write("samples.json", samples(repo.commit("ledger")));
   mergeBase = repo.git("merge-base", "base", "HEAD").trim();
   out = realpathSync(mkdtempSync(join(tmpdir(), "freezegate-reports-")));
 });

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
 
 RECORD_VERSION = 1
-SAMPLES_VERSION = 1
+SAMPLES_VERSION = 2
 TOOL = "pytest-freezegate"
 DEFAULT_RECORD_PATH = ".freezegate/applied.json"
 DEFAULT_SAMPLES_PATH = ".freezegate/samples.json"
@@ -118,14 +118,17 @@ def applied_record(
     }
 
 
-def samples_artifact(counts: Mapping[str, int]) -> Dict[str, Any]:
-    """The version-1 samples artifact (docs/samples-artifact.md).
+def samples_artifact(commit: Optional[str], counts: Mapping[str, int]) -> Dict[str, Any]:
+    """The version-2 samples artifact (docs/samples-artifact.md).
 
-    Only ids shaped like node ids (``path::name``) are written: the deposit gate refuses the
-    whole file over one that is not, and such items (custom collectors) are no properties.
+    ``commit`` is the HEAD the tests ran at (None outside git): the deposit gate refuses
+    counts recorded at another commit than the one it gates. Only ids shaped like node ids
+    (``path::name``) are written: the deposit gate refuses the whole file over one that is
+    not, and such items (custom collectors) are no properties.
     """
     ids = sorted(n for n in counts if n.strip() == n and n.find("::") > 0)
     return {
         "version": SAMPLES_VERSION,
+        "commit": commit,
         "properties": {nodeid: {"distinct": counts[nodeid]} for nodeid in ids},
     }

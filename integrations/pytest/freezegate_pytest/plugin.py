@@ -3,7 +3,9 @@
 Seed 000 step 2: frozen tests keep RUNNING (their coverage contexts are still recorded) but
 do not gate. Seed 004 steps 3-4: the ledger is applied by one hook, the hook records what it
 did (the applied record), and compensating properties deposit evidence of their inputs (the
-samples artifact).
+samples artifact). Only a test that gates and passed is evidence: the samples artifact leaves
+out tests that failed in any phase, did not pass their call (skipped, xfailed) or are frozen
+in this run (their failures are muted, so their inputs vouch for nothing).
 
 Who does what, with and without pytest-xdist:
 - the process that collects (the only one, or each xdist worker) matches freezes to items,
@@ -259,6 +261,9 @@ class FreezegatePlugin:
         self.applied: Dict[str, Freeze] = {}
         self.outcomes: Dict[str, str] = {}
         self.failures: Dict[str, str] = {}
+        # Every test's result, for the samples artifact: whose call passed, who failed.
+        self.call_passed: Set[str] = set()
+        self.not_passed: Set[str] = set()
         self.channel: Optional[Path] = None
         self.written = False
         self.not_written = ""
@@ -406,6 +411,10 @@ class FreezegatePlugin:
     # -- reporting (the only process, or the xdist controller) ------------------------------
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed:
+            self.not_passed.add(report.nodeid)
+        elif report.when == "call" and report.passed:
+            self.call_passed.add(report.nodeid)
         phase = getattr(report, "freezegate_phase", None)
         if phase not in _RANK:
             return
@@ -436,13 +445,29 @@ class FreezegatePlugin:
             return
         self.written = True
 
+    def _evidence(self, nodeid: str) -> bool:
+        """Whether a test's inputs count: it passed (every phase) and is not frozen here.
+
+        A property that failed did not show its invariant holds on those inputs; a frozen
+        one (mode run mutes its failures, mode skip never runs it) gates nothing. Neither
+        may vouch for a freeze, so neither gets a count, not even 0.
+        """
+        return (
+            nodeid in self.call_passed
+            and nodeid not in self.not_passed
+            and nodeid not in self.applied
+        )
+
+    def _is_property(self, nodeid: str) -> bool:
+        base = nodeid.split("[", 1)[0] if nodeid.endswith("]") else nodeid
+        return nodeid in self.properties or base in self.properties
+
     def _samples(self) -> Dict[str, int]:
-        counts = self.inputs.counts()
-        # A compensating property that ran without recording anything ran on no counted
+        counts = {n: c for n, c in self.inputs.counts().items() if self._evidence(n)}
+        # A compensating property that passed without recording anything ran on no counted
         # input: say 0, so the deposit gate names the problem instead of "no count".
         for nodeid in self.final_ids or []:
-            base = nodeid.split("[", 1)[0] if nodeid.endswith("]") else nodeid
-            if (nodeid in self.properties or base in self.properties) and nodeid not in counts:
+            if self._is_property(nodeid) and self._evidence(nodeid) and nodeid not in counts:
                 counts[nodeid] = 0
         return counts
 
@@ -465,7 +490,7 @@ class FreezegatePlugin:
             expired=[f.test_id for f in self.expired],
             outcomes={k: v for k, v in self.outcomes.items() if k in self.applied},
         )
-        write_json_atomic(self.paths.samples, samples_artifact(self._samples()))
+        write_json_atomic(self.paths.samples, samples_artifact(commit, self._samples()))
         # The record last: its presence says the whole run's outputs were written.
         write_json_atomic(self.paths.record, record)
 
@@ -521,6 +546,17 @@ class FreezegatePlugin:
                 f"record: {self.paths.record_label}; samples: {self.paths.samples_label} "
                 f"({n} test{'' if n == 1 else 's'} with counted inputs)"
             )
+            uncounted = [
+                n for n in self.final_ids if self._is_property(n) and not self._evidence(n)
+            ]
+            if uncounted:
+                tr.write_line(
+                    "compensating properties without a count (failed, not run or frozen in "
+                    "this run; they cannot vouch for a freeze):",
+                    red=True,
+                )
+                for nodeid in sorted(uncounted):
+                    tr.write_line(f"  {nodeid}")
         else:
             tr.write_line(f"no record written: {self.not_written}", red=True)
 

@@ -72,7 +72,8 @@ def test_hypothesis_inputs_are_counted_and_explicit_records_win(pytester):
     result = run(pytester)
     assert result.ret == 0, result.stdout.str()
     assert samples_of(pytester) == {
-        "version": 1,
+        "version": 2,
+        "commit": None,
         "properties": {
             "test_props.py::TestInAClass::test_method": {"distinct": 20},
             "test_props.py::test_cases[1]": {"distinct": 3},
@@ -136,3 +137,115 @@ def test_q():
     result = run(pytester, "test_p.py")
     assert result.ret == 0
     assert not (pytester.path / ".freezegate" / "samples.json").exists()
+
+
+OUTCOMES = """
+import pytest
+from hypothesis import given, settings, strategies as st
+
+@pytest.fixture
+def broken_teardown():
+    yield
+    raise RuntimeError("teardown broke")
+
+@settings(max_examples=20, database=None)
+@given(st.binary(min_size=16, max_size=16))
+def test_fails_sometimes(blob):
+    assert blob[0] < 128
+
+@settings(max_examples=20, database=None)
+@given(st.binary(min_size=16, max_size=16))
+def test_frozen_and_failing(blob):
+    assert blob[0] < 128
+
+@settings(max_examples=20, database=None)
+@given(st.binary(min_size=16, max_size=16))
+def test_frozen_and_passing(blob):
+    pass
+
+@settings(max_examples=20, database=None, suppress_health_check=list(__import__("hypothesis").HealthCheck))
+@given(blob=st.binary(min_size=16, max_size=16))
+def test_teardown_fails(broken_teardown, blob):
+    pass
+
+@pytest.mark.xfail(reason="known")
+@settings(max_examples=20, database=None)
+@given(st.binary(min_size=16, max_size=16))
+def test_xfailed(blob):
+    assert blob[0] < 128
+
+@settings(max_examples=20, database=None)
+@given(st.binary(min_size=16, max_size=16))
+def test_skips_itself(blob):
+    pytest.skip("not today")
+
+@settings(max_examples=20, database=None)
+@given(st.binary(min_size=16, max_size=16))
+def test_passes(blob):
+    pass
+"""
+
+
+@pytest.mark.parametrize("mode", ["run", "skip"])
+def test_only_tests_that_passed_and_are_not_frozen_count_as_evidence(pytester, mode):
+    # A compensating property that failed (muted or not), errored, xfailed, skipped or is
+    # itself frozen did not show its invariant holding: no count, not even 0, so the deposit
+    # gate cannot take its inputs as evidence (review 13 F4: the frozen test deposited as its
+    # own compensation, failing on half its inputs, was counted with 73 inputs).
+    pytester.makepyfile(test_o=OUTCOMES)
+    frozen_failing = "test_o.py::test_frozen_and_failing"
+    write_ledger(
+        pytester,
+        freeze(frozen_failing, compensating_property=frozen_failing),
+        freeze("test_o.py::test_frozen_and_passing", compensating_property="test_o.py::test_fails_sometimes"),
+        freeze("test_o.py::test_teardown_fails", compensating_property="test_o.py::test_xfailed", opened="2026-09-20", expires="2026-10-01"),
+        freeze("test_o.py::test_skips_itself", compensating_property="test_o.py::test_passes", opened="2026-09-20", expires="2026-10-01"),
+    )
+    result = run(pytester, "--freezegate-mode", mode)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    assert samples_of(pytester) == {
+        "version": 2,
+        "commit": None,
+        "properties": {"test_o.py::test_passes": {"distinct": 20}},
+    }
+    result.stdout.fnmatch_lines(
+        [
+            "record: * samples: .freezegate/samples.json (1 test with counted inputs)",
+            "compensating properties without a count (failed, not run or frozen in this run; they cannot vouch for a freeze):",
+            "  test_o.py::test_fails_sometimes",
+            "  test_o.py::test_frozen_and_failing",
+            "  test_o.py::test_xfailed",
+        ]
+    )
+
+
+def test_a_frozen_property_that_passes_and_a_silent_one_that_fails_get_no_count(pytester):
+    # The 0 written for a compensating property that recorded nothing is for one that passed.
+    pytester.makepyfile(
+        test_s="""
+def test_silent_but_failing():
+    assert False
+
+def test_silent_and_passing():
+    pass
+
+def test_frozen():
+    pass
+"""
+    )
+    write_ledger(
+        pytester,
+        freeze("test_s.py::test_frozen", compensating_property="test_s.py::test_silent_but_failing"),
+        freeze("test_s.py::test_silent_and_passing", compensating_property="test_s.py::test_frozen"),
+    )
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert samples_of(pytester)["properties"] == {}
+    result.stdout.fnmatch_lines(
+        [
+            "compensating properties without a count*",
+            "  test_s.py::test_frozen",
+            "  test_s.py::test_silent_but_failing",
+        ]
+    )
+

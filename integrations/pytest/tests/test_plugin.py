@@ -56,6 +56,9 @@ def test_a_ledger_given_explicitly_must_exist(pytester):
         ('{"version": 1, "freezes": [{"test_id": "test_a.py::test_flaky", "expires": "2026-02-30"}]}', 'expires "2026-02-30", which is not a real'),
         ('{"version": 1, "freezes": [{"test_id": "test_a.py::test_flaky", "ownr": "x"}]}', 'unknown key "ownr"'),
         ('{"freezes": []}', 'has "freezes" but no "version"'),
+        # Full-width digits: read as a day, this freeze would never expire (compared as text).
+        ('{"version": 1, "freezes": [{"test_id": "test_a.py::test_flaky", "expires": "２０２６-１０-１０"}]}', 'expires "２０２６-１０-１０", which is not a real'),
+        ('{"version": 1, "freezes": [], "freezes": [{"test_id": "test_a.py::test_flaky"}]}', 'has the key "freezes" twice in $: JSON readers keep only the last one'),
     ],
 )
 def test_a_malformed_ledger_stops_the_session_before_any_test(pytester, text, fragment):
@@ -266,6 +269,17 @@ def test_a_subset_of_files_or_a_deselection_does_not_fail_on_freezes_elsewhere(p
     assert record["applied"] == [] and record["outcomes"] == {}
 
 
+def test_a_ledger_with_a_byte_order_mark_is_read_as_the_cli_reads_it(pytester):
+    pytester.makepyfile(test_a=SUITE)
+    ledger = write_ledger(pytester, raw="\ufeff" + json.dumps({"version": 1, "freezes": [freeze("test_a.py::test_flaky")]}))
+    result = run(pytester)
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    record = record_of(pytester)
+    assert record["applied"] == ["test_a.py::test_flaky"]
+    # The hash is of the file's bytes, BOM included: the queue check hashes the checked-in file.
+    assert record["ledger"]["sha256"] == sha256_of(ledger)
+
+
 def test_the_applied_record_names_commit_ledger_hash_mode_and_tests(pytester):
     pytester.makepyfile(test_a=SUITE)
     ledger = write_ledger(pytester, freeze("test_a.py::test_flaky"), freeze("test_a.py::test_plain", expires="2026-10-01"))
@@ -291,6 +305,10 @@ def test_the_applied_record_names_commit_ledger_hash_mode_and_tests(pytester):
     assert raw.endswith("\n")
     leftovers = [p.name for p in (pytester.path / ".freezegate").iterdir()]
     assert sorted(leftovers) == ["applied.json", "samples.json"]
+    # The samples artifact names the same commit: the deposit gate refuses one from another.
+    samples = read_json(pytester.path / ".freezegate" / "samples.json")
+    assert list(samples) == ["version", "commit", "properties"]
+    assert samples == {"version": 2, "commit": head, "properties": {}}
 
 
 def test_the_ledger_path_is_relative_to_the_git_root_and_absolute_outside_git(pytester, monkeypatch):
@@ -306,6 +324,7 @@ def test_the_ledger_path_is_relative_to_the_git_root_and_absolute_outside_git(py
     record = read_json(project / ".freezegate" / "applied.json")
     # No commit yet: HEAD does not point at one.
     assert record["commit"] is None
+    assert read_json(project / ".freezegate" / "samples.json")["commit"] is None
     assert record["ledger"]["path"] == "services/api/freeze-ledger.json"
     (pytester.path / ".git").rename(pytester.path / "not-git")
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(pytester.path.parent))
@@ -368,7 +387,7 @@ def test_ini_settings_are_relative_to_the_ini_file(pytester, monkeypatch):
     result.assert_outcomes(passed=2, skipped=1)
     record = read_json(pytester.path / "out" / "record.json")
     assert record["mode"] == "skip" and record["applied"] == ["tests/test_a.py::test_flaky"]
-    assert read_json(pytester.path / "out" / "samples.json") == {"version": 1, "properties": {}}
+    assert read_json(pytester.path / "out" / "samples.json") == {"version": 2, "commit": None, "properties": {}}
     # Command-line paths are relative to where pytest was started.
     result = run(pytester, str(pytester.path / "tests"), "--freezegate-record", "here.json")
     assert result.ret == 0

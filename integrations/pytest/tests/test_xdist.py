@@ -63,7 +63,8 @@ def test_one_record_from_all_workers(pytester):
     }
     samples = read_json(pytester.path / ".freezegate" / "samples.json")
     assert samples == {
-        "version": 1,
+        "version": 2,
+        "commit": None,
         "properties": {f"test_mod{i}.py::test_recorded_{i}": {"distinct": i + 3} for i in range(4)},
     }
     result.stdout.fnmatch_lines(

@@ -8,8 +8,9 @@ import { resolve } from "node:path";
 import { resolveCommit } from "../../adapters/git.js";
 import { fileAtRevision } from "../../adapters/git-history.js";
 import { readJsonFile } from "../../adapters/repo-files.js";
-import { repoPath } from "../../app/gates.js";
-import { GitError, InputError, UsageError } from "../../core/errors.js";
+import { ledgerRepoPath } from "../../app/gates.js";
+import { GitError, UsageError } from "../../core/errors.js";
+import { parseJsonText } from "../../core/json-text.js";
 import { parseLedger } from "../../core/ledger.js";
 import type { Ledger } from "../../core/ledger-model.js";
 import {
@@ -45,16 +46,13 @@ function readRecord(path: string, label: string): AppliedRecord {
   );
 }
 
+/** A ledger blob read as every reader reads the file: BOM skipped, repeated keys refused. */
 function parseLedgerBytes(bytes: Buffer, label: string): Ledger {
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString("utf8"));
-  } catch (error) {
-    throw new InputError(`ledger ${label} is not valid JSON: ${(error as Error).message}`, {
-      fix: "fix the ledger's JSON syntax in that commit",
-      cause: error,
-    });
-  }
+  const value = parseJsonText(
+    bytes.toString("utf8"),
+    `ledger ${label}`,
+    "fix the ledger's JSON syntax in that commit",
+  );
   return parseLedger(value, label);
 }
 
@@ -153,7 +151,7 @@ Exit codes:
     }
     const today = resolveToday(args.values, io.env);
     const ctx = await resolveLedgerContext(args, io);
-    const ledgerPath = repoPath(ctx.root, ctx.ledgerPath);
+    const ledgerPath = ledgerRepoPath(ctx);
     if (ledgerPath === null) {
       throw new UsageError(
         `the ledger ${ctx.ledgerLabel} is outside the repository, so it cannot be read at a commit`,
