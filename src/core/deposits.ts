@@ -49,7 +49,7 @@ export function nodeIdFile(id: string, testRoot = ""): string {
  * cases (`property[...]`, whose largest count stands for it), matched as the audit matches
  * frozen ids: exact, or a glob when the id holds "*". Every freeze counts, expired or not.
  */
-export function frozenBy(
+export function freezesOfProperty(
   property: string,
   ledger: Ledger,
   collected: ReadonlySet<string> | null,
@@ -100,7 +100,7 @@ export function checkDeposits(ledger: Ledger, inputs: DepositInputs): Finding[] 
     }
     // A frozen property's failures are muted like the withdrawn test's: it compensates
     // nothing, however many inputs it ran on (the frozen test itself most of all).
-    const muting = frozenBy(property, ledger, inputs.collected);
+    const muting = freezesOfProperty(property, ledger, inputs.collected);
     if (muting.length > 0) {
       const what =
         property === freeze.test_id
