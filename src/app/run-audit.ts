@@ -306,6 +306,16 @@ function letGitRun(): Promise<void> {
 
 const identityStatements: StatementMap = { statementOf: (line) => line };
 
+/**
+ * Characters Python's str.splitlines() ends a line at, besides "\n" and "\r". coverage.py 6.x
+ * splits a file that way to analyse it, so after one of them a JSON report's executed and
+ * missing lists name other lines than the tracer (its contexts) and git do: an executed
+ * `return x` would read as not code. Such a file's statements come from the finder alone,
+ * as with the SQLite data, whose lines are the tracer's.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these line breaks are what it finds
+export const REPORT_LINE_BREAKS = /[\v\f\x1c-\x1e\x85\u2028\u2029]/;
+
 /** Source characters of changed files whose tokens are kept (about 5 bytes a character). */
 const KEEP_TOKENS_CHARS = 1_000_000;
 
@@ -662,8 +672,14 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       const recorded = dataPathsOf(change.path);
       // Line numbers matter where the data names lines; an unmeasured file's do not.
       if (recorded.length > 0) refuseLoneCarriageReturn(change.path, text);
-      const measured = reportedStatements(recorded.map((p) => coverage.statements(p)));
-      const excluded = reportedStatements(recorded.map((p) => coverage.excluded(p)));
+      // A report's line lists are trusted only where coverage.py numbered lines as git does.
+      const listsShifted = REPORT_LINE_BREAKS.test(text);
+      const measured = listsShifted
+        ? null
+        : reportedStatements(recorded.map((p) => coverage.statements(p)));
+      const excluded = listsShifted
+        ? null
+        : reportedStatements(recorded.map((p) => coverage.excluded(p)));
       // coverage.py's statements: measured (evidence of the file's lines) plus excluded lines,
       // which are code only where the statement finder agrees (a pattern may match a comment).
       const reported =

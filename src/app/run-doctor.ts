@@ -27,6 +27,7 @@ import {
   lostRecording,
   mapCoverageToRepo,
   type PatchRequest,
+  REPORT_LINE_BREAKS,
   readDataContexts,
   readPatch,
 } from "./run-audit.js";
@@ -178,7 +179,8 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
           const dataPath = mapped.mapping.toData.get(file.path) as string;
           const abs = join(request.root, file.path);
           const text = readTextFile(abs, `changed file ${file.path}`);
-          const reported = coverage.statements(dataPath);
+          // As in the audit: a report's lists are shifted after a line break only Python sees.
+          const reported = REPORT_LINE_BREAKS.test(text) ? null : coverage.statements(dataPath);
           const lines = [...(executed.get(dataPath)?.keys() ?? []), ...(reported ?? [])];
           input.checkedFiles++;
           const evidence = staleEvidence(text, lines);

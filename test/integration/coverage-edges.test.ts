@@ -309,6 +309,33 @@ describePython("a Python script without .py, measured when a test runs it", () =
   });
 });
 
+describePython("a JSON report of a file with a line break only Python sees", () => {
+  // coverage.py 6.x numbers a report's executed/missing lines with str.splitlines(), which
+  // also ends a line at U+2028 (and \v, \x1c-\x1e, U+0085, U+2029); the tracer, git and the
+  // contexts do not. The lists after one are shifted: the audit must not trust them.
+  const BASE = "def f(a):\n    return a + 1\n";
+  const HEAD =
+    "def f(a):\n    # a line separator \u2028 inside a comment\n    x = (a +\n         1)\n    return x\n";
+  const TEST = "from pkg import m\n\n\ndef test_f():\n    assert m.f(1) == 2\n";
+
+  it("gets the verdicts the SQLite data of the same run gives", () => {
+    const repo = project(
+      { "pkg/__init__.py": "", "pkg/m.py": BASE, "tests/test_m.py": TEST },
+      { "pkg/m.py": HEAD },
+    );
+    python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
+    python(repo, ["-m", "coverage", "json", "--show-contexts", "-q", "-o", "coverage.json"]);
+    const verdicts = (data: string) =>
+      lines(
+        audit(repo, ["tests/test_m.py::test_f"], ["--format", "json", "--coverage", data]),
+        "pkg/m.py",
+      ).map((l) => `${l.line} ${l.verdict}`);
+    const expected = ["2 not-code", "3 shadowed", "4 shadowed", "5 shadowed"];
+    expect(verdicts(".coverage")).toEqual(expected);
+    expect(verdicts("coverage.json")).toEqual(expected);
+  });
+});
+
 describePython("excluded lines in a JSON report", () => {
   // coverage.py's exclusion pattern matches any physical line: it lists a comment, or a line
   // inside a docstring, in excluded_lines. Those are neither statements nor stale data.
