@@ -316,6 +316,23 @@ const identityStatements: StatementMap = { statementOf: (line) => line };
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these line breaks are what it finds
 export const REPORT_LINE_BREAKS = /[\v\f\x1c-\x1e\x85\u2028\u2029]/;
 
+/**
+ * For staleEvidence: which lines of a Python file belong to a statement (tokenizer level), or
+ * undefined for other files and for source the tokenizer refuses (the text check alone).
+ */
+export function statementLinesOf(
+  path: string,
+  text: string,
+): ((line: number) => boolean) | undefined {
+  if (!isPythonSource(path, text)) return undefined;
+  try {
+    const { logical } = analyzePython(text, { path });
+    return (line) => logical.statementOf(line) !== null;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Source characters of changed files whose tokens are kept (about 5 bytes a character). */
 const KEEP_TOKENS_CHARS = 1_000_000;
 
@@ -729,6 +746,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
           const evidence = staleEvidence(
             sourceLines,
             measured ? [...lines.keys(), ...measured] : lines.keys(),
+            python ? (line) => python.logical.statementOf(line) !== null : undefined,
           );
           if (evidence) {
             throw new InputError(

@@ -30,6 +30,7 @@ import {
   REPORT_LINE_BREAKS,
   readDataContexts,
   readPatch,
+  statementLinesOf,
 } from "./run-audit.js";
 
 export interface DoctorRequest {
@@ -183,7 +184,7 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
           const reported = REPORT_LINE_BREAKS.test(text) ? null : coverage.statements(dataPath);
           const lines = [...(executed.get(dataPath)?.keys() ?? []), ...(reported ?? [])];
           input.checkedFiles++;
-          const evidence = staleEvidence(text, lines);
+          const evidence = staleEvidence(text, lines, statementLinesOf(file.path, text));
           if (evidence) input.contradicted.push({ path: file.path, evidence });
           const mtime = modifiedTime(abs);
           // coverage.py records `when` to the second: allow that much.

@@ -13,10 +13,14 @@ export function splitLines(source: string): string[] {
 /**
  * A human sentence saying why the data cannot belong to this source, or null. The source is
  * its text or, when the caller has split it already, its lines (as splitLines gives them).
+ * `inStatement` (from Python's tokenizer) says which lines belong to a statement: such a line
+ * is no evidence whatever its text (in a multi-line f-string, a line "# {title}" holds an
+ * expression that Python records).
  */
 export function staleEvidence(
   source: string | readonly string[],
   recordedLines: Iterable<number>,
+  inStatement?: (line: number) => boolean,
 ): string | null {
   const lines = typeof source === "string" ? splitLines(source) : source;
   let worst: string | null = null;
@@ -26,7 +30,7 @@ export function staleEvidence(
     }
     const text = lines[n - 1] ?? "";
     const trimmed = text.trim();
-    if (worst === null && (trimmed === "" || trimmed.startsWith("#"))) {
+    if (worst === null && (trimmed === "" || trimmed.startsWith("#")) && !inStatement?.(n)) {
       worst = `line ${n} is recorded as executed, but it is ${trimmed === "" ? "blank" : "a comment"}`;
     }
   }

@@ -336,6 +336,36 @@ describePython("a JSON report of a file with a line break only Python sees", () 
   });
 });
 
+describePython("a recorded line of a multi-line f-string that starts with #", () => {
+  // Python 3.11 records the line of each expression of a multi-line f-string: "# {title}"
+  // is such a line, not a comment that proves the data stale.
+  const SOURCE = 'def heading(title):\n    return f"""\n# {title}\n\nSome text.\n"""\n';
+  const TEST = 'from pkg import m\n\n\ndef test_heading():\n    assert "# T" in m.heading("T")\n';
+
+  it("is audited with its statement in audit, doctor and both data formats", () => {
+    const repo = project(
+      { "pkg/__init__.py": "", "pkg/m.py": "def heading(title):\n    return title\n" },
+      { "pkg/m.py": SOURCE, "tests/test_m.py": TEST },
+    );
+    python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
+    python(repo, ["-m", "coverage", "json", "--show-contexts", "-q", "-o", "coverage.json"]);
+    for (const data of [".coverage", "coverage.json"]) {
+      const verdicts = lines(audit(repo, [], ["--format", "json", "--coverage", data]), "pkg/m.py");
+      expect(
+        verdicts.map((l) => `${l.line} ${l.verdict}`),
+        data,
+      ).toEqual(["2 defended", "3 defended", "4 defended", "5 defended", "6 defended"]);
+      const doctor = runCli(["doctor", "--base", "main", "--coverage", data, "--format", "json"], {
+        cwd: repo.dir,
+      });
+      const freshness = (
+        JSON.parse(doctor.stdout) as { checks: { id: string; status: string }[] }
+      ).checks.find((c) => c.id === "freshness");
+      expect(freshness?.status, data).not.toBe("fail");
+    }
+  });
+});
+
 describePython("excluded lines in a JSON report", () => {
   // coverage.py's exclusion pattern matches any physical line: it lists a comment, or a line
   // inside a docstring, in excluded_lines. Those are neither statements nor stale data.

@@ -24,3 +24,18 @@ describe("staleEvidence", () => {
     expect(staleEvidence("a = 1\r\n\r\nb = 2\r\n", [2])).toMatch(/blank/);
   });
 });
+
+describe("staleEvidence with the tokenizer's statement lines", () => {
+  it("a recorded '#' or blank line inside a statement is no evidence; outside one it is", () => {
+    const source = 'def h(t):\n    return f"""\n# {t}\n"""\n# a comment\n';
+    const inStatement = (line: number) => line >= 2 && line <= 4;
+    expect(staleEvidence(source, [1, 2, 3], inStatement)).toBeNull();
+    expect(staleEvidence(source, [3])).toBe("line 3 is recorded as executed, but it is a comment");
+    expect(staleEvidence(source, [5], inStatement)).toBe(
+      "line 5 is recorded as executed, but it is a comment",
+    );
+    expect(staleEvidence(source, [9], () => true)).toBe(
+      "line 9 is recorded as executed, but the file has 5 lines",
+    );
+  });
+});

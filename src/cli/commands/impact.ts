@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { openCoverage } from "../../adapters/coverage-discovery.js";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { fileExists, readTextFile } from "../../adapters/repo-files.js";
-import { mapCoverageToRepo, readDataContexts } from "../../app/run-audit.js";
+import { mapCoverageToRepo, readDataContexts, statementLinesOf } from "../../app/run-audit.js";
 import { InputError, UsageError } from "../../core/errors.js";
 import type { Finding } from "../../core/findings.js";
 import { compileGlobs } from "../../core/globs.js";
@@ -179,7 +179,8 @@ Exit codes:
       // Line numbers are only worth reporting if the data describes these files as they are.
       for (const f of files) {
         const lines = executed.get(mapping.toData.get(f.path) as string)?.keys() ?? [];
-        const evidence = staleEvidence(readTextFile(join(root, f.path), f.path), lines);
+        const text = readTextFile(join(root, f.path), f.path);
+        const evidence = staleEvidence(text, lines, statementLinesOf(f.path, text));
         if (evidence) {
           throw new InputError(
             `the coverage data does not match ${f.path} on disk (${evidence}): it was recorded from another version`,
