@@ -296,6 +296,18 @@ function jsonStatementMap(reported: ReadonlySet<number>, finder: StatementMap): 
   };
 }
 
+/** `reported` plus the recorded lines that `finder` says start a statement. */
+function withRecordedStatements(
+  reported: ReadonlySet<number>,
+  recorded: ReadonlyMap<number, string[]> | null,
+  finder: StatementMap,
+): ReadonlySet<number> {
+  const extra = [...(recorded?.keys() ?? [])].filter(
+    (line) => !reported.has(line) && finder.statementOf(line) === line,
+  );
+  return extra.length === 0 ? reported : new Set([...reported, ...extra]);
+}
+
 /**
  * Give the event loop a turn between synchronous phases: git's output is read, and the next
  * git command started, only then. Without it git stalls on a full pipe while the data is read.
@@ -714,12 +726,11 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     });
     mark("tokenize");
     const wanted = new Map<string, Set<number>>();
-    for (const { change, lines, recorded, python, reported } of prepared) {
+    for (const { change, lines, recorded, python } of prepared) {
       if (recorded.length === 0) continue;
+      // The finder's statements hold a JSON report's (see below): every one of them is read.
       const finder = python ? python.logical : identityStatements;
-      // A JSON report's statements are coverage.py's own (6.x lists docstrings, for one).
-      const logical = reported ? jsonStatementMap(reported, finder) : finder;
-      const changed = linesOfChangedStatements(change.addedLines, logical, lines.length);
+      const changed = linesOfChangedStatements(change.addedLines, finder, lines.length);
       for (const p of recorded) wanted.set(p, changed);
     }
     // A file whose changed lines are all blank, comments or docstrings gets the same verdicts
@@ -737,8 +748,12 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
             : recorded.length === 1
               ? (executed.get(recorded[0] as string) ?? new Map<number, string[]>())
               : unionOfLines(recorded.map((p) => executed.get(p)));
+        // A JSON report's statements are coverage.py's own (6.x lists docstrings, for one),
+        // plus the lines the finder calls statements that the tracer recorded: coverage.py
+        // 6.5 takes `",".join(x)` first in a block for a docstring although it runs.
+        const finder = python ? python.logical : identityStatements;
         const statements = reported
-          ? jsonStatementMap(reported, python ? python.logical : identityStatements)
+          ? jsonStatementMap(withRecordedStatements(reported, lines, finder), finder)
           : python
             ? statementsWithData(python, lines === null ? null : lines.keys())
             : identityStatements;

@@ -424,6 +424,11 @@ function tokenize(text: string, where: string): Tokens {
         logicalStart = count;
         logicalFirst = lineNo - newlines;
         logicalDocstring = k === T_STRING && prevWasIndent;
+      } else if (k !== T_STRING) {
+        // Here we part from coverage.py 6.5, whose rule looks at the first token only: a
+        // line such as `",".join(parts)` first in a block runs code, and the tracer records
+        // it; taken for a docstring, a line only frozen tests run would read as not code.
+        logicalDocstring = false;
       }
       // Grown while one slot is still free: the end keeps a cleared slot after the last one.
       if (count + 1 === capacity) {

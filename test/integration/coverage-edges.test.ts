@@ -366,6 +366,38 @@ describePython("a recorded line of a multi-line f-string that starts with #", ()
   });
 });
 
+describePython("an expression that starts with a string, first in a block", () => {
+  // coverage.py 6.5 takes any string first in a block for a docstring; this one runs code,
+  // and the tracer records it: only a frozen test runs it, so it is shadowed.
+  const SOURCE = 'def f(a):\n    if a:\n        ",".join(["x", "y"]).encode()\n    return a + 1\n';
+  const TEST = "from pkg import m\n\n\ndef test_f():\n    assert m.f(1) == 2\n";
+
+  it("is code in both data formats", () => {
+    const repo = project(
+      {
+        "pkg/__init__.py": "",
+        "pkg/m.py": "def f(a):\n    return a + 1\n",
+        "tests/test_m.py": TEST,
+      },
+      { "pkg/m.py": SOURCE },
+    );
+    python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
+    python(repo, ["-m", "coverage", "json", "--show-contexts", "-q", "-o", "coverage.json"]);
+    for (const data of [".coverage", "coverage.json"]) {
+      const result = audit(
+        repo,
+        ["tests/test_m.py::test_f"],
+        ["--format", "json", "--coverage", data],
+      );
+      expect(
+        lines(result, "pkg/m.py").map((l) => `${l.line} ${l.verdict}`),
+        data,
+      ).toEqual(["2 shadowed", "3 shadowed"]);
+      expect(result.status, data).toBe(1);
+    }
+  });
+});
+
 describePython("excluded lines in a JSON report", () => {
   // coverage.py's exclusion pattern matches any physical line: it lists a comment, or a line
   // inside a docstring, in excluded_lines. Those are neither statements nor stale data.
