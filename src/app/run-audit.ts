@@ -709,19 +709,28 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       const excluded = listsShifted
         ? null
         : reportedStatements(recorded.map((p) => coverage.excluded(p)));
-      // coverage.py's statements: measured (evidence of the file's lines) plus excluded lines,
-      // which are code only where the statement finder agrees (a pattern may match a comment).
-      const reported =
-        measured === null
-          ? null
-          : excluded === null
-            ? measured
-            : new Set([...measured, ...excluded]);
       const isPython = isPythonSource(change.path, text);
       keepBudget -= text.length;
       const python = isPython
         ? analyzePython(text, { path: change.path, keepTokens: keepBudget >= 0 })
         : null;
+      // coverage.py's statements: measured (evidence of the file's lines) plus the excluded
+      // lines the full statement model calls statements. The exclusion pattern matches any
+      // physical line: a comment, a line in a docstring, an `else:` that has no bytecode.
+      const excludedCode =
+        measured === null || excluded === null
+          ? []
+          : [...excluded].filter(
+              (line) =>
+                !measured.has(line) &&
+                (python === null || python.statements().statementOf(line) === line),
+            );
+      const reported =
+        measured === null
+          ? null
+          : excludedCode.length === 0
+            ? measured
+            : new Set([...measured, ...excludedCode]);
       return { change, text, lines: splitLines(text), recorded, reported, measured, python };
     });
     mark("tokenize");

@@ -440,4 +440,35 @@ describePython("excluded lines in a JSON report", () => {
     expect(verdicts(".coverage")).toEqual(expected);
     expect(verdicts("coverage.json")).toEqual(expected);
   });
+
+  it("an excluded else: or finally: has no statement in either format", () => {
+    const source = [
+      "def f(a):",
+      "    if a:",
+      "        return 1",
+      "    else:  # pragma: no cover",
+      "        return 2",
+      "",
+      "",
+      "def g(a):",
+      "    try:  # pragma: no cover",
+      "        return a",
+      "    finally:  # pragma: no cover",
+      "        pass",
+      "",
+    ].join("\n");
+    const test = "from pkg import m\n\n\ndef test_f():\n    assert m.f(1) == 1\n";
+    const repo = project(
+      { "pkg/__init__.py": "", "pkg/m.py": "def f(a):\n    return 1\n", "tests/test_m.py": test },
+      { "pkg/m.py": source },
+    );
+    python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
+    python(repo, ["-m", "coverage", "json", "--show-contexts", "-q", "-o", "coverage.json"]);
+    const verdicts = (data: string) =>
+      lines(audit(repo, [], ["--format", "json", "--coverage", data]), "pkg/m.py")
+        .filter((l) => l.line === 4 || l.line === 11)
+        .map((l) => `${l.line} ${l.verdict}`);
+    expect(verdicts(".coverage")).toEqual(["4 not-code", "11 not-code"]);
+    expect(verdicts("coverage.json")).toEqual(["4 not-code", "11 not-code"]);
+  });
 });
