@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { type LoadedConfig, validateConfig } from "../core/config.js";
 import { ConfigError } from "../core/errors.js";
+import { findDuplicateKey } from "../core/json-text.js";
 
 function readIfExists(path: string): string | null {
   try {
@@ -58,6 +59,16 @@ function fromPackageJson(root: string): Found | null {
     });
   }
   if (typeof doc !== "object" || doc === null || !("freezegate" in doc)) return null;
+  // JSON.parse keeps the last of two equal keys; a reader of the file sees the first.
+  const repeat = findDuplicateKey(text, ({ key, path }) =>
+    path === "$" ? key === "freezegate" : /^\$\.freezegate(?:$|[.[])/.test(path),
+  );
+  if (repeat !== null) {
+    throw new ConfigError(
+      `package.json has the key ${JSON.stringify(repeat.key)} twice in ${repeat.path}: JSON readers keep only the last one, a person reading the file sees the first`,
+      { fix: `keep one ${JSON.stringify(repeat.key)} in ${repeat.path}` },
+    );
+  }
   return {
     source: 'package.json "freezegate"',
     path,

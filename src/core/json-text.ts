@@ -48,7 +48,11 @@ function memberPath(level: Level): string {
  * are compared decoded, so "a" and "\u0061" are the same key, as for JSON.parse. One pass,
  * no allocation per value: fine for the ledger, records and artifacts freezegate reads.
  */
-export function findDuplicateKey(text: string): DuplicateKey | null {
+export function findDuplicateKey(
+  text: string,
+  /** Which repeats count (default: all): package.json's own are npm's business, not ours. */
+  counts: (repeat: DuplicateKey) => boolean = () => true,
+): DuplicateKey | null {
   const stack: Level[] = [];
   let i = 0;
   const n = text.length;
@@ -73,7 +77,7 @@ export function findDuplicateKey(text: string): DuplicateKey | null {
         if (text.charCodeAt(j) === 0x3a) {
           const raw = text.slice(i + 1, end);
           const key = raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
-          if (top.keys.has(key)) return { key, path: top.path };
+          if (top.keys.has(key) && counts({ key, path: top.path })) return { key, path: top.path };
           top.keys.add(key);
           top.at = key;
         }

@@ -320,6 +320,27 @@ describe("bad input is exit 2 with one line, never a pass", () => {
     }
   });
 
+  it("a key repeated in package.json's freezegate settings is refused; one elsewhere is npm's", () => {
+    const settings = '{"base": "base", "frozen": "quarantine.json", "frozen": "empty.json"}';
+    try {
+      writeFileSync(join(repo.dir, "package.json"), `{"name": "shop", "freezegate": ${settings}}`);
+      expect(expectOneLineError(runCli(["audit", "-q"], { cwd: repo.dir }))).toBe(
+        'freezegate: error: package.json has the key "frozen" twice in $.freezegate: JSON readers keep only the last one, a person reading the file sees the first (fix: keep one "frozen" in $.freezegate)',
+      );
+      const twice = '{"name": "shop", "freezegate": {"base": "x"}, "freezegate": {"base": "base"}}';
+      writeFileSync(join(repo.dir, "package.json"), twice);
+      expect(expectOneLineError(runCli(["audit", "-q"], { cwd: repo.dir }))).toContain(
+        'package.json has the key "freezegate" twice in $',
+      );
+      const elsewhere =
+        '{"name": "shop", "scripts": {"t": "a", "t": "b"}, "freezegate": {"base": "base", "frozen": "empty.json"}}';
+      writeFileSync(join(repo.dir, "package.json"), elsewhere);
+      expect(runCli(["audit", "-q"], { cwd: repo.dir }).status).toBe(0);
+    } finally {
+      repo.remove("package.json");
+    }
+  });
+
   it("reads the freeze ledger's freezes[].test_id as the frozen list (seed 004)", () => {
     writeFileSync(
       join(repo.dir, "ledger.json"),
