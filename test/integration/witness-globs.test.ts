@@ -127,6 +127,53 @@ describe("witness check with hand-written glob freezes", () => {
   });
 });
 
+describe("freeze and unfreeze of a test a glob entry freezes", () => {
+  const freezeArgs = (testId: string, property: string) => [
+    "freeze",
+    testId,
+    "--owner",
+    "finley",
+    "--reason",
+    "order-dependent",
+    "--invariant",
+    "balance never negative",
+    "--property",
+    property,
+    "--collected",
+    "collected.txt",
+    "--today",
+    "2026-10-12",
+  ];
+
+  it("freeze refuses a test a glob already freezes, and a property a glob freezes", () => {
+    commitLedger((doc) => doc.freezes.push(freeze("tests/test_ledger.py::test_withdraw_*")));
+    const withdraw = "tests/test_ledger.py::test_withdraw_more_than_balance";
+    const again = runCli(freezeArgs(withdraw, BALANCE_CHECK), { cwd: repo.dir });
+    expect(again.stderr).toBe(
+      `freezegate: refused to freeze ${withdraw}: ${withdraw} is already frozen by the entry tests/test_ledger.py::test_withdraw_* (fix: edit that entry in freeze-ledger.json if ${withdraw} should be frozen on its own terms)\n`,
+    );
+    expect(again.status).toBe(1);
+
+    commitLedger((doc) => doc.freezes.push(freeze("tests/properties/test_ledger.py::test_bal*")));
+    const deposit = runCli(freezeArgs("tests/test_ledger.py::test_deposit_adds", BALANCE_CHECK), {
+      cwd: repo.dir,
+    });
+    expect(deposit.stderr).toContain(
+      `the compensating property ${BALANCE_CHECK} is itself frozen (by tests/properties/test_ledger.py::test_bal*), so it does not run`,
+    );
+    expect(deposit.status).toBe(1);
+  });
+
+  it("unfreeze of a test only a glob freezes names the glob", () => {
+    commitLedger((doc) => doc.freezes.push(freeze("tests/test_ledger.py::test_overdraft_*")));
+    const r = runCli(["unfreeze", REJECTED], { cwd: repo.dir });
+    expect(r.stderr).toBe(
+      `freezegate: error: ${REJECTED} has no entry of its own in freeze-ledger.json: the entry tests/test_ledger.py::test_overdraft_* freezes it (fix: remove or narrow the entry tests/test_ledger.py::test_overdraft_* in freeze-ledger.json)\n`,
+    );
+    expect(r.status).toBe(2);
+  });
+});
+
 describe("a property's own check is not its witness", () => {
   it("listing the check in witnessed_by does not keep a property with its last witness frozen", () => {
     commitLedger((doc) => {

@@ -8,7 +8,7 @@ import { KNOWN_TESTS_FIX, loadKnownTests } from "../../app/known-tests.js";
 import { addDays } from "../../core/dates.js";
 import { UsageError } from "../../core/errors.js";
 import type { Freeze } from "../../core/ledger-model.js";
-import { witnessLoss } from "../../core/witness.js";
+import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
 import {
   boolOpt,
   type CommandIo,
@@ -177,6 +177,16 @@ Exit codes:
           };
           return null;
         }
+        // Frozen already by a hand-written glob entry, as the audit reads the ledger.
+        const byFreeze = frozenBy(frozenIds(current), [testId, property]);
+        const glob = byFreeze.get(testId);
+        if (glob !== undefined) {
+          refusal = {
+            problems: [`${testId} is already frozen by the entry ${glob}`],
+            fix: `edit that entry in ${context.ledgerLabel} if ${testId} should be frozen on its own terms`,
+          };
+          return null;
+        }
         const problems: string[] = [];
         const fixes: string[] = [];
         if (known.ids === null) {
@@ -194,9 +204,10 @@ Exit codes:
           if (problems.length > 0)
             fixes.push("check the ids (pytest --collect-only -q lists them)");
         }
-        if (current.freezes.some((f) => f.test_id === property)) {
+        const propertyFrozenBy = byFreeze.get(property);
+        if (propertyFrozenBy !== undefined) {
           problems.push(
-            `the compensating property ${property} is itself frozen, so it does not run`,
+            `the compensating property ${property} is itself frozen${propertyFrozenBy === property ? "" : ` (by ${propertyFrozenBy})`}, so it does not run`,
           );
           fixes.push("name a property test that is not frozen");
         }

@@ -4,6 +4,7 @@
 import { updateLedgerFile } from "../../adapters/ledger-file.js";
 import { UsageError } from "../../core/errors.js";
 import type { Freeze } from "../../core/ledger-model.js";
+import { frozenBy, frozenIds } from "../../core/witness.js";
 import type { CommandIo, CommandSpec, ParsedArgs } from "../command.js";
 import {
   assertWritableFormat,
@@ -33,6 +34,13 @@ export const unfreezeCommand: CommandSpec = {
         assertWritableFormat(current, context.ledgerLabel);
         removed = current.freezes.filter((f) => f.test_id === testId);
         if (removed.length === 0) {
+          const glob = frozenBy(frozenIds(current), [testId]).get(testId);
+          if (glob !== undefined) {
+            throw new UsageError(
+              `${testId} has no entry of its own in ${context.ledgerLabel}: the entry ${glob} freezes it`,
+              { fix: `remove or narrow the entry ${glob} in ${context.ledgerLabel}` },
+            );
+          }
           throw new UsageError(`${testId} is not frozen in ${context.ledgerLabel}`, {
             fix: "check the test id against the ledger's freezes",
           });
