@@ -14,9 +14,11 @@ import {
   closeSync,
   fsyncSync,
   linkSync,
+  lstatSync,
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -84,11 +86,30 @@ function readLedgerIfExists(path: string): Ledger | null {
  * inside the lock and returns the new ledger, or null to write nothing (a refusal). Errors
  * thrown by `change` propagate after the lock is released; the file is untouched.
  */
+/**
+ * A ledger that is a symbolic link is not written: the new file would be renamed over the
+ * link, which silently turns it into a regular file (the gates refuse such a ledger anyway).
+ */
+function refuseLinkedLedger(path: string): void {
+  let target: string;
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return;
+    target = readlinkSync(path);
+  } catch {
+    return; // absent: created as a regular file
+  }
+  throw new InputError(
+    `the ledger ${path} is a symbolic link (to ${target}): writing it would replace the link with a file`,
+    { fix: `point --ledger (or the "ledger" config key) at the real file` },
+  );
+}
+
 export async function updateLedgerFile(
   path: string,
   change: (current: Ledger) => Ledger | null,
   opts: UpdateOptions = {},
 ): Promise<LedgerUpdate> {
+  refuseLinkedLedger(path);
   return withLedgerLock(path, opts.lock ?? {}, async (lock) => {
     const before = readLedgerIfExists(path);
     if (before === null && !opts.createIfMissing) {
@@ -113,6 +134,7 @@ export async function replaceLedgerFile(
   mayReplace: (exists: boolean) => void,
   opts: Pick<UpdateOptions, "lock" | "beforeRename"> = {},
 ): Promise<void> {
+  refuseLinkedLedger(path);
   await withLedgerLock(path, opts.lock ?? {}, async (lock) => {
     let exists = true;
     try {

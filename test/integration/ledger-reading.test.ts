@@ -6,7 +6,7 @@
 // symlinked ledger and a symlinked generator file are refused (exit 2).
 
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { expectOneLineError, runCli } from "../helpers/cli.js";
@@ -339,6 +339,11 @@ describe("refused ledgers and generator files (exit 2)", () => {
     const real = check(repo, ["--ledger", "governance/ledger.json"]);
     expect(real.status).toBe(1);
     expect(report(real).failedGates).toContain("witness");
+    // Nor is it written through the link, which would turn the link into a file.
+    expect(expectOneLineError(runCli(["unfreeze", PROPERTY], { cwd: repo.dir }))).toContain(
+      "is a symbolic link (to governance/ledger.json): writing it would replace the link with a file",
+    );
+    expect(lstatSync(repo.path("freeze-ledger.json")).isSymbolicLink()).toBe(true);
   });
 
   it("a generator file that is a symbolic link", () => {
