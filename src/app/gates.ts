@@ -95,8 +95,8 @@ export function ledgerRepoPath(ctx: GateContext): string | null {
   return rel;
 }
 
-export function parseLedgerText(text: string, label: string): Ledger {
-  return parseLedger(parseJsonText(text, `ledger ${label}`), label);
+export function parseLedgerText(text: string, label: string, fix?: string): Ledger {
+  return parseLedger(parseJsonText(text, `ledger ${label}`, fix), label);
 }
 
 /** The ledger at a commit (BOM skipped, as on disk); null when absent; throws when unparsable. */
@@ -128,8 +128,23 @@ export interface PatchLedger {
   ledger: Ledger;
   /** The disk ledger's own policy. */
   own: LedgerPolicy;
+  /** The ledger's repository path (ledgerRepoPath); null when outside the repository. */
+  path: string | null;
   /** The ledger at the merge base: null when absent there, "unreadable" when it does not parse. */
   base: Ledger | null | "unreadable";
+}
+
+/**
+ * The policy a patch with policy `own` is judged by, given the ledger at the merge base: the
+ * stricter of the two; a ledger the merge base lacks, its own (null: nothing to merge); one
+ * that does not parse there, its own made no looser than the default policy.
+ */
+function judgedPolicy(
+  base: Ledger | null | "unreadable",
+  own: LedgerPolicy,
+): ReturnType<typeof stricterPolicy> | null {
+  if (base === null) return null;
+  return stricterPolicy(base === "unreadable" ? DEFAULT_POLICY : base.policy, own);
 }
 
 /**
@@ -143,12 +158,11 @@ export async function patchLedger(
   mergeBase: string,
   ledger: Ledger = readLedgerFile(ctx.ledgerPath),
 ): Promise<PatchLedger> {
-  const rel = ledgerRepoPath(ctx);
-  const base = rel === null ? null : await ledgerAt(ctx.root, mergeBase, rel);
+  const path = ledgerRepoPath(ctx);
+  const base = path === null ? null : await ledgerAt(ctx.root, mergeBase, path);
   const own = ledger.policy;
-  if (base === null) return { ledger, own, base };
-  const strict = stricterPolicy(base === "unreadable" ? DEFAULT_POLICY : base.policy, own);
-  return { ledger: { ...ledger, policy: strict.policy }, own, base };
+  const strict = judgedPolicy(base, own);
+  return { ledger: strict ? { ...ledger, policy: strict.policy } : ledger, own, path, base };
 }
 
 /** What the report should say about the policy a gate was judged with, when not its own. */
@@ -268,7 +282,7 @@ export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions)
   const { ledger } = patch;
   notes.push(...policyNotes(patch, "deposit"));
   // Only freezes this patch adds or changes owe their deposit in this diff.
-  const before = ledgerRepoPath(ctx) === null ? "unreadable" : patch.base;
+  const before = patch.path === null ? "unreadable" : patch.base;
   let due: Set<string> | null = null;
   if (before === "unreadable") {
     notes.push(
@@ -505,12 +519,11 @@ export async function runLedgerChangesGate(
   // Judged with the stricter of both policies (a deleted ledger: the merge base's), as in
   // patchLedger.
   let judged = head;
-  if (base === "unreadable" && head !== null) {
-    judged = { ...head, policy: stricterPolicy(DEFAULT_POLICY, head.policy).policy };
-  } else if (base !== null && base !== "unreadable") {
-    const strict = stricterPolicy(base.policy, head?.policy ?? base.policy);
-    judged = { ...(head ?? base), policy: strict.policy };
-    if (strict.loosened.length > 0) {
+  const own = head?.policy ?? (base !== null && base !== "unreadable" ? base.policy : null);
+  const strict = own === null ? null : judgedPolicy(base, own);
+  if (strict !== null) {
+    judged = { ...((head ?? base) as Ledger), policy: strict.policy };
+    if (base !== "unreadable" && strict.loosened.length > 0) {
       findings.push({
         gate: "ledger-changes",
         code: "ledger-changed",

@@ -5,9 +5,10 @@
 // artifact, recorded at HEAD, shows it ran on at least `min_distinct` distinct inputs.
 
 import type { Finding } from "./findings.js";
-import { lookupOf, parseFrozenList, resolveFrozen } from "./frozen.js";
+import { frozenListOf, lookupOf, resolveFrozen } from "./frozen.js";
 import type { Freeze, Ledger } from "./ledger-model.js";
 import { distinctFor, requireSamplesAt, type SamplesArtifact } from "./samples.js";
+import { frozenIds } from "./witness.js";
 
 export interface DepositInputs {
   /** Node ids the suite has (collected ids or the coverage data's tests); null: not judged. */
@@ -54,12 +55,9 @@ export function freezesOfProperty(
   ledger: Ledger,
   collected: ReadonlySet<string> | null,
 ): string[] {
-  const ids = ledger.freezes.map((f) => f.test_id).filter((id) => id.trim() !== "");
-  if (ids.length === 0) return [];
-  const list = parseFrozenList({ freezes: ids.map((test_id) => ({ test_id })) }, "the ledger");
   const prefix = `${property}[`;
   const candidates = [property, ...[...(collected ?? [])].filter((c) => c.startsWith(prefix))];
-  const { matches } = resolveFrozen(list, lookupOf(candidates));
+  const { matches } = resolveFrozen(frozenListOf(frozenIds(ledger)), lookupOf(candidates));
   return [...matches].filter(([, tests]) => tests.length > 0).map(([pattern]) => pattern);
 }
 

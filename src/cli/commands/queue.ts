@@ -8,10 +8,8 @@ import { resolve } from "node:path";
 import { resolveCommit } from "../../adapters/git.js";
 import { fileAtRevision } from "../../adapters/git-history.js";
 import { readJsonFile } from "../../adapters/repo-files.js";
-import { ledgerRepoPath } from "../../app/gates.js";
+import { ledgerRepoPath, parseLedgerText } from "../../app/gates.js";
 import { GitError, UsageError } from "../../core/errors.js";
-import { parseJsonText } from "../../core/json-text.js";
-import { parseLedger } from "../../core/ledger.js";
 import type { Ledger } from "../../core/ledger-model.js";
 import {
   type AppliedRecord,
@@ -48,12 +46,11 @@ function readRecord(path: string, label: string): AppliedRecord {
 
 /** A ledger blob read as every reader reads the file: BOM skipped, repeated keys refused. */
 function parseLedgerBytes(bytes: Buffer, label: string): Ledger {
-  const value = parseJsonText(
+  return parseLedgerText(
     bytes.toString("utf8"),
-    `ledger ${label}`,
+    label,
     "fix the ledger's JSON syntax in that commit",
   );
-  return parseLedger(value, label);
 }
 
 /** The single-gate output shape (src/cli/gate-output.ts), for the queue's own result type. */
