@@ -62,7 +62,7 @@ import {
 } from "../core/shadow-audit.js";
 import { splitLines, staleEvidence } from "../core/stale.js";
 import { linesOfChangedStatements, statementsWithData } from "../core/statement-map.js";
-import { describePathPrefixes, parseDiff } from "../core/unified-diff.js";
+import { describePathPrefixes, type ParsedDiff, parseDiff } from "../core/unified-diff.js";
 import { mark } from "./timing.js";
 
 export type PatchRequest =
@@ -111,7 +111,10 @@ export interface AuditRun {
   sources: Map<string, string>;
 }
 
-export async function readPatch(root: string, request: PatchRequest): Promise<Patch> {
+/** A patch; from a user's diff, also that diff as parsed (with its shown lines), for the checks. */
+export type ReadPatch = Patch & { userDiff?: ParsedDiff };
+
+export async function readPatch(root: string, request: PatchRequest): Promise<ReadPatch> {
   switch (request.kind) {
     case "range":
       return (
@@ -123,12 +126,16 @@ export async function readPatch(root: string, request: PatchRequest): Promise<Pa
     case "worktree":
       return patchFromWorktree(root);
     case "diff": {
-      const { files } = parseDiff(request.text, { source: diffSource(request.label) });
+      const userDiff = parseDiff(request.text, {
+        source: diffSource(request.label),
+        keepText: true,
+      });
       // A copy (`git diff -C`) shows only its edits against the source; like git's own ranges
       // here (no -C), it counts as a new file, every line of it.
       return {
         source: { kind: "diff", file: request.label },
-        files: files.map((f) => (f.status === "copied" ? everyLineOf(root, f) : f)),
+        files: userDiff.files.map((f) => (f.status === "copied" ? everyLineOf(root, f) : f)),
+        userDiff,
       };
     }
   }
@@ -148,12 +155,12 @@ const DIFF_FIX =
 /** A user's diff naming audited files the work tree does not have: how it read the paths. */
 function missingFromDiff(
   root: string,
-  request: { label: string; text: string },
+  label: string,
+  { prefixes }: ParsedDiff,
   missing: readonly ChangedFile[],
 ): InputError {
-  const { prefixes } = parseDiff(request.text, { source: diffSource(request.label) });
   return new InputError(
-    `${diffLabel(request.label)} names ${missing.length} source file(s) that are not in the work tree ${root}, e.g. "${missing[0]?.path}"; ${describePathPrefixes(prefixes)}`,
+    `${diffLabel(label)} names ${missing.length} source file(s) that are not in the work tree ${root}, e.g. "${missing[0]?.path}"; ${describePathPrefixes(prefixes)}`,
     {
       fix: `${DIFF_FIX} (in a sparse checkout, add their directories: git sparse-checkout add DIR)`,
     },
@@ -193,15 +200,12 @@ async function differFromBlobs(root: string, files: readonly ChangedFile[]): Pro
  */
 async function checkUserDiff(
   root: string,
-  request: { label: string; text: string },
+  diffFile: string,
+  { newText, newBlobs }: ParsedDiff,
   audited: readonly ChangedFile[],
   sources: ReadonlyMap<string, Buffer>,
 ): Promise<void> {
-  const { newText, newBlobs } = parseDiff(request.text, {
-    source: diffSource(request.label),
-    keepText: true,
-  });
-  const label = diffLabel(request.label);
+  const label = diffLabel(diffFile);
   const bare = (l: string) => (l.endsWith("\r") ? l.slice(0, -1) : l);
   const squeezed = (l: string) => l.replace(/\s+/g, "");
   const quote = (t: string | undefined) =>
@@ -603,7 +607,9 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     const missing = audited.filter((f) => !fileExists(join(root, f.path)));
     const absent = missing[0];
     if (absent) {
-      if (request.patch.kind === "diff") throw missingFromDiff(root, request.patch, missing);
+      if (request.patch.kind === "diff" && patch.userDiff) {
+        throw missingFromDiff(root, request.patch.label, patch.userDiff, missing);
+      }
       throw new InputError(
         `changed file ${absent.path} is not on disk, so no test here can have run it: a sparse checkout that leaves it out, or a patch that is not of this checkout`,
         {
@@ -630,8 +636,8 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     const sources = new Map(
       audited.map((f) => [f.path, readFileBytes(join(root, f.path), `changed file ${f.path}`)]),
     );
-    if (request.patch.kind === "diff") {
-      await checkUserDiff(root, request.patch, audited, sources);
+    if (request.patch.kind === "diff" && patch.userDiff) {
+      await checkUserDiff(root, request.patch.label, patch.userDiff, audited, sources);
     }
     if (patch.source.kind === "range") {
       const source = patch.source;
