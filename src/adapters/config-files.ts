@@ -11,13 +11,19 @@ import { findDuplicateKey } from "../core/json-text.js";
 
 function readIfExists(path: string): string | null {
   try {
-    // A UTF-8 byte-order mark (Windows editors, PowerShell's Out-File) is no part of the
-    // text: npm strips it from package.json too.
-    return readFileSync(path, "utf8").replace(/^\uFEFF/, "");
+    return readFileSync(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/**
+ * A UTF-8 byte-order mark (Windows editors, PowerShell's Out-File) is no part of the text: npm
+ * strips it from package.json too.
+ */
+function withoutBom(text: string | null): string | null {
+  return text === null ? null : text.replace(/^\uFEFF/, "");
 }
 
 interface Found {
@@ -26,9 +32,7 @@ interface Found {
   raw: unknown;
 }
 
-function fromPyproject(root: string): Found | null {
-  const path = join(root, "pyproject.toml");
-  const text = readIfExists(path);
+function fromPyproject(path: string, text: string | null): Found | null {
   if (text === null) return null;
   let doc: Record<string, unknown>;
   try {
@@ -45,9 +49,7 @@ function fromPyproject(root: string): Found | null {
   return { source: "pyproject.toml [tool.freezegate]", path, raw: tool.freezegate };
 }
 
-function fromPackageJson(root: string): Found | null {
-  const path = join(root, "package.json");
-  const text = readIfExists(path);
+function fromPackageJson(path: string, text: string | null): Found | null {
   if (text === null) return null;
   let doc: unknown;
   try {
@@ -76,9 +78,27 @@ function fromPackageJson(root: string): Found | null {
   };
 }
 
+/** The repository root's config files: the texts (null: no such file), and their paths. */
+export interface ConfigTexts {
+  pyproject: { path: string; text: string | null };
+  packageJson: { path: string; text: string | null };
+}
+
+/** The config file names, at the repository root. */
+export const CONFIG_FILES = ["pyproject.toml", "package.json"] as const;
+
 export function loadConfig(root: string): LoadedConfig {
-  const py = fromPyproject(root);
-  const pkg = fromPackageJson(root);
+  const [py, pkg] = CONFIG_FILES.map((name) => join(root, name)) as [string, string];
+  return configFromTexts({
+    pyproject: { path: py, text: readIfExists(py) },
+    packageJson: { path: pkg, text: readIfExists(pkg) },
+  });
+}
+
+/** The config that the given texts hold (read from disk, or from a commit). */
+export function configFromTexts(texts: ConfigTexts): LoadedConfig {
+  const py = fromPyproject(texts.pyproject.path, withoutBom(texts.pyproject.text));
+  const pkg = fromPackageJson(texts.packageJson.path, withoutBom(texts.packageJson.text));
   if (py && pkg) {
     throw new ConfigError(
       'freezegate settings are in both pyproject.toml [tool.freezegate] and package.json "freezegate"',

@@ -4,7 +4,8 @@
 // the same inputs whichever command runs it.
 
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { isAbsolute, join, posix, relative } from "node:path";
+import { CONFIG_FILES, configFromTexts } from "../adapters/config-files.js";
 import { readHeadCommit } from "../adapters/git.js";
 import {
   changedFilesInRange,
@@ -12,6 +13,7 @@ import {
   fileAtRevision,
   freezeAuthors,
   listRepoFiles,
+  readBlobs,
 } from "../adapters/git-history.js";
 import { readLedgerFile } from "../adapters/ledger-file.js";
 import { fileExists, readFileBytes, readJsonFile } from "../adapters/repo-files.js";
@@ -28,7 +30,13 @@ import {
 import { parseJsonText } from "../core/json-text.js";
 import { parseLedger, stricterPolicy } from "../core/ledger.js";
 import { checkLedgerChanges, freezeKey } from "../core/ledger-changes.js";
-import { DEFAULT_POLICY, type Gate, type Ledger, type LedgerPolicy } from "../core/ledger-model.js";
+import {
+  DEFAULT_LEDGER_PATH,
+  DEFAULT_POLICY,
+  type Gate,
+  type Ledger,
+  type LedgerPolicy,
+} from "../core/ledger-model.js";
 import { parseSamples, type SamplesArtifact } from "../core/samples.js";
 import { checkWitnesses } from "../core/witness.js";
 import type { KnownTests } from "./known-tests.js";
@@ -120,6 +128,66 @@ async function ledgerAt(
   }
 }
 
+/**
+ * Where the merge base kept the ledger that `rel` (the ledger's repository path now) replaces:
+ * `rel` when the merge base has a file there; else where the merge base's own config puts its
+ * ledger (its "ledger" key, else the default path), when a file is there. So a patch that moves
+ * the ledger and re-points the key is still compared with, and judged by, the ledger it
+ * replaces. null: the merge base has no ledger; "unknown": its config does not parse.
+ */
+async function baseLedgerPath(
+  root: string,
+  mergeBase: string,
+  rel: string,
+): Promise<string | null | "unknown"> {
+  const [here, pyproject, packageJson] = await readBlobs(
+    root,
+    [rel, ...CONFIG_FILES].map((path) => ({ rev: mergeBase, path })),
+  );
+  if (here) return rel;
+  let configured: unknown;
+  try {
+    configured = configFromTexts({
+      pyproject: { path: `pyproject.toml at ${mergeBase.slice(0, 12)}`, text: textOf(pyproject) },
+      packageJson: { path: `package.json at ${mergeBase.slice(0, 12)}`, text: textOf(packageJson) },
+    }).values.ledger;
+  } catch (error) {
+    if (error instanceof FreezegateError) return "unknown";
+    throw error;
+  }
+  const then =
+    typeof configured !== "string"
+      ? DEFAULT_LEDGER_PATH
+      : isAbsolute(configured)
+        ? repoPath(root, configured)
+        : posix.normalize(configured.split("\\").join("/"));
+  if (then === null || then === rel || then.startsWith("../") || then === "..") return null;
+  return (await fileAtRevision(root, mergeBase, then)) === null ? null : then;
+}
+
+function textOf(bytes: Buffer | null | undefined): string | null {
+  return bytes ? bytes.toString("utf8") : null;
+}
+
+/** The ledger at the merge base that `rel` replaces (see baseLedgerPath), and where it was. */
+async function baseLedger(
+  root: string,
+  mergeBase: string,
+  rel: string,
+): Promise<{ path: string; ledger: Ledger | null | "unreadable" }> {
+  const path = await baseLedgerPath(root, mergeBase, rel);
+  if (path === "unknown") return { path: rel, ledger: "unreadable" };
+  if (path === null) return { path: rel, ledger: null };
+  return { path, ledger: await ledgerAt(root, mergeBase, path) };
+}
+
+/** A note for a ledger compared with one at another path at the merge base. */
+function movedNote(rel: string, basePath: string): string[] {
+  return basePath === rel
+    ? []
+    : [`the ledger moved: ${rel} is compared with ${basePath} at the merge base`];
+}
+
 // ---------------------------------------------------------------------------------------------
 // The policy a patch is judged with.
 
@@ -132,6 +200,8 @@ export interface PatchLedger {
   path: string | null;
   /** The ledger at the merge base: null when absent there, "unreadable" when it does not parse. */
   base: Ledger | null | "unreadable";
+  /** Where the merge base kept it (another path when the patch moves the ledger). */
+  basePath: string | null;
 }
 
 /**
@@ -159,10 +229,17 @@ export async function patchLedger(
   ledger: Ledger = readLedgerFile(ctx.ledgerPath),
 ): Promise<PatchLedger> {
   const path = ledgerRepoPath(ctx);
-  const base = path === null ? null : await ledgerAt(ctx.root, mergeBase, path);
+  const atBase = path === null ? null : await baseLedger(ctx.root, mergeBase, path);
+  const base = atBase?.ledger ?? null;
   const own = ledger.policy;
   const strict = judgedPolicy(base, own);
-  return { ledger: strict ? { ...ledger, policy: strict.policy } : ledger, own, path, base };
+  return {
+    ledger: strict ? { ...ledger, policy: strict.policy } : ledger,
+    own,
+    path,
+    base,
+    basePath: atBase?.path ?? null,
+  };
 }
 
 /** What the report should say about the policy a gate was judged with, when not its own. */
@@ -496,7 +573,9 @@ export async function runLedgerChangesGate(
   if (!changed.has(rel)) {
     notes.push(`the ledger ${rel} did not change in ${opts.base}...HEAD`);
   }
-  const base = await ledgerAt(ctx.root, mergeBase, rel);
+  const atBase = await baseLedger(ctx.root, mergeBase, rel);
+  const base = atBase.ledger;
+  notes.push(...movedNote(rel, atBase.path));
   // HEAD's ledger is the one judged: one that does not parse is an input error, never read as
   // a deleted ledger (which would judge no approval at all).
   const head = await readLedgerAt(ctx.root, "HEAD", rel);

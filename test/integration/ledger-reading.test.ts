@@ -208,6 +208,83 @@ describe("a patch is judged with the stricter of the merge base's policy and its
     );
   });
 
+  it("moving the ledger and re-pointing the config's ledger key does not shed the merge base's policy", () => {
+    const repo = scenario(
+      { "freeze-ledger.json": text(ledger()) },
+      {
+        "governance/ledger.json": text(ledger({ policy: { blocking: [] } })),
+        "pyproject.toml": '[tool.freezegate]\nledger = "governance/ledger.json"\n',
+      },
+    );
+    repo.remove("freeze-ledger.json");
+    repo.commit("the ledger moves");
+    const r = check(repo);
+    expect(r.status).toBe(1);
+    const { failedGates, gate } = report(r);
+    expect(failedGates).toEqual(["shadow"]);
+    expect(gate("shadow").notes).toContain(
+      "blocking, as the merge base's policy makes it: this patch's policy.blocking applies from the next patch on",
+    );
+    expect(gate("ledger-changes").notes).toContain(
+      "the ledger moved: governance/ledger.json is compared with freeze-ledger.json at the merge base",
+    );
+    expect(gate("ledger-changes").findings.map((f) => f.details)).toContainEqual({
+      change: "policy-loosened",
+      loosened: [
+        "policy.blocking no longer lists shadow, shape, witness, deposit, lock, ledger-changes",
+      ],
+    });
+  });
+
+  it("a changed freeze keeps needing an approval given for it after the ledger moves", () => {
+    const policy = { blocking: NO_SHADOW, require_approval: true };
+    const approved = { approved_by: "robin" };
+    const repo = scenario(
+      {
+        "freeze-ledger.json": text(ledger({ policy, freeze: approved })),
+        "package.json": `${JSON.stringify({ name: "x", freezegate: { "fail-on": ["shadowed"] } })}\n`,
+      },
+      {
+        // The same approval, carried over to a freeze that now runs longer.
+        "ops/ledger.json": text(ledger({ policy, freeze: { ...approved, expires: "2026-12-03" } })),
+        "package.json": `${JSON.stringify({ name: "x", freezegate: { ledger: "ops/ledger.json" } })}\n`,
+      },
+    );
+    repo.remove("freeze-ledger.json");
+    repo.commit("the ledger moves");
+    const r = check(repo);
+    expect(r.status).toBe(1);
+    const { failedGates, gate } = report(r);
+    expect(failedGates).toEqual(["ledger-changes"]);
+    expect(gate("ledger-changes").notes).toEqual([
+      "the ledger moved: ops/ledger.json is compared with freeze-ledger.json at the merge base",
+    ]);
+    expect(gate("ledger-changes").findings.map((f) => f.message)).toContain(
+      `the extended freeze of ${FROZEN} keeps the approval of robin, given before its expires changed (name who approved this change in approved_by), and policy.require_approval is on`,
+    );
+  });
+
+  it("a merge base whose config does not parse cannot tell where its ledger was: read as unreadable", () => {
+    const repo = scenario(
+      { "freeze-ledger.json": text(ledger()), "pyproject.toml": "[tool.freezegate\n" },
+      {
+        "ops/ledger.json": text(ledger({ policy: { blocking: [] } })),
+        "pyproject.toml": '[tool.freezegate]\nledger = "ops/ledger.json"\n',
+      },
+    );
+    repo.remove("freeze-ledger.json");
+    repo.commit("the ledger moves");
+    const r = check(repo);
+    expect(r.status).toBe(1);
+    const { gate } = report(r);
+    expect(gate("shadow").notes).toContain(
+      "blocking, as the default policy (the ledger at the merge base could not be read) makes it: this patch's policy.blocking applies from the next patch on",
+    );
+    expect(gate("ledger-changes").notes).toContain(
+      "the ledger at the merge base could not be read: every entry counts as added",
+    );
+  });
+
   it("a locked generator cannot be deleted in the patch that removes its lock entry", () => {
     const policy = { blocking: NO_SHADOW, generator_lock: ["conftest.py"] };
     const repo = scenario(
