@@ -167,7 +167,8 @@ const INSTALLED = /\/(?:site|dist)-packages\//;
  * Data paths that record one of `changed` somewhere no rule maps onto it, so the tests
  * recorded there would be lost without a word: a shard recorded under another root (outside
  * the repository, or at a relative path that is no file here) whose path ends with the
- * whole changed path, or an installed copy (site-packages, also a .tox or .venv inside the
+ * whole changed path; a relative path that is no file here and ends an unmapped changed
+ * path (data recorded relative to a subdirectory); or an installed copy (site-packages, also a .tox or .venv inside the
  * repository) of exactly that module (`pkg/mod.py` for `src/pkg/mod.py`). `isRepoFile` says
  * whether a repository path is a file in the work tree.
  */
@@ -202,6 +203,14 @@ export function findLostRecording(
         (repoPath === null || (repoPath !== c && !isRepoFile(repoPath)))
       ) {
         suffix = c;
+      } else if (
+        c.endsWith(`/${slashed}`) &&
+        !mapping.toData.has(c) &&
+        (repoPath === null || !isRepoFile(repoPath))
+      ) {
+        // Relative data recorded in a subdirectory (a monorepo's backend/ with
+        // relative_files): its paths are the ends of the changed paths.
+        suffix = slashed;
       }
       if (suffix === null) continue;
       const to = c.slice(0, c.length - suffix.length);

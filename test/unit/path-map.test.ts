@@ -115,6 +115,20 @@ describe("findLostRecording", () => {
     });
   });
 
+  it("relative data recorded in a subdirectory: its path ends the unmapped changed path", () => {
+    // backend/ ran its own tests with relative_files: "app/core.py" is backend/app/core.py.
+    expect(
+      lost(["backend/app/core.py", "setup.py"], ["app/core.py", "setup.py"], ["setup.py"]),
+    ).toEqual({
+      path: "backend/app/core.py",
+      recorded: "app/core.py",
+      rule: { from: "", to: "backend/" },
+    });
+    // Not when a file of that path exists here, nor when the changed file is mapped already.
+    expect(lost(["backend/app/core.py"], ["app/core.py"], ["app/core.py"])).toBeNull();
+    expect(lost(["backend/app/core.py"], ["app/core.py", "backend/app/core.py"])).toBeNull();
+  });
+
   it("an installed copy of exactly the module: src layout, single module, .tox in the repo", () => {
     const site = "/venv/lib/python3.11/site-packages/";
     expect(lost(["src/pkg/mod.py"], [`${site}pkg/mod.py`])?.rule).toEqual({
