@@ -2,8 +2,8 @@
 // "freezegate" key of package.json. Both present is an error (which one wins would be a
 // guess). Malformed files are errors, never "no config".
 
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { type LoadedConfig, validateConfig } from "../core/config.js";
 import { ConfigError } from "../core/errors.js";
@@ -87,7 +87,13 @@ export interface ConfigTexts {
 /** The config file names, at the repository root. */
 export const CONFIG_FILES = ["pyproject.toml", "package.json"] as const;
 
-export function loadConfig(root: string): LoadedConfig {
+/**
+ * The repository root's settings. `cwd` (the directory the command runs in): settings in a
+ * config file between it and the root are refused, not ignored: a monorepo's backend/ with its
+ * own `[tool.freezegate]` would otherwise lose its `fail-on` without a word.
+ */
+export function loadConfig(root: string, cwd: string = root): LoadedConfig {
+  if (cwd !== root) refuseNestedConfig(root, cwd);
   const [py, pkg] = CONFIG_FILES.map((name) => join(root, name)) as [string, string];
   return configFromTexts({
     pyproject: { path: py, text: readIfExists(py) },
@@ -112,4 +118,56 @@ export function configFromTexts(texts: ConfigTexts): LoadedConfig {
     path: found.path,
     values: validateConfig(found.raw, found.source),
   };
+}
+
+/** Directories from `cwd` up to, not including, `root` (none when cwd is not inside it). */
+function directoriesBelowRoot(root: string, cwd: string): string[] {
+  let rel = relative(root, cwd);
+  if (rel.startsWith("..") || isAbsolute(rel)) {
+    // Another spelling of the same place (a symbolic link in the path).
+    try {
+      rel = relative(realpathSync(root), realpathSync(cwd));
+    } catch {
+      return [];
+    }
+    if (rel.startsWith("..") || isAbsolute(rel)) return [];
+  }
+  const dirs: string[] = [];
+  for (let dir = rel; dir !== "" && dir !== "."; dir = dirname(dir)) dirs.push(dir);
+  return dirs;
+}
+
+/** Does this config file text hold freezegate settings? */
+function holdsSettings(name: (typeof CONFIG_FILES)[number], text: string): boolean {
+  if (!text.includes("freezegate")) return false;
+  try {
+    if (name === "package.json") {
+      const doc: unknown = JSON.parse(withoutBom(text) as string);
+      return typeof doc === "object" && doc !== null && "freezegate" in doc;
+    }
+    const tool = (parseToml(withoutBom(text) as string) as Record<string, unknown>).tool;
+    return typeof tool === "object" && tool !== null && "freezegate" in tool;
+  } catch {
+    // Unreadable: settings are there if a reader would see them.
+    return name === "package.json"
+      ? /"freezegate"\s*:/.test(text)
+      : /\[\s*tool\.freezegate/.test(text);
+  }
+}
+
+function refuseNestedConfig(root: string, cwd: string): void {
+  for (const dir of directoriesBelowRoot(root, cwd)) {
+    for (const name of CONFIG_FILES) {
+      const text = readIfExists(join(root, dir, name));
+      if (text === null || !holdsSettings(name, text)) continue;
+      const where = `${dir.split("\\").join("/")}/${name}`;
+      const what = name === "package.json" ? 'a "freezegate" key' : "[tool.freezegate]";
+      throw new ConfigError(
+        `${where} has ${what}, but freezegate reads its settings only from the repository root's pyproject.toml or package.json`,
+        {
+          fix: "move the settings to the repository root's file (their paths are relative to the root), or pass them as flags",
+        },
+      );
+    }
+  }
 }

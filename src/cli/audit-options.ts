@@ -218,9 +218,9 @@ export async function readDiffInput(
 
 /**
  * The frozen-test list when --frozen is not given: the config's `frozen`, else the config's
- * `ledger` (the freeze ledger is a frozen list: its freezes[].test_id), else quarantine.json,
- * else freeze-ledger.json in the repository root. None of them is an error, never "nothing
- * frozen": without a list every covered line would look defended.
+ * `ledger` (the freeze ledger is a frozen list: its freezes[].test_id), else quarantine.json
+ * or freeze-ledger.json in the repository root. None of them is an error, never "nothing
+ * frozen": without a list every covered line would look defended; both is an error too.
  */
 export function resolveFrozenFile(
   data: DataOptions,
@@ -231,9 +231,18 @@ export function resolveFrozenFile(
   if (data.frozen !== undefined) return data.frozen;
   const ledger = config.ledger;
   if (typeof ledger === "string") return isAbsolute(ledger) ? ledger : join(root, ledger);
-  for (const name of ["quarantine.json", DEFAULT_LEDGER_PATH]) {
-    if (exists(join(root, name))) return join(root, name);
+  const found = ["quarantine.json", DEFAULT_LEDGER_PATH].filter((name) => exists(join(root, name)));
+  if (found.length > 1) {
+    // `ledger migrate` leaves the quarantine list in place: reading either one alone would
+    // quietly drop the other's freezes.
+    throw new UsageError(
+      `both quarantine.json and ${DEFAULT_LEDGER_PATH} are in the repository root, so which tests are frozen cannot be told`,
+      {
+        fix: `delete the list the ledger replaced (after freezegate ledger migrate: quarantine.json), or name one with --frozen FILE or the config's "ledger" key`,
+      },
+    );
   }
+  if (found[0] !== undefined) return join(root, found[0]);
   throw new UsageError(
     `no frozen-test list: neither quarantine.json nor ${DEFAULT_LEDGER_PATH} is in the repository root, and without one every covered line looks defended`,
     {

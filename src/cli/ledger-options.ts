@@ -95,7 +95,7 @@ export async function resolveLedgerContext(
 ): Promise<LedgerContext> {
   const cwd = commandDirectory(args.values, io.cwd);
   const root = await findRepoRoot(cwd);
-  const loaded = loadConfig(root);
+  const loaded = loadConfig(root, cwd);
   const config = loaded.values;
   const flag = stringOpt(args.values, "ledger");
   const configured = config.ledger;

@@ -342,6 +342,29 @@ describe("the frozen list when --frozen is not given", () => {
     });
   });
 
+  it("is exit 2 when both quarantine.json and the ledger are in the root (ledger migrate keeps the list)", () => {
+    try {
+      // The ledger freezes a test the quarantine list does not: reading one would drop the other.
+      writeFileSync(join(repo.dir, "freeze-ledger.json"), JSON.stringify(LEDGER));
+      const line = expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: repo.dir }));
+      expect(line).toBe(
+        `freezegate: error: both quarantine.json and freeze-ledger.json are in the repository root, so which tests are frozen cannot be told (fix: delete the list the ledger replaced (after freezegate ledger migrate: quarantine.json), or name one with --frozen FILE or the config's "ledger" key)`,
+      );
+      const doctor = runCli(["doctor", "--base", "base"], { cwd: repo.dir });
+      expect(doctor.status).toBe(2);
+      expect(doctor.stdout).toMatch(
+        /^FAIL {2}frozen: both quarantine\.json and freeze-ledger\.json/m,
+      );
+      const named = runCli(["audit", "--base", "base", "-q", "--frozen", "freeze-ledger.json"], {
+        cwd: repo.dir,
+      });
+      expect(named.stderr).toBe("");
+      expect(named.status).toBe(1);
+    } finally {
+      rmSync(join(repo.dir, "freeze-ledger.json"), { force: true });
+    }
+  });
+
   it('is exit 2 in audit and a FAIL in doctor when there is none, and the fix says what {"frozen": []} means', () => {
     withoutQuarantine(() => {
       const line = expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: repo.dir }));
@@ -535,5 +558,38 @@ describe("doctor --format json", () => {
       "frozen",
       "freshness",
     ]);
+  });
+});
+
+describe("settings in a subdirectory's config file", () => {
+  it("are refused, not ignored, when a command runs there (a monorepo's backend/)", () => {
+    const sub = join(repo.dir, "backend");
+    mkdirSync(join(sub, "api"), { recursive: true });
+    try {
+      writeFileSync(join(sub, "pyproject.toml"), '[tool.freezegate]\nfail-on = ["uncovered"]\n');
+      const message = `freezegate: error: backend/pyproject.toml has [tool.freezegate], but freezegate reads its settings only from the repository root's pyproject.toml or package.json (fix: move the settings to the repository root's file (their paths are relative to the root), or pass them as flags)`;
+      for (const [args, cwd] of [
+        [["audit", "--base", "base", "-q"], join(sub, "api")],
+        [["audit", "-C", "backend", "--base", "base", "-q"], repo.dir],
+        [["ledger", "check"], sub],
+      ] as const) {
+        expect(expectOneLineError(runCli([...args], { cwd }))).toBe(message);
+      }
+      // A package.json that only depends on freezegate holds no settings.
+      rmSync(join(sub, "pyproject.toml"));
+      writeFileSync(
+        join(sub, "package.json"),
+        JSON.stringify({ name: "backend", devDependencies: { freezegate: "^0.1.0" } }),
+      );
+      const r = runCli(["audit", "--base", "base", "-q"], { cwd: sub });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(1);
+      writeFileSync(join(sub, "package.json"), JSON.stringify({ freezegate: { base: "base" } }));
+      expect(expectOneLineError(runCli(["audit", "-q"], { cwd: sub }))).toBe(
+        `freezegate: error: backend/package.json has a "freezegate" key, but freezegate reads its settings only from the repository root's pyproject.toml or package.json (fix: move the settings to the repository root's file (their paths are relative to the root), or pass them as flags)`,
+      );
+    } finally {
+      rmSync(sub, { recursive: true, force: true });
+    }
   });
 });

@@ -63,7 +63,7 @@ export async function prepareAudit(
     stringOpt(args.values, "base") === undefined ? null : rangeFromFlags(args.values, cwd);
   const root = (await early?.root) ?? (await findRepoRoot(cwd));
   mark("repo root");
-  const loaded = loadConfig(root);
+  const loaded = loadConfig(root, cwd);
   const config = loaded.values;
   const choice = resolvePatchRequest(args.values, config);
   let patch: PatchRequest;
