@@ -138,8 +138,21 @@ const KNOWN_TESTS = `
                 WHERE context COLLATE BINARY IN
                       (value || '|run', value || '|setup', value || '|teardown'))`;
 
+/** Which of a JSON array of node ids have no "|run" context (compared as KNOWN_TESTS does). */
+const TESTS_WITHOUT_RUN = `
+  SELECT value FROM json_each(?)
+  WHERE NOT EXISTS (SELECT 1 FROM context WHERE context COLLATE BINARY = value || '|run')`;
+
 /** Names of the context ids in a JSON array. */
 const NAMES_BY_ID = "SELECT id, context FROM context WHERE id IN (SELECT value FROM json_each(?))";
+
+/**
+ * What the overview adds for the audit's check of frozen tests: which of some tests in the
+ * data (plain pytest-cov names) never ran their body.
+ */
+export interface TestsWithoutRun {
+  testsWithoutRun(ids: readonly string[]): string[];
+}
 
 const RERUN_FIX = "re-run the tests with coverage (pytest --cov --cov-context=test)";
 
@@ -200,7 +213,7 @@ function useMmapForRows(data: DataFile, files: number): void {
  */
 export function openCoverageSqlite(
   files: string[],
-): CoverageSource & Required<Pick<CoverageSource, "contextOverview">> {
+): CoverageSource & { contextOverview(): (ContextOverview & TestsWithoutRun) | null } {
   const unique = [...new Set(files.map((file) => resolve(file)))];
   if (unique.length === 0) {
     throw new InputError("no coverage.py data file was given", { fix: RERUN_FIX });
@@ -284,7 +297,7 @@ class SqliteCoverageSource implements CoverageSource {
    * from one scan in SQLite, and from then on names are read only for the contexts that ran
    * a wanted line. Several data files need every name to merge their ids: null.
    */
-  contextOverview(): ContextOverview | null {
+  contextOverview(): (ContextOverview & TestsWithoutRun) | null {
     this.assertOpen();
     const data = this.files[0];
     if (this.files.length !== 1 || data === undefined || this.contextsLoaded) return null;
@@ -298,6 +311,7 @@ class SqliteCoverageSource implements CoverageSource {
       maxId !== rows ||
       odd !== 0 ||
       typeof plain !== "number" ||
+      typeof notRun !== "number" ||
       typeof othersJson !== "string"
     ) {
       return null;
@@ -332,6 +346,16 @@ class SqliteCoverageSource implements CoverageSource {
         return new Set(found.filter((id): id is string => typeof id === "string"));
       },
       allNames: () => this.contextNames(),
+      // Each "id|run" name is one test's: as many of them as tests means every test ran its
+      // body, and nothing need be asked (the usual data, where no test was skipped).
+      testsWithoutRun: (ids) => {
+        this.assertOpen();
+        if (ids.length === 0 || plain - notRun === plainTests) return [];
+        const found = query(data, () =>
+          data.db.prepare(TESTS_WITHOUT_RUN).pluck(true).all(JSON.stringify(ids)),
+        ) as unknown[];
+        return found.filter((id): id is string => typeof id === "string");
+      },
     };
   }
 

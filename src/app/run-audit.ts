@@ -3,8 +3,13 @@
 // Everything that could turn misread input into an empty result is checked here and raised
 // as an error instead.
 
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
+import {
+  discoverCoverage,
+  type OpenedCoverage,
+  openCoverage,
+} from "../adapters/coverage-discovery.js";
 import {
   type EarlyRange,
   patchFromRange,
@@ -27,10 +32,12 @@ import {
   type ContextIndex,
   indexContextOverview,
   indexContexts,
+  parsePytestCovContext,
 } from "../core/contexts.js";
 import { InputError, UsageError } from "../core/errors.js";
 import {
   type FrozenList,
+  frozenWithoutRun,
   parseFrozenList,
   refuseParametrizedForCollapsedContexts,
   resolveFrozen,
@@ -273,7 +280,7 @@ function unionOfLines(each: (ReadonlyMap<number, string[]> | undefined)[]): Map<
  * git ends a line at "\n" only; Python (so coverage.py and the statement finder) also at a
  * lone "\r". After one, git's line numbers and the data's name different lines.
  */
-function refuseLoneCarriageReturn(path: string, text: string): void {
+export function refuseLoneCarriageReturn(path: string, text: string): void {
   const at = text.search(/\r(?!\n)/);
   if (at < 0) return;
   const line = text.slice(0, at).split("\n").length;
@@ -417,9 +424,9 @@ export function readDataContexts(
   coverage: CoverageSource,
   testRoot: string,
 ): DataContexts {
-  const { prefix, testRootFiles } = testRootOf(root, testRoot);
+  const { prefix, testRootFiles, read } = testRootOf(root, testRoot);
   const names = coverage.contextNames();
-  const index = indexContexts(names, () => buildModuleIndex(testRootFiles()));
+  const index = indexContexts(names, () => buildModuleIndex(testRootFiles(), read));
   return { names, index, testRootFiles, prefix };
 }
 
@@ -428,6 +435,12 @@ function testRootOf(root: string, testRoot: string) {
   const normalized = normalizePath(testRoot);
   if (normalized.startsWith("/") || normalized.startsWith("..")) {
     throw new UsageError(`--test-root "${testRoot}" is outside the repository`, {
+      fix: "give the directory pytest ran in, relative to the repository root",
+    });
+  }
+  // A mistyped test root would only show as node ids naming missing files, or not at all.
+  if (normalized !== "" && !existsSync(join(root, normalized))) {
+    throw new UsageError(`--test-root "${testRoot}" does not exist in the repository`, {
       fix: "give the directory pytest ran in, relative to the repository root",
     });
   }
@@ -441,23 +454,63 @@ function testRootOf(root: string, testRoot: string) {
     );
     return files;
   };
-  return { prefix, testRootFiles };
+  // test_function names are checked against the test root's source (contexts.ts).
+  const read = (file: string): string | null => {
+    try {
+      return readFileSync(join(root, prefix, file), "utf8");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "EISDIR" || code === "ENOTDIR") return null;
+      throw error;
+    }
+  };
+  return { prefix, testRootFiles, read };
 }
 
 /**
  * The contexts as the audit needs them: from the data's overview when it has one and its
  * tests all have plain pytest-cov names (no name list read), else from every name.
+ * `testsWithoutRun`: which of some tests in the data never ran their body.
  */
 export function readAuditContexts(
   root: string,
-  coverage: CoverageSource,
+  coverage: OpenedCoverage,
   testRoot: string,
-): { index: ContextIndex; prefix: string } {
-  const { prefix, testRootFiles } = testRootOf(root, testRoot);
-  const modules = () => buildModuleIndex(testRootFiles());
+): {
+  index: ContextIndex;
+  prefix: string;
+  testsWithoutRun: (ids: readonly string[]) => string[];
+} {
+  const { prefix, testRootFiles, read } = testRootOf(root, testRoot);
+  const modules = () => buildModuleIndex(testRootFiles(), read);
   const overview = coverage.contextOverview?.() ?? null;
   const fast = overview === null ? null : indexContextOverview(overview, modules);
-  return { index: fast ?? indexContexts(coverage.contextNames(), modules), prefix };
+  if (fast !== null && overview !== null) {
+    return { index: fast, prefix, testsWithoutRun: (ids) => overview.testsWithoutRun(ids) };
+  }
+  const names = coverage.contextNames();
+  const index = indexContexts(names, modules);
+  return { index, prefix, testsWithoutRun: (ids) => testsWithoutRunIn(names, index, ids) };
+}
+
+/**
+ * Of `ids` (tests in the data), those with no "|run" context among `names`: pytest-cov names
+ * a test's contexts by phase, and a test with only setup or teardown never ran its body.
+ * Other styles name no phases (a test_function context is the test function itself).
+ */
+export function testsWithoutRunIn(
+  names: readonly string[],
+  index: ContextIndex,
+  ids: readonly string[],
+): string[] {
+  if (index.style !== "pytest-cov" || ids.length === 0) return [];
+  const waiting = new Set(ids);
+  for (const name of names) {
+    if (!name.endsWith("|run")) continue;
+    const id = parsePytestCovContext(name)?.testId ?? null;
+    if (id !== null && waiting.delete(id) && waiting.size === 0) break;
+  }
+  return ids.filter((id) => waiting.has(id));
 }
 
 export interface DataPaths {
@@ -510,6 +563,116 @@ export function lostRecording(
   );
 }
 
+export interface PatchOnDisk {
+  /** The changed files the audit judges. */
+  audited: ChangedFile[];
+  skipped: SkippedFile[];
+  /** The bytes of each audited file, as read for the checks. */
+  sources: Map<string, Buffer>;
+}
+
+/**
+ * Which changed files the audit judges, and the refusals when the patch does not describe
+ * the files on disk (the ones coverage measured): a measured file the diff calls binary, a
+ * file missing from disk, unstaged edits under --staged, a user's diff of other lines, a range
+ * over files edited since. The audit stops at the error; doctor reports it as a check.
+ */
+export async function checkPatchOnDisk(
+  root: string,
+  request: PatchRequest,
+  patch: ReadPatch,
+  globs: { testGlobs: readonly string[]; sourceGlobs: readonly string[] },
+  /** "" or "dir/": the test root (see classifyChangedFiles). */
+  prefix: string,
+  toData: ReadonlyMap<string, string>,
+): Promise<PatchOnDisk> {
+  const classified = classifyChangedFiles(patch.files, globs, prefix, (p) => toData.has(p));
+  // A symbolic link's "line" is its target's name, and coverage records the file it points
+  // at under that file's own path: a link is no source file. Never read through it (a
+  // link to a file outside the repository would put that file in the report).
+  const links = new Set(
+    classified.audited.filter((f) => isSymbolicLink(join(root, f.path))).map((f) => f.path),
+  );
+  const audited = classified.audited.filter((f) => !links.has(f.path));
+  const skipped = [
+    ...classified.skipped,
+    ...[...links].map((path) => ({ path, reason: "not-source" as const })),
+  ];
+
+  // A file the data measured has lines; if the diff calls it binary, they are missing.
+  const binaryMeasured = skipped.filter((f) => f.reason === "binary" && toData.has(f.path));
+  if (binaryMeasured.length > 0) {
+    throw new InputError(
+      `the diff shows ${sample(binaryMeasured.map((f) => f.path))} as binary, but the coverage data measured it, so its changed lines are unknown`,
+      {
+        fix: "make the diff with `git diff --text` (or drop the -diff/binary attribute for these files in .gitattributes)",
+      },
+    );
+  }
+  const missing = audited.filter((f) => !fileExists(join(root, f.path)));
+  const absent = missing[0];
+  if (absent) {
+    if (request.kind === "diff" && patch.userDiff) {
+      throw missingFromDiff(root, request.label, patch.userDiff, missing);
+    }
+    throw new InputError(
+      `changed file ${absent.path} is not on disk, so no test here can have run it: a sparse checkout that leaves it out, or a patch that is not of this checkout`,
+      {
+        fix: "check out the patch's commit in full (git sparse-checkout add DIR, or git sparse-checkout disable), run the tests, then audit",
+      },
+    );
+  }
+  if (patch.source.kind === "staged") {
+    // The staged diff's blob ids are the index's: a file on disk that hashes otherwise has
+    // unstaged edits (whatever assume-unchanged says).
+    const unstaged = await differFromBlobs(root, audited);
+    if (unstaged.length > 0) {
+      throw new InputError(
+        `changed file(s) have unstaged edits: ${sample(unstaged)}; --staged numbers the index's lines, the coverage data measured the files on disk`,
+        {
+          fix: "stage the edits (git add) or stash them (git stash --keep-index), re-run the tests, then audit; or audit the work tree with --worktree",
+        },
+      );
+    }
+  }
+
+  // The diff describes the patch's commit; coverage measured the files on disk. They must
+  // be the same bytes: compared against the diff's blob ids, asking git only on a mismatch.
+  const sources = new Map(
+    audited.map((f) => [f.path, readFileBytes(join(root, f.path), `changed file ${f.path}`)]),
+  );
+  if (request.kind === "diff" && patch.userDiff) {
+    await checkUserDiff(root, request.label, patch.userDiff, audited, sources);
+  }
+  if (patch.source.kind === "range") {
+    const source = patch.source;
+    const suspects = audited.filter(
+      (f) =>
+        f.newBlob === undefined ||
+        gitBlobId(sources.get(f.path) as Buffer, f.newBlob.length) !== f.newBlob,
+    );
+    // With checkout filters (core.autocrlf, eol) the bytes on disk never hash to the blob:
+    // git hashes the suspects as `git add` would. Not `git diff`, which believes the index's
+    // skip-worktree and assume-unchanged flags over the bytes on disk.
+    const dirty = await differFromBlobs(root, suspects);
+    const headCheckedOut =
+      dirty.length > 0 &&
+      (source.head === "HEAD" ||
+        (await resolveCommit(root, source.head)) === (await readHeadCommit(root)));
+    if (dirty.length > 0) {
+      throw new InputError(
+        `changed file(s) on disk differ from ${source.head}: ${sample(dirty)}; the diff describes ${source.head}, the coverage data the files on disk`,
+        {
+          fix: headCheckedOut
+            ? "commit or stash the changes, then re-run the tests and the audit"
+            : `check out ${source.head}, run the tests with coverage there, then audit`,
+        },
+      );
+    }
+  }
+  return { audited, skipped, sources };
+}
+
 export async function runAudit(request: AuditRequest): Promise<AuditRun> {
   const root = request.root;
   // git runs in other processes: start it, read the data meanwhile, then wait for it.
@@ -519,12 +682,16 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
 
   mark("start audit");
   if (request.onDataFiles) request.onDataFiles(discoverCoverage(root, request.coverage).files);
-  const coverage: CoverageSource = openCoverage(root, request.coverage);
+  const coverage = openCoverage(root, request.coverage);
   mark("open data");
   await letGitRun();
   try {
     // 1. Contexts: the data must say which test ran each line.
-    const { index: contexts, prefix } = readAuditContexts(root, coverage, request.testRoot);
+    const {
+      index: contexts,
+      prefix,
+      testsWithoutRun,
+    } = readAuditContexts(root, coverage, request.testRoot);
     if (contexts.style === "none") {
       // Without tests every name is outside them.
       const names = contexts.nonTestContexts;
@@ -545,13 +712,24 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     }
     const resolution = resolveFrozen(frozenList, contexts);
     if (resolution.unresolved.length > 0 && !request.allowUnresolved) {
+      // A parametrized test's own id names none of its cases: say how to freeze them all.
+      const param = resolution.unresolved.find(
+        (id) => !id.includes("*") && [...contexts.testIds].some((t) => t.startsWith(`${id}[`)),
+      );
       throw new InputError(
         `${resolution.unresolved.length} frozen id(s) in ${request.frozen} match no test in the coverage data: ${sample(resolution.unresolved)}`,
         {
-          fix: "use exact pytest node ids (as in `pytest --collect-only -q`), or pass --allow-unresolved for tests that no longer exist",
+          fix:
+            param === undefined
+              ? "use exact pytest node ids (as in `pytest --collect-only -q`), or pass --allow-unresolved for tests that no longer exist"
+              : `"${param}" is a parametrized test: freeze all its cases with "${param}[*]", or list them as \`pytest --collect-only -q\` prints them`,
         },
       );
     }
+    // A frozen test that was skipped hides shadow nobody can see: --allow-unresolved (for
+    // tests that no longer exist) does not waive it.
+    const bodiless = frozenWithoutRun(request.frozen, testsWithoutRun([...resolution.frozenTests]));
+    if (bodiless !== null) throw bodiless;
 
     // 3. Data paths onto the repository.
     const { measured, mapping, existing } = mapCoverageToRepo(root, coverage, request.pathMap, {
@@ -577,94 +755,14 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     // 4. Which changed files are audited.
     const patch = await patchPromise;
     mark("git (waited)");
-    const classified = classifyChangedFiles(patch.files, request, prefix, (p) =>
-      mapping.toData.has(p),
+    const { audited, skipped, sources } = await checkPatchOnDisk(
+      root,
+      request.patch,
+      patch,
+      request,
+      prefix,
+      mapping.toData,
     );
-    // A symbolic link's "line" is its target's name, and coverage records the file it points
-    // at under that file's own path: a link is no source file. Never read through it (a
-    // link to a file outside the repository would put that file in the report).
-    const links = new Set(
-      classified.audited.filter((f) => isSymbolicLink(join(root, f.path))).map((f) => f.path),
-    );
-    const audited = classified.audited.filter((f) => !links.has(f.path));
-    const skipped = [
-      ...classified.skipped,
-      ...[...links].map((path) => ({ path, reason: "not-source" as const })),
-    ];
-
-    // A file the data measured has lines; if the diff calls it binary, they are missing.
-    const binaryMeasured = skipped.filter(
-      (f) => f.reason === "binary" && mapping.toData.has(f.path),
-    );
-    if (binaryMeasured.length > 0) {
-      throw new InputError(
-        `the diff shows ${sample(binaryMeasured.map((f) => f.path))} as binary, but the coverage data measured it, so its changed lines are unknown`,
-        {
-          fix: "make the diff with `git diff --text` (or drop the -diff/binary attribute for these files in .gitattributes)",
-        },
-      );
-    }
-    const missing = audited.filter((f) => !fileExists(join(root, f.path)));
-    const absent = missing[0];
-    if (absent) {
-      if (request.patch.kind === "diff" && patch.userDiff) {
-        throw missingFromDiff(root, request.patch.label, patch.userDiff, missing);
-      }
-      throw new InputError(
-        `changed file ${absent.path} is not on disk, so no test here can have run it: a sparse checkout that leaves it out, or a patch that is not of this checkout`,
-        {
-          fix: "check out the patch's commit in full (git sparse-checkout add DIR, or git sparse-checkout disable), run the tests, then audit",
-        },
-      );
-    }
-    if (patch.source.kind === "staged") {
-      // The staged diff's blob ids are the index's: a file on disk that hashes otherwise has
-      // unstaged edits (whatever assume-unchanged says).
-      const unstaged = await differFromBlobs(root, audited);
-      if (unstaged.length > 0) {
-        throw new InputError(
-          `changed file(s) have unstaged edits: ${sample(unstaged)}; --staged numbers the index's lines, the coverage data measured the files on disk`,
-          {
-            fix: "stage the edits (git add) or stash them (git stash --keep-index), re-run the tests, then audit; or audit the work tree with --worktree",
-          },
-        );
-      }
-    }
-
-    // The diff describes the patch's commit; coverage measured the files on disk. They must
-    // be the same bytes: compared against the diff's blob ids, asking git only on a mismatch.
-    const sources = new Map(
-      audited.map((f) => [f.path, readFileBytes(join(root, f.path), `changed file ${f.path}`)]),
-    );
-    if (request.patch.kind === "diff" && patch.userDiff) {
-      await checkUserDiff(root, request.patch.label, patch.userDiff, audited, sources);
-    }
-    if (patch.source.kind === "range") {
-      const source = patch.source;
-      const suspects = audited.filter(
-        (f) =>
-          f.newBlob === undefined ||
-          gitBlobId(sources.get(f.path) as Buffer, f.newBlob.length) !== f.newBlob,
-      );
-      // With checkout filters (core.autocrlf, eol) the bytes on disk never hash to the blob:
-      // git hashes the suspects as `git add` would. Not `git diff`, which believes the index's
-      // skip-worktree and assume-unchanged flags over the bytes on disk.
-      const dirty = await differFromBlobs(root, suspects);
-      const headCheckedOut =
-        dirty.length > 0 &&
-        (source.head === "HEAD" ||
-          (await resolveCommit(root, source.head)) === (await readHeadCommit(root)));
-      if (dirty.length > 0) {
-        throw new InputError(
-          `changed file(s) on disk differ from ${source.head}: ${sample(dirty)}; the diff describes ${source.head}, the coverage data the files on disk`,
-          {
-            fix: headCheckedOut
-              ? "commit or stash the changes, then re-run the tests and the audit"
-              : `check out ${source.head}, run the tests with coverage there, then audit`,
-          },
-        );
-      }
-    }
 
     const lost = lostRecording(
       root,

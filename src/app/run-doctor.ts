@@ -16,12 +16,16 @@ import {
   type FreshnessInput,
 } from "../core/doctor.js";
 import { FreezegateError } from "../core/errors.js";
-import { resolveFrozen } from "../core/frozen.js";
+import {
+  frozenWithoutRun,
+  refuseParametrizedForCollapsedContexts,
+  resolveFrozen,
+} from "../core/frozen.js";
 import type { ChangedFile, CoverageSource } from "../core/model.js";
 import type { PathRule } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
 import {
-  classifyChangedFiles,
+  checkPatchOnDisk,
   type DataContexts,
   loadFrozenList,
   lostRecording,
@@ -30,7 +34,9 @@ import {
   REPORT_LINE_BREAKS,
   readDataContexts,
   readPatch,
+  refuseLoneCarriageReturn,
   statementLinesOf,
+  testsWithoutRunIn,
 } from "./run-audit.js";
 
 export interface DoctorRequest {
@@ -64,6 +70,23 @@ function skipped(id: string, because: string): DoctorCheck {
 }
 
 export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> {
+  return (await doctorChecks(request)).map(oneLine);
+}
+
+/**
+ * A check as one line: a message may quote input that holds a line break (a frozen id with
+ * "\n"), which would split the text output and break the JSON contract. As the audit's errors.
+ */
+function oneLine(check: DoctorCheck): DoctorCheck {
+  const flat = (text: string) => text.replace(/\s*[\r\n]\s*/g, " ").trim();
+  return {
+    ...check,
+    message: flat(check.message),
+    ...(check.fix === undefined ? {} : { fix: flat(check.fix) }),
+  };
+}
+
+async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   let coverage: CoverageSource | null = null;
   try {
@@ -115,16 +138,26 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
       try {
         const list = loadFrozenList(request.frozen);
         if (contexts && contexts.index.testIds.size > 0) {
+          // As the audit's report shows it: relative to the repository root.
+          const label = relativeToRoot(request.root, request.frozen);
+          if (contexts.index.style === "test-function") {
+            refuseParametrizedForCollapsedContexts(list, label);
+          }
           const resolution = resolveFrozen(list, contexts.index);
-          checks.push(
-            checkFrozenResolved(
-              // As the audit's report shows it: relative to the repository root.
-              relativeToRoot(request.root, request.frozen),
-              list.entries.length,
-              resolution,
-              request.allowUnresolved,
-            ),
+          const check = checkFrozenResolved(
+            label,
+            list.entries.length,
+            resolution,
+            request.allowUnresolved,
           );
+          const bodiless =
+            check.status === "fail"
+              ? null
+              : frozenWithoutRun(
+                  label,
+                  testsWithoutRunIn(contexts.names, contexts.index, [...resolution.frozenTests]),
+                );
+          checks.push(bodiless === null ? check : failed("frozen", bodiless));
         } else {
           checks.push(skipped("frozen", "the data names no tests to resolve frozen ids against"));
         }
@@ -149,11 +182,14 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
           checkedFiles: 0,
         };
         const toData = mapped.mapping.toData;
-        const { audited } = classifyChangedFiles(
-          patch.files,
+        // The audit's own checks that the patch describes the files on disk.
+        const { audited, sources } = await checkPatchOnDisk(
+          request.root,
+          request.patch,
+          patch,
           request,
           contexts?.prefix ?? "",
-          (p) => toData.has(p),
+          toData,
         );
         const unmeasured = unmeasuredChanges(audited, toData);
         if (unmeasured !== null) {
@@ -170,6 +206,12 @@ export async function runDoctor(request: DoctorRequest): Promise<DoctorCheck[]> 
         if (lost !== null) {
           checks.push(failed("freshness", lost));
           return checks;
+        }
+        for (const file of audited) {
+          const bytes = sources.get(file.path);
+          if (bytes && toData.has(file.path)) {
+            refuseLoneCarriageReturn(file.path, bytes.toString("utf8"));
+          }
         }
         const files = patch.files.filter(
           (f) => f.status !== "deleted" && !f.binary && !f.submodule && toData.has(f.path),

@@ -5,8 +5,10 @@
 //   the empty context ""            code run outside any test (imports, collection)
 // Static contexts are prefixed with "static|". We never guess: a dotted name becomes a node
 // id only when exactly one test file in the repository can be its module and pytest would
-// collect it there (see dottedTestKind); a helper named test* in a source module ran outside
-// tests; anything else is refused.
+// collect it there (see dottedTestKind), and no other class inherits the test method (a
+// subclass's runs would carry the same name); a helper named test* that a source module
+// defines ran outside tests, and so did unittest's testPartExecutor; anything else is
+// refused.
 
 import { InputError } from "./errors.js";
 import type { ContextOverview, ParsedContext, TestPhase } from "./model.js";
@@ -46,10 +48,24 @@ export function looksLikeDottedTest(raw: string): boolean {
   return DOTTED.test(dynamicPart(raw));
 }
 
-/** Python files grouped by module name (basename without ".py"), for dotted-name lookups. */
-export type ModuleIndex = Map<string, string[]>;
+/**
+ * Reads a file of the test root (a path relative to it, as in the index): its text, or null
+ * when there is no such file.
+ */
+export type TestRootReader = (file: string) => string | null;
 
-export function buildModuleIndex(pythonFiles: Iterable<string>): ModuleIndex {
+/**
+ * Python files grouped by module name (basename without ".py"), for dotted-name lookups, and
+ * a reader for their text: test_function names can only be checked against the source (which
+ * classes inherit tests, which functions a module defines). Without a reader such names are
+ * refused.
+ */
+export type ModuleIndex = Map<string, string[]> & { read?: TestRootReader };
+
+export function buildModuleIndex(
+  pythonFiles: Iterable<string>,
+  read?: TestRootReader,
+): ModuleIndex {
   const index: ModuleIndex = new Map();
   for (const file of pythonFiles) {
     if (!file.endsWith(".py")) continue;
@@ -58,29 +74,55 @@ export function buildModuleIndex(pythonFiles: Iterable<string>): ModuleIndex {
     if (list) list.push(file);
     else index.set(stem, [file]);
   }
+  if (read) index.read = read;
   return index;
+}
+
+const dirOf = (file: string) => file.slice(0, Math.max(0, file.lastIndexOf("/")));
+
+/**
+ * The module name pytest's default import mode gives `file`: its directories up to the first
+ * one without an `__init__.py` are its packages ("myapp/tests.py" in package myapp is
+ * "myapp.tests", never the top-level "tests").
+ */
+function packageModuleName(file: string, packages: ReadonlySet<string>): string {
+  const parts = [file.slice(file.lastIndexOf("/") + 1, -3)];
+  for (let dir = dirOf(file); dir !== "" && packages.has(dir); dir = dirOf(dir)) {
+    parts.unshift(dir.slice(dir.lastIndexOf("/") + 1));
+  }
+  return parts.join(".");
 }
 
 /**
  * Candidate node ids for a dotted test_function name. "tests.test_b.TestCalc.test_mul" can be
  * tests/test_b.py::TestCalc::test_mul, or tests/test_b/TestCalc.py::test_mul, and, because
  * pytest's rootdir-less imports name a module by its basename, any ".../test_b.py": every
- * split whose module path is the tail of an existing file is a candidate.
+ * split whose module path is the tail of an existing file is a candidate. A deeper file
+ * whose packages give it another name (Django's stub myapp/tests.py, in package myapp, for
+ * "tests.test_x.test_d") loses to the candidates pytest would import under that name; alone,
+ * it stays (a sys.path entry may still make it so).
  */
 export function dottedCandidates(dotted: string, modules: ModuleIndex): string[] {
   const parts = dynamicPart(dotted).split(".");
-  const out: string[] = [];
+  const likely: string[] = [];
+  const unlikely: string[] = [];
+  let packages: Set<string> | null = null;
   for (let i = 1; i < parts.length; i++) {
     const files = modules.get(parts[i - 1] as string);
     if (!files) continue;
     const tail = `${parts.slice(0, i).join("/")}.py`;
     for (const file of files) {
-      if (file === tail || file.endsWith(`/${tail}`)) {
-        out.push([file, ...parts.slice(i)].join("::"));
+      if (file !== tail && !file.endsWith(`/${tail}`)) continue;
+      const id = [file, ...parts.slice(i)].join("::");
+      packages ??= new Set((modules.get("__init__") ?? []).map(dirOf));
+      if (file === tail || packageModuleName(file, packages) === parts.slice(0, i).join(".")) {
+        likely.push(id);
+      } else {
+        unlikely.push(id);
       }
     }
   }
-  return out;
+  return likely.length > 0 ? likely : unlikely;
 }
 
 /** pytest's default `python_files`: the modules it collects tests from. */
@@ -105,9 +147,9 @@ const TEST_DIRECTORY = /(?:^|\/)(?:tests?|testing)\//;
  *   subclass that ran it may sit in another file), or a test that a custom `python_files` /
  *   `python_classes` collects. The data alone cannot tell which tests ran it, and neither a
  *   live test nor "outside tests" would be a safe reading.
- * Known gap: a `Test*` base class in a test module, inherited by a test class in another
- * file, records the subclass's runs under the base's (real, collected) node id; nothing in
- * the data shows it.
+ * A "test" whose class a `Test*` class inherits from, and an "outside" name that no
+ * module-level function of its module has or in a module a configured `python_files`
+ * collects, are refused later, from the source (see `indexContexts`).
  */
 export function dottedTestKind(nodeId: string): "test" | "outside" | { refuse: string } {
   const parts = nodeId.split("::");
@@ -126,6 +168,190 @@ export function dottedTestKind(nodeId: string): "test" | "outside" | { refuse: s
   if (classes.length === 0 && (base === "conftest.py" || plainSource)) return "outside";
   return {
     refuse: `${file} is not named test_*.py or *_test.py, so pytest does not collect it by default`,
+  };
+}
+
+/**
+ * A function named test* that coverage.py starts a context for but that runs no test body:
+ * unittest's `_Outcome.testPartExecutor` is a generator that yields before the test method
+ * runs, ending its context there (the test method then starts its own).
+ */
+const LIBRARY_NO_TEST = new Set(["unittest.case._Outcome.testPartExecutor"]);
+
+/** What the source says about test_function names (files read on first need). */
+interface SourceFacts {
+  /** Why the "outside" node id `id` may be a test after all; null for a real helper. */
+  notAHelper(id: string): string | null;
+  /** Does no file or directory of the repository carry the name's top-level module? */
+  outsideRepository(name: string): boolean;
+  /** The refusal for a mapped test whose defining class another class inherits from. */
+  inheritedTest(mapped: Iterable<ParsedContext>): string | null;
+}
+
+/** pytest.ini and the like, where a `python_files` setting would change what is collected. */
+const PYTEST_CONFIGS = ["pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"];
+
+/** A `python_files` glob: fnmatch, against the basename, or a path's tail when it has a "/". */
+interface FileGlob {
+  re: RegExp;
+  path: boolean;
+}
+
+function fileGlob(glob: string): FileGlob {
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    const close = c === "[" ? glob.indexOf("]", i + 2) : -1;
+    if (c === "*") out += ".*";
+    else if (c === "?") out += ".";
+    else if (close > 0) {
+      const set = glob.slice(i + 1, close).replace(/\\/g, "\\\\");
+      out += `[${set.startsWith("!") ? `^${set.slice(1)}` : set}]`;
+      i = close;
+    } else out += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  const path = glob.includes("/");
+  return { re: new RegExp(path ? `(?:^|/)${out}$` : `^${out}$`, "s"), path };
+}
+
+/**
+ * The `python_files` globs the test root's pytest configuration sets (as a setting, or in
+ * addopts' `-o python_files=`): none when it sets none; null when the value cannot be read
+ * here (then any module may be collected).
+ */
+function configuredPythonFiles(read: TestRootReader): FileGlob[] | null {
+  const globs: FileGlob[] = [];
+  for (const name of PYTEST_CONFIGS) {
+    const text = read(name);
+    if (text === null) continue;
+    const lines = text.split(/\r?\n/);
+    for (let i = 0; i < lines.length; i++) {
+      const at = (lines[i] as string).indexOf("python_files");
+      if (at < 0) continue;
+      // The value: its line and indented continuation lines (ini lists, TOML arrays).
+      let value = (lines[i] as string).slice(at + "python_files".length);
+      while (i + 1 < lines.length && /^[ \t]+[^\s=]+[^=]*$/.test(lines[i + 1] as string)) {
+        value += ` ${lines[++i]}`;
+      }
+      const quoted = [...value.matchAll(/"([^"]*)"|'([^']*)'/g)].map((m) => m[1] ?? m[2] ?? "");
+      const tokens = (
+        quoted.length > 0 ? quoted : value.replace(/^[\s=:]+/, "").split(/[\s,"'[\]]+/)
+      ).filter((token) => token !== "");
+      if (tokens.length === 0) return null;
+      globs.push(...tokens.map(fileGlob));
+    }
+  }
+  return globs;
+}
+
+/** `class Name(bases):` anywhere in a file (nested ones too); bases by their last name part. */
+const CLASS_DEF = /^[ \t]*class[ \t]+([A-Za-z_]\w*)[ \t]*(?:\(([^)]*)\))?[ \t]*:/gm;
+
+interface ClassDef {
+  name: string;
+  file: string;
+  bases: string[];
+}
+
+function classDefs(file: string, text: string): ClassDef[] {
+  const out: ClassDef[] = [];
+  for (const match of text.matchAll(CLASS_DEF)) {
+    const bases = (match[2] ?? "")
+      .split(",")
+      .filter((base) => !base.includes("="))
+      .map((base) => /([A-Za-z_]\w*)\s*$/.exec(base)?.[1])
+      .filter((base): base is string => base !== undefined);
+    out.push({ name: match[1] as string, file, bases });
+  }
+  return out;
+}
+
+function sourceFacts(modules: ModuleIndex): SourceFacts {
+  const read = modules.read;
+  const files = () => [...modules.values()].flat();
+  let pythonFiles: FileGlob[] | null | undefined;
+  const collectedByConfig = (file: string) => {
+    if (read === undefined) return true;
+    if (pythonFiles === undefined) pythonFiles = configuredPythonFiles(read);
+    if (pythonFiles === null) return true;
+    const base = file.slice(file.lastIndexOf("/") + 1);
+    return pythonFiles.some((glob) => glob.re.test(glob.path ? file : base));
+  };
+  let topLevel: Set<string> | null = null;
+  return {
+    notAHelper(id) {
+      const [file, name] = id.split("::") as [string, string];
+      if (read === undefined) return `${file} was not read to check that it defines ${name}`;
+      if (collectedByConfig(file)) {
+        return `the python_files that pytest's configuration sets may collect ${file}`;
+      }
+      const text = read(file);
+      if (text === null) return `${file} cannot be read to check that it defines ${name}`;
+      // coverage.py names a function by the module of the object its module holds under that
+      // name: a test wrapped by a decorator without functools.wraps carries the decorator's
+      // module, which defines no such function.
+      const defined = new RegExp(`^(?:async[ \\t]+)?def[ \\t]+${name}[ \\t]*\\(`, "m");
+      return defined.test(text)
+        ? null
+        : `${file} defines no module-level function ${name}: a decorator without functools.wraps gives a test its own module's name`;
+    },
+    outsideRepository(name) {
+      if (topLevel === null) {
+        topLevel = new Set(modules.keys());
+        for (const file of files())
+          for (const dir of file.split("/").slice(0, -1)) topLevel.add(dir);
+      }
+      return !topLevel.has(dynamicPart(name).split(".")[0] as string);
+    },
+    inheritedTest(mapped) {
+      // Classes that define a test the data names, with one name each for the message.
+      const definers = new Map<string, string>();
+      for (const { raw, testId } of mapped) {
+        const parts = (testId as string).split("::");
+        const cls = parts.at(-2) as string;
+        if (parts.length > 2 && !definers.has(cls)) definers.set(cls, raw);
+      }
+      if (definers.size === 0) return null;
+      if (read === undefined) {
+        return `test methods such as "${[...definers.values()][0]}" cannot be told from those a subclass inherits: the test files were not read`;
+      }
+      // The files that may hold a collected test class or a class between it and its base.
+      const byName = new Map<string, ClassDef[]>();
+      const defs: ClassDef[] = [];
+      for (const file of files()) {
+        const base = file.slice(file.lastIndexOf("/") + 1);
+        const testish =
+          TEST_MODULE.test(base) ||
+          TEST_DIRECTORY.test(file) ||
+          /test/i.test(base) ||
+          base === "conftest.py" ||
+          collectedByConfig(file);
+        const text = testish ? read(file) : null;
+        if (text === null) continue;
+        for (const def of classDefs(file, text)) {
+          defs.push(def);
+          const list = byName.get(def.name);
+          if (list) list.push(def);
+          else byName.set(def.name, [def]);
+        }
+      }
+      // Any class, not only Test* ones: pytest collects a unittest.TestCase by any name.
+      for (const def of defs) {
+        const seen = new Set<string>();
+        const queue = [...def.bases];
+        while (queue.length > 0) {
+          const base = queue.shift() as string;
+          if (seen.has(base)) continue;
+          seen.add(base);
+          const name = definers.get(base);
+          if (name !== undefined) {
+            return `class ${def.name} (${def.file}) inherits from ${base}, and test_function names an inherited test method after the class that defines it, so "${name}" stands for runs of both classes that cannot be told apart`;
+          }
+          for (const parent of byName.get(base) ?? []) queue.push(...parent.bases);
+        }
+      }
+      return null;
+    },
   };
 }
 
@@ -225,16 +451,26 @@ export function indexContexts(
   if (dotted.length > 0) {
     // Listing the repository's files costs a git call: only dotted names need it.
     const moduleIndex = typeof modules === "function" ? modules() : modules;
+    const source = sourceFacts(moduleIndex);
     const unmapped: string[] = [];
+    const library: string[] = [];
     const ambiguous: string[] = [];
     const uncertain: string[] = [];
+    const maybeTests: string[] = [];
+    let skippedHelpers = 0;
     for (const raw of dotted) {
       const candidates = dottedCandidates(raw, moduleIndex);
       const kinds = candidates.map(dottedTestKind);
       if (candidates.length === 0) {
-        unmapped.push(raw);
+        if (LIBRARY_NO_TEST.has(dynamicPart(raw))) continue;
+        if (source.outsideRepository(raw)) library.push(raw);
+        else unmapped.push(raw);
       } else if (kinds.every((kind) => kind === "outside")) {
-        // A helper named test*: left out of the cache, so `get` reads it as no test.
+        // A helper named test*: left out of the cache, so `get` reads it as no test. Unless
+        // the source says it may be a test.
+        const why = candidates.map((id) => [id, source.notAHelper(id)]).find(([, w]) => w !== null);
+        if (why === undefined) skippedHelpers++;
+        else maybeTests.push(`"${raw}" -> ${why[0]} (${why[1]})`);
       } else if (candidates.length > 1) {
         ambiguous.push(`${raw} -> ${candidates.join(" or ")}`);
       } else if (kinds[0] === "test") {
@@ -245,20 +481,36 @@ export function indexContexts(
         uncertain.push(`"${raw}" -> ${candidates[0]} (${reason})`);
       }
     }
+    const recordNodeIds =
+      "record node ids instead: run pytest --cov --cov-context=test (pytest-cov)";
     if (ambiguous.length > 0) {
       throw new InputError(
         `${ambiguous.length} test_function context name(s) fit more than one test file, e.g. ${ambiguous[0]}`,
         {
-          fix: "record node ids instead: run pytest --cov --cov-context=test (pytest-cov)",
+          fix: `if pytest ran in a subdirectory, give it as --test-root (names are relative to it); else ${recordNodeIds}`,
         },
       );
     }
     if (uncertain.length > 0) {
       throw new InputError(
         `${uncertain.length} test_function context name(s) fit no test pytest collects by default, e.g. ${uncertain[0]}; test_function names an inherited test method after its base class, so the tests that ran it cannot be told`,
-        {
-          fix: "record node ids instead: run pytest --cov --cov-context=test (pytest-cov)",
-        },
+        { fix: recordNodeIds },
+      );
+    }
+    if (maybeTests.length > 0) {
+      throw new InputError(
+        `${maybeTests.length} test_function context name(s) in source modules may name a test, not a helper that ran outside tests, e.g. ${maybeTests[0]}`,
+        { fix: recordNodeIds },
+      );
+    }
+    // With no name in the repository at all, a wrong --test-root is the likelier cause.
+    if (library.length > 0 && cache.size === 0 && skippedHelpers === 0) {
+      unmapped.push(...library.splice(0));
+    }
+    if (library.length > 0) {
+      throw new InputError(
+        `${library.length} test_function context name(s) name a module outside the repository, e.g. "${library[0]}": a library function named test* (such as Hypothesis's @given runner) started the context, so the test that ran under it cannot be told`,
+        { fix: recordNodeIds },
       );
     }
     if (unmapped.length > 0) {
@@ -269,6 +521,8 @@ export function indexContexts(
         },
       );
     }
+    const inherited = source.inheritedTest(cache.values());
+    if (inherited !== null) throw new InputError(inherited, { fix: recordNodeIds });
   }
   const style: ContextStyle =
     pytestCov > 0 ? "pytest-cov" : mappedTests > 0 ? "test-function" : "none";

@@ -2,8 +2,10 @@
 //   {"frozen": [...]}                       quarantine.json (seed 000) and properties.json (seed 003)
 //   {"freezes": [{"test_id": ...}, ...]}    the freeze ledger (seed 004 and ours)
 // Ids match exactly. An entry containing "*" is a glob ("*" = any run of characters; every
-// other character is literal, so "[p1]" in a parametrized id stays literal). There is no
-// suffix ("endswith") matching: it would freeze tests nobody named.
+// other character is literal, so "[p1]" in a parametrized id stays literal), unless it is
+// itself a test id in the data: "test_match[*.py]", copied from `pytest --collect-only -q`,
+// freezes that case and not its siblings. There is no suffix ("endswith") matching: it would
+// freeze tests nobody named.
 
 import { InputError } from "./errors.js";
 
@@ -12,6 +14,7 @@ export type FrozenFormat = "quarantine" | "ledger";
 export interface FrozenEntry {
   /** As written in the file. */
   pattern: string;
+  /** Holds "*": a glob, unless the data has a test of exactly this id. */
   isGlob: boolean;
 }
 
@@ -110,7 +113,7 @@ export interface FrozenResolution {
 export interface TestLookup {
   hasTest(id: string): boolean;
   readonly testIds: Iterable<string>;
-  /** Optional: told every exact id first, so that `hasTest` can ask the data once for all. */
+  /** Optional: told every entry first, so that `hasTest` can ask the data once for all. */
   preloadTests?(ids: readonly string[]): void;
 }
 
@@ -120,10 +123,11 @@ export function resolveFrozen(list: FrozenList, tests: TestLookup): FrozenResolu
   const unresolved: string[] = [];
   const matches = new Map<string, string[]>();
   let all: string[] | null = null;
-  tests.preloadTests?.(list.entries.filter((e) => !e.isGlob).map((e) => e.pattern));
+  // Every entry may name a test exactly (a parametrized id may hold "*"): asked all at once.
+  tests.preloadTests?.(list.entries.map((e) => e.pattern));
   for (const entry of list.entries) {
     let matched: string[];
-    if (entry.isGlob) {
+    if (entry.isGlob && !tests.hasTest(entry.pattern)) {
       const re = globToRegExp(entry.pattern);
       all ??= [...tests.testIds];
       matched = all.filter((id) => re.test(id));
@@ -155,4 +159,26 @@ export function refuseParametrizedForCollapsedContexts(list: FrozenList, label: 
       { fix: "record node ids with pytest --cov --cov-context=test, or freeze the whole test" },
     );
   }
+}
+
+/**
+ * Frozen tests whose body never ran: pytest-cov recorded their setup or teardown but no
+ * "|run" (a skip, or a failed setup). Which lines they would run is unknown, so the shadow
+ * they hide is too. Not waived by --allow-unresolved, which is for ids of tests that no longer
+ * exist: these do, and would run code if they ran. The error, or null.
+ */
+export function frozenWithoutRun(label: string, ids: readonly string[]): InputError | null {
+  if (ids.length === 0) return null;
+  const shown = [...ids]
+    .sort()
+    .slice(0, 3)
+    .map((id) => JSON.stringify(id));
+  const list =
+    ids.length > 3 ? `${shown.join(", ")}, ... (${ids.length} in all)` : shown.join(", ");
+  return new InputError(
+    `${ids.length} frozen test(s) in ${label} ran no test body (the coverage data has their setup or teardown but no "|run" context: skipped, their setup failed, or their body ran no measured line), so the lines they would cover are unknown: ${list}`,
+    {
+      fix: "let frozen tests run with their failures ignored (the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip), re-run the tests, then audit",
+    },
+  );
 }

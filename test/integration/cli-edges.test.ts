@@ -572,6 +572,7 @@ describe("settings in a subdirectory's config file", () => {
         [["audit", "--base", "base", "-q"], join(sub, "api")],
         [["audit", "-C", "backend", "--base", "base", "-q"], repo.dir],
         [["ledger", "check"], sub],
+        [["doctor", "--base", "base"], sub],
       ] as const) {
         expect(expectOneLineError(runCli([...args], { cwd }))).toBe(message);
       }

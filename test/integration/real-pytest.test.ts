@@ -223,6 +223,20 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
     );
   });
 
+  it("a parametrized test's own id is unresolved, and the fix says how to freeze its cases", () => {
+    const list = join(scratch, "base-id.json");
+    writeFileSync(list, '{"frozen": ["tests/test_pricing.py::test_format_price"]}\n');
+    const r = runCli(
+      ["audit", "--base", "base", "--coverage", data.lines as string, "--frozen", list],
+      {
+        cwd: repo.dir,
+      },
+    );
+    expect(expectOneLineError(r)).toBe(
+      `freezegate: error: 1 frozen id(s) in ${list} match no test in the coverage data: "tests/test_pricing.py::test_format_price" (fix: "tests/test_pricing.py::test_format_price" is a parametrized test: freeze all its cases with "tests/test_pricing.py::test_format_price[*]", or list them as \`pytest --collect-only -q\` prints them)`,
+    );
+  });
+
   it("data without per-test contexts is refused, never read as 'nothing covered'", () => {
     rmSync(join(repo.dir, ".coverage"), { force: true });
     const plain = runPython(

@@ -94,15 +94,24 @@ describe("dotted test_function names", () => {
   });
 });
 
+/** A reader over in-memory files (a test root's sources). */
+const readerOf =
+  (files: Record<string, string>) =>
+  (file: string): string | null =>
+    files[file] ?? null;
+
 describe("test_function names that pytest would not collect", () => {
-  const modules = buildModuleIndex([
-    "lib.py",
-    "conftest.py",
-    "tests/test_x.py",
-    "tests/base.py",
-    "tests/helpers.py",
-    "pkg/check_test.py",
-  ]);
+  const modules = buildModuleIndex(
+    [
+      "lib.py",
+      "conftest.py",
+      "tests/test_x.py",
+      "tests/base.py",
+      "tests/helpers.py",
+      "pkg/check_test.py",
+    ],
+    readerOf({ "lib.py": "import os\n\ndef testdata():\n    return 1\n" }),
+  );
 
   it.each([
     ["tests/test_x.py::test_a", "test"],
@@ -303,5 +312,161 @@ describe("mightNameTest and isPlainTestId", () => {
     ["", false],
   ])("isPlainTestId(%j) is %s", (id, want) => {
     expect(isPlainTestId(id)).toBe(want);
+  });
+});
+
+describe("test_function names checked against the source", () => {
+  const files = {
+    "mypkg/__init__.py": "",
+    "mypkg/utils.py":
+      "def retry(fn):\n    def wrapper(*a):\n        return fn(*a)\n    return wrapper\n",
+    "mypkg/data.py": "async def testdata():\n    return 1\n",
+    "tests/test_api.py": "@retry\ndef test_retry():\n    pass\n",
+    "checks/check_api.py": "def test_api():\n    pass\n",
+  };
+  const index = (extra: Record<string, string> = {}) => {
+    const all: Record<string, string> = { ...files, ...extra };
+    return buildModuleIndex(Object.keys(all), readerOf(all));
+  };
+
+  it("reads a name as a helper only where its module defines that function", () => {
+    expect(indexContexts(["mypkg.data.testdata"], index()).style).toBe("none");
+    // The wrapper of a decorator without functools.wraps gives the test the decorator's module.
+    expect(() => indexContexts(["mypkg.utils.test_retry"], index())).toThrow(
+      'test_function context name(s) in source modules may name a test, not a helper that ran outside tests, e.g. "mypkg.utils.test_retry" -> mypkg/utils.py::test_retry (mypkg/utils.py defines no module-level function test_retry: a decorator without functools.wraps gives a test its own module\'s name)',
+    );
+  });
+
+  it.each([
+    ["pytest.ini", "[pytest]\npython_files = check_*.py test_*.py\n"],
+    ["tox.ini", "[pytest]\npython_files =\n    test_*.py\n    check_*.py\n"],
+    ["pyproject.toml", '[tool.pytest.ini_options]\npython_files = ["check_*.py"]\n'],
+    ["setup.cfg", "[tool:pytest]\naddopts = -o python_files=check_*.py -q\n"],
+    ["pytest.ini", "[pytest]\npython_files =\n"],
+  ])(
+    "refuses a helper-looking name in a module that %s's python_files may collect",
+    (file, text) => {
+      expect(() => indexContexts(["check_api.test_api"], index({ [file]: text }))).toThrow(
+        "(the python_files that pytest's configuration sets may collect checks/check_api.py)",
+      );
+    },
+  );
+
+  it("keeps helpers whose module the configured python_files do not collect", () => {
+    const idx = indexContexts(
+      ["check_api.test_api"],
+      index({ "pytest.ini": "[pytest]\npython_files = test_*.py\n" }),
+    );
+    expect(idx.style).toBe("none");
+  });
+
+  it("refuses without a reader instead of guessing", () => {
+    expect(() =>
+      indexContexts(["check_api.test_api"], buildModuleIndex(Object.keys(files))),
+    ).toThrow("checks/check_api.py was not read to check that it defines test_api");
+  });
+});
+
+describe("test_function names of inherited test methods", () => {
+  const shapes =
+    "class TestShape:\n    def test_area(self):\n        pass\n\nclass TestSquare(TestShape):\n    def test_name(self):\n        pass\n";
+  const index = (all: Record<string, string>) => buildModuleIndex(Object.keys(all), readerOf(all));
+  const names = [
+    "",
+    "tests.test_shapes.TestShape.test_area",
+    "tests.test_shapes.TestSquare.test_name",
+  ];
+
+  it("refuses a method whose class another class inherits from (same file)", () => {
+    expect(() => indexContexts(names, index({ "tests/test_shapes.py": shapes }))).toThrow(
+      'class TestSquare (tests/test_shapes.py) inherits from TestShape, and test_function names an inherited test method after the class that defines it, so "tests.test_shapes.TestShape.test_area" stands for runs of both classes that cannot be told apart',
+    );
+  });
+
+  it("follows bases through other files and classes not named Test*", () => {
+    const all = {
+      "tests/test_base.py":
+        "import unittest\nclass TestBase(unittest.TestCase):\n    def test_x(self): pass\n",
+      "tests/mixins.py":
+        "from tests.test_base import TestBase\nclass Mixin(\n    TestBase,\n):\n    pass\n",
+      "tests/test_sub.py":
+        "from tests import mixins\nclass TestSub(mixins.Mixin, metaclass=M):\n    pass\n",
+    };
+    expect(() => indexContexts(["tests.test_base.TestBase.test_x"], index(all))).toThrow(
+      "class Mixin (tests/mixins.py) inherits from TestBase",
+    );
+  });
+
+  it("maps test classes whose bases hold no test the data names", () => {
+    const all = {
+      "tests/test_shapes.py":
+        "import unittest\nclass Helper(object):\n    pass\nclass TestShape(Helper, unittest.TestCase):\n    def test_area(self): pass\n",
+    };
+    const idx = indexContexts(["", "tests.test_shapes.TestShape.test_area"], index(all));
+    expect([...idx.testIds]).toEqual(["tests/test_shapes.py::TestShape::test_area"]);
+  });
+
+  it("refuses class test methods without a reader", () => {
+    expect(() => indexContexts(names, buildModuleIndex(["tests/test_shapes.py"]))).toThrow(
+      "the test files were not read",
+    );
+  });
+});
+
+describe("test_function names that are no repository module", () => {
+  const all = { "tests/test_plain.py": "def test_plain(): pass\n" };
+  const modules = buildModuleIndex(Object.keys(all), readerOf(all));
+
+  it("reads unittest's testPartExecutor as no test (it yields before the test method runs)", () => {
+    const idx = indexContexts(
+      ["", "unittest.case._Outcome.testPartExecutor", "tests.test_plain.test_plain"],
+      modules,
+    );
+    expect([...idx.testIds]).toEqual(["tests/test_plain.py::test_plain"]);
+    expect(idx.get("unittest.case._Outcome.testPartExecutor").testId).toBeNull();
+  });
+
+  it("refuses a library function named test*, under which a test body may have run", () => {
+    const hypothesis = "hypothesis.internal.conjecture.engine.ConjectureRunner.test_function";
+    expect(() => indexContexts([hypothesis, "tests.test_plain.test_plain"], modules)).toThrow(
+      `1 test_function context name(s) name a module outside the repository, e.g. "${hypothesis}": a library function named test* (such as Hypothesis's @given runner) started the context, so the test that ran under it cannot be told`,
+    );
+    // Nothing in the repository at all: more likely the wrong --test-root.
+    expect(() => indexContexts([hypothesis], modules)).toThrow(/match no test file/);
+  });
+});
+
+describe("test_function names and packages", () => {
+  it("a file inside a package is not the top-level module of the same name", () => {
+    const modules = buildModuleIndex([
+      "myapp/__init__.py",
+      "myapp/tests.py",
+      "tests/__init__.py",
+      "tests/test_x.py",
+    ]);
+    expect(dottedCandidates("tests.test_x.test_d", modules)).toEqual(["tests/test_x.py::test_d"]);
+    // Alone it stays a candidate: a sys.path entry may make it so.
+    expect(
+      dottedCandidates(
+        "tests.helper_x.test_d",
+        buildModuleIndex(["myapp/__init__.py", "myapp/tests.py"]),
+      ),
+    ).toEqual(["myapp/tests.py::helper_x::test_d"]);
+    // Without myapp/__init__.py both fit.
+    expect(
+      dottedCandidates(
+        "tests.test_x.test_d",
+        buildModuleIndex(["myapp/tests.py", "tests/test_x.py"]),
+      ).sort(),
+    ).toEqual(["myapp/tests.py::test_x::test_d", "tests/test_x.py::test_d"]);
+  });
+
+  it("names --test-root in the fix for names that fit two directories", () => {
+    const modules = buildModuleIndex(["svc_a/tests/test_api.py", "svc_b/tests/test_api.py"]);
+    expect(() => indexContexts(["test_api.test_api"], modules)).toThrow(
+      expect.objectContaining({
+        fix: "if pytest ran in a subdirectory, give it as --test-root (names are relative to it); else record node ids instead: run pytest --cov --cov-context=test (pytest-cov)",
+      }),
+    );
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { lookupOf, parseFrozenList, resolveFrozen } from "../../src/core/frozen.js";
+import {
+  frozenWithoutRun,
+  lookupOf,
+  parseFrozenList,
+  resolveFrozen,
+} from "../../src/core/frozen.js";
+import { frozenBy } from "../../src/core/witness.js";
 
 describe("parseFrozenList", () => {
   it("reads seed 000 quarantine.json and seed 003 properties.json", () => {
@@ -67,5 +73,66 @@ describe("resolveFrozen", () => {
   it("reports a glob that matches nothing as unresolved", () => {
     const r = resolveFrozen(parseFrozenList({ frozen: ["tests/nope/*"] }, "q"), lookupOf(ids));
     expect(r.unresolved).toEqual(["tests/nope/*"]);
+  });
+});
+
+describe("an entry holding * that is itself a test id (review14-ids finding 7)", () => {
+  // pytest --collect-only -q prints these for @pytest.mark.parametrize("pat", ["*.py", ...]).
+  const ids = [
+    "tests/test_glob.py::test_match[*.py]",
+    "tests/test_glob.py::test_match[a.py]",
+    "tests/test_glob.py::test_match[x.py]",
+  ];
+
+  it("freezes that test exactly, not its siblings", () => {
+    const r = resolveFrozen(
+      parseFrozenList({ frozen: ["tests/test_glob.py::test_match[*.py]"] }, "q"),
+      lookupOf(ids),
+    );
+    expect([...r.frozenTests]).toEqual(["tests/test_glob.py::test_match[*.py]"]);
+    expect(r.unresolved).toEqual([]);
+  });
+
+  it("stays a glob when no test has that id", () => {
+    const r = resolveFrozen(
+      parseFrozenList({ frozen: ["tests/test_glob.py::test_match[*]"] }, "q"),
+      lookupOf(ids),
+    );
+    expect([...r.frozenTests].sort()).toEqual(ids);
+  });
+
+  it("asks the data about every entry at once, globs included", () => {
+    const asked: string[][] = [];
+    const tests = {
+      ...lookupOf(ids),
+      preloadTests: (some: readonly string[]) => void asked.push([...some]),
+    };
+    resolveFrozen(
+      parseFrozenList({ frozen: ["tests/test_glob.py::test_match[*.py]", "tests/x.py::t"] }, "q"),
+      tests,
+    );
+    expect(asked).toEqual([["tests/test_glob.py::test_match[*.py]", "tests/x.py::t"]]);
+  });
+
+  it("is read the same way by the witness gate's matcher (frozenBy)", () => {
+    expect([...frozenBy(["tests/test_glob.py::test_match[*.py]"], ids)]).toEqual([
+      ["tests/test_glob.py::test_match[*.py]", "tests/test_glob.py::test_match[*.py]"],
+    ]);
+  });
+});
+
+describe("frozenWithoutRun (review14-user F1)", () => {
+  it("is no error when every frozen test ran its body", () => {
+    expect(frozenWithoutRun("q.json", [])).toBeNull();
+  });
+
+  it("names the tests (sorted, a sample of three) with the fix", () => {
+    const error = frozenWithoutRun("q.json", ["t::d", "t::c", "t::b", "t::a"]);
+    expect(error?.message).toBe(
+      '4 frozen test(s) in q.json ran no test body (the coverage data has their setup or teardown but no "|run" context: skipped, their setup failed, or their body ran no measured line), so the lines they would cover are unknown: "t::a", "t::b", "t::c", ... (4 in all)',
+    );
+    expect(error?.fix).toBe(
+      "let frozen tests run with their failures ignored (the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip), re-run the tests, then audit",
+    );
   });
 });

@@ -41,7 +41,7 @@ export const doctorCommand: CommandSpec = {
     }
     const cwd = commandDirectory(args.values, io.cwd);
     const root = await findRepoRoot(cwd);
-    const config = loadConfig(root).values;
+    const config = loadConfig(root, cwd).values;
     let patch: PatchRequest | null = null;
     try {
       const choice = resolvePatchRequest(args.values, config);
