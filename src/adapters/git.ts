@@ -217,7 +217,8 @@ function gitFailure(args: string[], result: GitResult, cwd: string): GitError {
   const line = firstStderrLine(result.stderr);
   if (/not a git repository/i.test(result.stderr)) {
     return new GitError(`${cwd} is not inside a git repository`, {
-      fix: "run freezegate inside your repository's work tree, or pass --diff FILE with a unified diff",
+      // Every command needs the repository (a --diff too is read against it): no other way out.
+      fix: "run freezegate inside your repository's work tree, or point -C at it (`git init` starts a new one)",
     });
   }
   if (/detected dubious ownership/i.test(result.stderr)) {
@@ -316,18 +317,34 @@ export async function resolveCommit(root: string, ref: string): Promise<string |
   return result.stdout.toString("utf8").trim();
 }
 
-/** How to fetch a missing ref, in backticks: `git fetch origin main` for "origin/main". */
+/** The fix for a missing base: how to fetch it, or that the remote to fetch from is missing. */
 async function fetchAdvice(root: string, ref: string): Promise<string> {
-  const remotes = (await gitOk(root, ["remote"])).toString("utf8").split("\n");
+  const remotes = (await gitOk(root, ["remote"]))
+    .toString("utf8")
+    .split("\n")
+    .filter((r) => r !== "");
   const short = ref.replace(/^refs\/remotes\//, "");
-  for (const remote of remotes.filter((r) => r !== "")) {
+  const fetchFirst = (how: string) =>
+    `fetch it first (${how}); in GitHub Actions use actions/checkout with fetch-depth: 0`;
+  for (const remote of remotes) {
     if (short.startsWith(`${remote}/`)) {
-      return `\`git fetch ${remote} ${short.slice(remote.length + 1)}\``;
+      return fetchFirst(`\`git fetch ${remote} ${short.slice(remote.length + 1)}\``);
     }
   }
   // `git fetch origin main` updates origin/main, not a local main: say which ref to pass then.
   const branchLike = /^[\w./-]+$/.test(short) && !/^[0-9a-f]{7,64}$/.test(short);
-  return `\`git fetch origin ${ref}\`${branchLike ? `, then pass --base origin/${ref}` : ""}`;
+  // Without an origin, `git fetch origin ...` fails too, and "origin/main" would become
+  // "origin/origin/main": name the missing remote (a new project has none yet).
+  if (!remotes.includes("origin")) {
+    const slash = short.startsWith("refs/") ? -1 : short.indexOf("/");
+    const [remote, branch] =
+      slash > 0 ? [short.slice(0, slash), short.slice(slash + 1)] : ["origin", short];
+    const then = slash < 0 && branchLike ? ` and pass --base ${remote}/${branch}` : "";
+    return `there is no remote "${remote}" in this clone: add it (\`git remote add ${remote} URL\`, then \`git fetch ${remote} ${branch}\`${then}), or pass a local branch that exists (\`git branch\` lists them)`;
+  }
+  return fetchFirst(
+    `\`git fetch origin ${ref}\`${branchLike ? `, then pass --base origin/${ref}` : ""}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -587,7 +604,7 @@ async function diagnoseRange(root: string, base: string, head: string): Promise<
     throw new GitError(
       `base ref '${base}' does not exist in this ${shallow ? "shallow " : ""}clone (or is not a commit)`,
       {
-        fix: `fetch it first (${await fetchAdvice(root, base)}); in GitHub Actions use actions/checkout with fetch-depth: 0`,
+        fix: await fetchAdvice(root, base),
       },
     );
   }

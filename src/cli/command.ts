@@ -82,7 +82,15 @@ export const HELP_OPTION: OptionSpec = {
   description: "show this help and exit",
 };
 
-export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs {
+/**
+ * `path` is the command as typed after `freezegate` ("ledger check"): a subcommand's own
+ * name ("check") would point the fix at another command's help.
+ */
+export function parseCommandArgs(
+  spec: CommandSpec,
+  argv: string[],
+  path: string = spec.name,
+): ParsedArgs {
   const options: Record<
     string,
     { type: "string" | "boolean"; short?: string; multiple?: boolean }
@@ -111,10 +119,10 @@ export function parseCommandArgs(spec: CommandSpec, argv: string[]): ParsedArgs 
     const message = full.split("\n")[0]?.replace(/\. To specify a positional.*$/, "");
     // "--base -x": Node's own hint (write --base=-x) is on a later line; keep it as the fix.
     const dashed = /use '(--[\w-]+=-XYZ)'/.exec(full);
-    throw new UsageError(`${spec.name}: ${message}`, {
+    throw new UsageError(`${path}: ${message}`, {
       fix: dashed
-        ? `a value starting with "-" is written ${dashed[1]}; a missing value is the likelier mistake (see freezegate ${spec.name} --help)`
-        : `see freezegate ${spec.name} --help`,
+        ? `a value starting with "-" is written ${dashed[1]}; a missing value is the likelier mistake (see freezegate ${path} --help)`
+        : `see freezegate ${path} --help`,
     });
   }
 }

@@ -6,6 +6,7 @@
 
 import { UsageError } from "../core/errors.js";
 import type { GateResult } from "../core/findings.js";
+import { visible } from "../reporters/words.js";
 import { type OptionSpec, type OptionValues, stringOpt } from "./command.js";
 
 export const FORMAT_OPTION: OptionSpec = {
@@ -67,13 +68,14 @@ export function renderGate(result: GateResult, format: OutputFormat, notes: stri
   }
   const lines: string[] = [];
   for (const f of result.findings) {
-    lines.push(`${f.severity.padEnd(7)} ${f.code}: ${f.message}`);
+    // Messages quote the patch and the ledger: escaped, no line can start a workflow command.
+    lines.push(`${f.severity.padEnd(7)} ${f.code}: ${visible(f.message)}`);
   }
   if (lines.length > 0) lines.push("");
-  for (const note of notes) lines.push(`note: ${note}`);
+  for (const note of notes) lines.push(`note: ${visible(note)}`);
   const errors = result.findings.filter((f) => f.severity === "error").length;
   const verdict = !result.ran
-    ? `skipped (${result.skippedBecause})`
+    ? `skipped (${visible(String(result.skippedBecause))})`
     : errors > 0
       ? `FAILED (${errors} error${errors === 1 ? "" : "s"}${result.blocking ? "" : "; the policy does not make this gate blocking"})`
       : result.findings.length > 0

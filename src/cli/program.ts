@@ -3,6 +3,7 @@
 // freezegate, said so plainly, also exit 2 (an error must never look like a passing gate).
 
 import { FreezegateError, formatError } from "../core/errors.js";
+import { visible } from "../reporters/words.js";
 import {
   type CliEntry,
   type CommandIo,
@@ -70,6 +71,14 @@ export async function main(
       return 0;
     }
     if (first === "-V" || first === "--version") {
+      // Trailing words are refused as every command refuses a stray argument: a script
+      // that meant another command must not exit 0 on the version.
+      if (rest.length > 0) {
+        io.stderr.write(
+          `freezegate: error: ${first} takes no arguments, got "${rest[0]}" (fix: run freezegate ${first} alone, or put the command first)\n`,
+        );
+        return 2;
+      }
       io.stdout.write(`${toolVersion()}\n`);
       return 0;
     }
@@ -89,6 +98,7 @@ export async function main(
     }
     let command: CommandSpec;
     let argv2 = rest;
+    let path = first;
     if (isGroup(entry)) {
       const [subName, ...subRest] = rest;
       if (subName === undefined || subName === "-h" || subName === "--help") {
@@ -104,10 +114,11 @@ export async function main(
       }
       command = sub;
       argv2 = subRest;
+      path = `${first} ${subName}`;
     } else {
       command = entry;
     }
-    const args = parseCommandArgs(command, argv2);
+    const args = parseCommandArgs(command, argv2, path);
     if (args.values.help === true) {
       io.stdout.write(renderHelp(command));
       return 0;
@@ -115,14 +126,16 @@ export async function main(
     return await command.run(args, io);
   } catch (error) {
     if (error instanceof FreezegateError) {
-      io.stderr.write(`freezegate: error: ${formatError(error)}\n`);
+      // One line, whatever the input it quotes holds (a ledger id or path with a newline
+      // would otherwise start a line of its own, e.g. a GitHub workflow command).
+      io.stderr.write(`freezegate: error: ${visible(formatError(error))}\n`);
       if (io.env.FREEZEGATE_DEBUG && error.cause)
         io.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
       return error.exitCode;
     }
     const err = error as Error;
     io.stderr.write(
-      `freezegate: internal error (a bug in freezegate, please report it): ${err?.message ?? String(error)}\n`,
+      `freezegate: internal error (a bug in freezegate, please report it): ${visible(err?.message ?? String(error))}\n`,
     );
     if (io.env.FREEZEGATE_DEBUG) io.stderr.write(`${err?.stack ?? ""}\n`);
     else io.stderr.write("freezegate: run with FREEZEGATE_DEBUG=1 for the stack trace\n");

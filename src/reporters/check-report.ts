@@ -9,6 +9,7 @@ import { describeSource } from "../core/ledger.js";
 import type { Freeze } from "../core/ledger-model.js";
 import { type AuditReport, buildAuditReport } from "./audit-report.js";
 import { renderText as renderAuditText } from "./text.js";
+import { visible } from "./words.js";
 
 export const CHECK_SCHEMA_VERSION = 1;
 
@@ -142,7 +143,7 @@ export function buildCheckReport(
 }
 
 function gateVerdict(g: CheckGateReport): string {
-  if (!g.ran) return `skipped (${g.skippedBecause ?? "not needed"})`;
+  if (!g.ran) return `skipped (${visible(g.skippedBecause ?? "not needed")})`;
   const errors = g.findings.filter((f) => f.severity === "error").length;
   if (errors === 0) return "passed";
   return g.blocking
@@ -153,16 +154,17 @@ function gateVerdict(g: CheckGateReport): string {
 export function renderCheckText(report: CheckReport): string {
   const out: string[] = [renderAuditText(report.audit).trimEnd(), ""];
   out.push(
-    `ledger: ${report.ledger.file} (${report.ledger.format}; ${report.ledger.freezes} freeze(s), ${report.ledger.properties} propert${report.ledger.properties === 1 ? "y" : "ies"}); judged on ${report.today}; known tests: ${report.knownTests}`,
+    `ledger: ${visible(report.ledger.file)} (${report.ledger.format}; ${report.ledger.freezes} freeze(s), ${report.ledger.properties} propert${report.ledger.properties === 1 ? "y" : "ies"}); judged on ${report.today}; known tests: ${visible(report.knownTests)}`,
   );
   for (const g of report.gates) {
     out.push("");
     out.push(`${g.gate} gate: ${gateVerdict(g)}`);
     // The shadow gate's lines are in the audit report above; list the other gates' findings.
     if (g.gate !== "shadow") {
-      for (const f of g.findings) out.push(`  ${f.severity.padEnd(7)} ${f.code}: ${f.message}`);
+      for (const f of g.findings)
+        out.push(`  ${f.severity.padEnd(7)} ${f.code}: ${visible(f.message)}`);
     }
-    for (const note of g.notes) if (g.gate !== "shadow") out.push(`  note: ${note}`);
+    for (const note of g.notes) if (g.gate !== "shadow") out.push(`  note: ${visible(note)}`);
   }
   out.push("");
   out.push(

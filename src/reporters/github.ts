@@ -18,6 +18,7 @@ import {
   reportIssueRanges,
   verdictSentence,
 } from "./issues.js";
+import { collapseControls } from "./words.js";
 
 /** Annotations of one level that GitHub shows per step. */
 export const ANNOTATIONS_PER_LEVEL = 10;
@@ -62,8 +63,7 @@ function annotation(issue: Issue): string {
 
 /** A plain log line: one line whatever the repository put in it. */
 function logLine(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
-  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ");
+  return collapseControls(text);
 }
 
 function where(issue: Issue): string {

@@ -19,7 +19,7 @@ import {
   reportIssueRanges,
   verdictSentence,
 } from "./issues.js";
-import { plural } from "./words.js";
+import { collapseControls, plural } from "./words.js";
 
 /** Rows of a long table shown before the rest is folded into <details>. */
 export const ROWS_SHOWN = 10;
@@ -28,8 +28,7 @@ export const ROWS_FOLDED = 200;
 
 /** One line: control characters (newlines included) become spaces. */
 function oneLine(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
-  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ").trim();
+  return collapseControls(text).trim();
 }
 
 /** Free text from the repository as inert Markdown (safe in a table cell too). */

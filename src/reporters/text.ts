@@ -7,7 +7,7 @@
 import type { LineResult, Verdict } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckReport } from "./check-report.js";
-import { describePatch, plural, SKIP_WORDS } from "./words.js";
+import { describePatch, plural, SKIP_WORDS, visible } from "./words.js";
 
 /** How words are painted: identity functions when colour is off. */
 export interface Paint {
@@ -64,9 +64,11 @@ export function foldRanges(lines: readonly number[]): string {
   return parts.join(", ");
 }
 
+// Every string from the repository (paths, test ids, ledger text, reasons built from them)
+// goes through visible(): one with a newline must not start a line of its own.
 function listTests(tests: readonly string[], max = 5): string {
-  if (tests.length <= max) return tests.join(", ");
-  return `${tests.slice(0, max).join(", ")}, and ${tests.length - max} more`;
+  const shown = tests.slice(0, max).map(visible).join(", ");
+  return tests.length <= max ? shown : `${shown}, and ${tests.length - max} more`;
 }
 
 function fileSection(file: AuditReport["files"][number], p: Paint): string[] {
@@ -79,7 +81,7 @@ function fileSection(file: AuditReport["files"][number], p: Paint): string[] {
     .filter(([, n]) => n > 0)
     .map(([v, n]) => `${n} ${v}`);
   out.push(
-    `${p.strong(file.path)}${file.oldPath ? ` (from ${file.oldPath})` : ""}: ${counts.join(", ")}`,
+    `${p.strong(visible(file.path))}${file.oldPath ? ` (from ${visible(file.oldPath)})` : ""}: ${counts.join(", ")}`,
   );
   // Shadowed lines that share a statement and the same frozen tests are shown together.
   const shadowed = by("shadowed");
@@ -127,11 +129,11 @@ export function renderText(report: AuditReport, options: TextOptions = {}): stri
   const out: string[] = [];
   const s = report.summary;
   out.push(
-    `freezegate audit of ${describePatch(report)}: ${plural(s.files, "file")}, ${plural(s.lines, "changed line")}`,
+    `freezegate audit of ${visible(describePatch(report))}: ${plural(s.files, "file")}, ${plural(s.lines, "changed line")}`,
   );
   const c = report.coverage;
   out.push(
-    `coverage: ${c.dataFiles.join(", ")} (coverage.py ${c.coverageVersion ?? "?"}, ${c.branch ? "branch" : "line"} data, ${plural(c.tests, "test")}); frozen: ${report.frozen.file} (${plural(report.frozen.tests.length, "test")})`,
+    `coverage: ${visible(c.dataFiles.join(", "))} (coverage.py ${visible(c.coverageVersion ?? "?")}, ${c.branch ? "branch" : "line"} data, ${plural(c.tests, "test")}); frozen: ${visible(report.frozen.file)} (${plural(report.frozen.tests.length, "test")})`,
   );
   if (report.frozen.unresolved.length) {
     out.push(
@@ -145,7 +147,7 @@ export function renderText(report: AuditReport, options: TextOptions = {}): stri
   if (report.skipped.length) {
     out.push("");
     out.push(
-      `not audited: ${report.skipped.map((f) => `${f.path} (${SKIP_WORDS[f.reason] ?? f.reason})`).join(", ")}`,
+      `not audited: ${report.skipped.map((f) => `${visible(f.path)} (${SKIP_WORDS[f.reason] ?? f.reason})`).join(", ")}`,
     );
   }
   out.push("");
@@ -163,7 +165,7 @@ export function renderText(report: AuditReport, options: TextOptions = {}): stri
       `${p.good("PASS")}: no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})`,
     );
   } else {
-    for (const reason of report.gate.reasons) out.push(`${p.bad("FAIL")}: ${reason}`);
+    for (const reason of report.gate.reasons) out.push(`${p.bad("FAIL")}: ${visible(reason)}`);
   }
   return `${out.join("\n")}\n`;
 }
@@ -173,7 +175,7 @@ export function renderAuditVerdict(report: AuditReport, options: TextOptions = {
   const p = paint(options.color === true);
   return report.gate.passed
     ? `${p.good("PASS")}: no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})\n`
-    : `${p.bad("FAIL")}: ${report.gate.reasons.join("; ")}\n`;
+    : `${p.bad("FAIL")}: ${visible(report.gate.reasons.join("; "))}\n`;
 }
 
 /** --quiet for check: the last line of the check's text report. */

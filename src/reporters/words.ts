@@ -34,3 +34,33 @@ export function describePatch(report: AuditReport, { mergeBase = true } = {}): s
       return "work tree against HEAD";
   }
 }
+
+/**
+ * Control characters (C0 with tab, newline and CR; DEL; C1, NEL among them) and the Unicode
+ * line and paragraph separators: file names, test ids and ledger strings come from the
+ * patch, and one of these in them would start a new output line, e.g. a `::error ...` that
+ * GitHub Actions runs as a workflow command, or paint the terminal.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const CONTROL_RUNS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+
+const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/**
+ * A string from the repository made safe inside one line of plain text: every control
+ * character is written as a visible escape (`\n`, `\r`, `\t`, else `\u001b`), so the line
+ * stays one line and says what was there. Text without control characters is unchanged.
+ */
+export function visible(text: string): string {
+  return text.replace(
+    CONTROLS,
+    (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/** One line for formats that have no escape of their own (Markdown, log lines): runs become a space. */
+export function collapseControls(text: string): string {
+  return text.replace(CONTROL_RUNS, " ");
+}

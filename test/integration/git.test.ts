@@ -733,7 +733,9 @@ describe("errors", () => {
     const outside = await caught(findRepoRoot(plain));
     expect(outside).toBeInstanceOf(GitError);
     expect(outside.message).toBe(`${plain} is not inside a git repository`);
-    expect(outside.fix).toMatch(/--diff/);
+    expect(outside.fix).toBe(
+      "run freezegate inside your repository's work tree, or point -C at it (`git init` starts a new one)",
+    );
 
     expect(await caught(findRepoRoot(join(plain, "missing")))).toBeInstanceOf(InputError);
 

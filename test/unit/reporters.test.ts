@@ -19,6 +19,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { renderGate } from "../../src/cli/gate-output.js";
 import {
   colorEnabled,
   dataReadProgress,
@@ -51,6 +52,7 @@ import {
 } from "../../src/reporters/registry.js";
 import { pathToUri, renderSarif } from "../../src/reporters/sarif.js";
 import { renderText } from "../../src/reporters/text.js";
+import { visible } from "../../src/reporters/words.js";
 import { validateSarif } from "../helpers/sarif.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -304,6 +306,89 @@ describe("text: colour and --quiet", () => {
     const passing = auditReport([file("src/a.py", [line(1, "defended")])]);
     expect(renderReport("text", passing, quiet)).toBe(
       "PASS: no changed line fails the gate (fail on: shadowed)\n",
+    );
+  });
+});
+
+describe("text: strings from the repository stay on their line", () => {
+  // A newline in a path, test id or ledger string would start a line of its own, and GitHub
+  // Actions runs a log line starting with "::" as a workflow command (a forged annotation).
+  const FORGED = "\n::error file=README.md,line=1::forged";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for them
+  const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/;
+  const safe = (out: string) => {
+    for (const l of out.split("\n")) {
+      expect(l.startsWith("::"), l).toBe(false);
+      expect(CONTROL.test(l), JSON.stringify(l)).toBe(false);
+    }
+  };
+
+  it("visible() writes every control character as an escape and leaves other text alone", () => {
+    expect(visible("a\nb\rc\td\u001b[31me\u0085f\u2028g\u2029h\u0000i\u009fj\u007f")).toBe(
+      "a\\nb\\rc\\td\\u001b[31me\\u0085f\\u2028g\\u2029h\\u0000i\\u009fj\\u007f",
+    );
+    const plain = "tests/test_ü.py::test_x[a\\b|<i>|%0A ::x] 100%,x:y.py";
+    expect(visible(plain)).toBe(plain);
+  });
+
+  it("escapes paths, test ids, reasons and ledger text in the audit, check and gate text", () => {
+    const hostile = auditReport(
+      [
+        {
+          ...file(`pk/n${FORGED}.py`, [line(1, "shadowed", { frozenTests: [`t.py::t${FORGED}`] })]),
+          oldPath: `old\r${FORGED}.py`,
+        },
+      ],
+      { unresolved: [`gone\u2028::warning::x`] },
+    );
+    hostile.gate.reasons = [`1 line in pk/n${FORGED}.py`];
+    hostile.coverage.dataFiles = [`.cov\u0085::notice::x`];
+    hostile.frozen.file = `q${FORGED}.json`;
+    hostile.skipped = [{ path: `s\u001b[2J${FORGED}`, reason: "not-source" }];
+    const text = renderText(hostile);
+    safe(text);
+    expect(text).toContain(
+      "pk/n\\n::error file=README.md,line=1::forged.py (from old\\r\\n::error file=README.md,line=1::forged.py): 1 shadowed",
+    );
+    expect(text).toContain(
+      "only frozen tests cover it: t.py::t\\n::error file=README.md,line=1::forged",
+    );
+    safe(renderReport("text", hostile, { ...PLAIN_CONTEXT, quiet: true }));
+    const colored = renderReport("text", hostile, { ...PLAIN_CONTEXT, color: true });
+    for (const l of colored.split("\n")) expect(l.startsWith("::"), l).toBe(false);
+
+    const finding: Finding = {
+      gate: "ledger-changes",
+      code: "ledger-changed",
+      severity: "info",
+      message: `freeze added (owner eve${FORGED})`,
+    };
+    const check = checkReport(hostile, [
+      { ...gate("ledger-changes", true, [finding]), notes: [`note${FORGED}`] },
+      { ...gate("witness", true, [], false), skippedBecause: `why${FORGED}` },
+    ]);
+    check.ledger.file = `l${FORGED}.json`;
+    check.knownTests = `3 tests from ${FORGED}`;
+    const checkText = renderCheckText(check);
+    safe(checkText);
+    expect(checkText).toContain(
+      "  info    ledger-changed: freeze added (owner eve\\n::error file=README.md,line=1::forged)",
+    );
+    const checkColored = renderReport("text", check, { ...PLAIN_CONTEXT, color: true });
+    for (const l of checkColored.split("\n")) expect(l.startsWith("::"), l).toBe(false);
+
+    const gateText = renderGate(
+      { gate: "witness", ran: true, blocking: true, findings: [finding] },
+      "text",
+      [`n${FORGED}`],
+    );
+    safe(gateText);
+    expect(gateText).toContain("note: n\\n::error file=README.md,line=1::forged");
+    safe(
+      renderGate(
+        { gate: "deposit", ran: false, blocking: true, skippedBecause: FORGED, findings: [] },
+        "text",
+      ),
     );
   });
 });

@@ -69,6 +69,26 @@ _RECORDED_EXITS = (
 )
 
 
+# Options under which pytest runs no test (dest -> flag). Such a session has no record to
+# give: writing one would replace the last test run's artifacts with empty ones (a
+# `pytest --collect-only -q > collected.txt` after the tests would empty the samples).
+_NO_RUN_OPTIONS = (
+    ("collectonly", "--collect-only"),
+    ("setupplan", "--setup-plan"),
+    ("showfixtures", "--fixtures"),
+    ("show_fixtures_per_test", "--fixtures-per-test"),
+    ("markers", "--markers"),
+)
+
+
+def _no_run_flag(config: pytest.Config) -> Optional[str]:
+    """The option that keeps this session from running tests, or None."""
+    for dest, flag in _NO_RUN_OPTIONS:
+        if getattr(config.option, dest, False):
+            return flag
+    return None
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("freezegate", "freezegate: apply the freeze ledger")
     group.addoption(
@@ -173,7 +193,8 @@ def _make_plugin(config: pytest.Config) -> Any:
         samples=samples,
         samples_label=display_path(samples, root),
     )
-    if not worker:
+    no_run = _no_run_flag(config)
+    if not worker and no_run is None:
         targets = {p.resolve() for p in (paths.ledger, paths.record, paths.samples)}
         if len(targets) < 3:
             raise OutputError(
@@ -187,7 +208,7 @@ def _make_plugin(config: pytest.Config) -> Any:
             paths.samples, "samples artifact", paths.samples_label, "--freezegate-samples"
         )
     loaded = load_ledger(ledger, paths.ledger_label)
-    return FreezegatePlugin(config, paths, loaded, mode, today, worker)
+    return FreezegatePlugin(config, paths, loaded, mode, today, worker, no_run)
 
 
 class _Inactive:
@@ -238,8 +259,11 @@ class FreezegatePlugin:
         mode: str,
         today: str,
         worker: bool,
+        no_run: Optional[str] = None,
     ) -> None:
         self.config = config
+        # The flag that keeps the session from running tests: nothing is written then.
+        self.no_run = no_run
         self.paths = paths
         self.sha256 = loaded.sha256
         self.freezes = loaded.ledger.freezes
@@ -430,6 +454,8 @@ class FreezegatePlugin:
             # xdist sends workeroutput to the controller when the worker finishes.
             self.config.workeroutput[_INPUTS_KEY] = self.inputs.export()  # type: ignore
             return
+        if self.no_run is not None:
+            return
         if exitstatus not in _RECORDED_EXITS or self.final_ids is None:
             try:
                 name = f" ({pytest.ExitCode(exitstatus).name})"
@@ -508,6 +534,12 @@ class FreezegatePlugin:
             f"{len(self.applied)} frozen test{'' if len(self.applied) == 1 else 's'} in this run, "
             f"{len(self.expired)} expired freeze{'' if len(self.expired) == 1 else 's'}"
         )
+        if self.no_run is not None:
+            tr.write_line(
+                f"{self.no_run} runs no test: {self.paths.record_label} and "
+                f"{self.paths.samples_label} were left as they were"
+            )
+            return
         groups: Dict[str, List[str]] = {}
         for nodeid in sorted(self.applied):
             freeze = self.applied[nodeid]

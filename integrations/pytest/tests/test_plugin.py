@@ -373,6 +373,27 @@ def test_a_run_that_stops_early_leaves_no_record_not_even_an_old_one(pytester):
     assert not (pytester.path / ".freezegate" / "applied.json").exists()
 
 
+@pytest.mark.parametrize("flag", ["--collect-only", "--setup-plan", "--fixtures", "--markers"])
+def test_a_session_that_runs_no_test_leaves_the_last_runs_outputs_alone(pytester, flag):
+    # `pytest --collect-only -q > collected.txt` after the tests (the CLI's --collected
+    # input) must not replace their samples and record with empty ones.
+    pytester.makepyfile(test_a=SUITE)
+    write_ledger(pytester, freeze("test_a.py::test_flaky"))
+    assert run(pytester).ret == 0
+    out = pytester.path / ".freezegate"
+    before = {name: (out / name).read_bytes() for name in ("applied.json", "samples.json")}
+    assert read_json(out / "applied.json")["outcomes"] == {"test_a.py::test_flaky": "failed"}
+    result = run(pytester, flag, "-q")
+    assert result.ret == 0
+    assert {name: (out / name).read_bytes() for name in before} == before
+    assert sorted(p.name for p in out.iterdir()) == ["applied.json", "samples.json"]
+    if flag in ("--collect-only", "--setup-plan"):
+        result.stdout.fnmatch_lines(
+            [f"{flag} runs no test: .freezegate/applied.json and .freezegate/samples.json were left as they were"]
+        )
+        result.stdout.no_fnmatch_line("*frozen-not-run*")
+
+
 def test_ini_settings_are_relative_to_the_ini_file(pytester, monkeypatch):
     (pytester.path / "tests").mkdir()
     (pytester.path / "tests" / "test_a.py").write_text(SUITE, encoding="utf-8")

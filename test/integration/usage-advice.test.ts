@@ -1,0 +1,121 @@
+// The fix a usage or setup error suggests must work when followed: a subcommand's usage
+// error names the subcommand's help, a missing remote is named instead of a ref that cannot
+// exist (origin/origin/main), and outside a repository no flag the user already gave (or
+// the command does not have) is offered.
+
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
+
+const repos: TempRepo[] = [];
+const dirs: string[] = [];
+afterAll(() => {
+  for (const r of repos) r.cleanup();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function repo(): TempRepo {
+  const r = makeTempRepo();
+  repos.push(r);
+  r.write("a.py", "x = 1\n");
+  r.write("freeze-ledger.json", '{"version": 1, "freezes": []}\n');
+  r.commit("one");
+  return r;
+}
+
+describe("usage errors of subcommands", () => {
+  it.each([
+    [
+      ["ledger", "check", "--bogus"],
+      "ledger check: Unknown option '--bogus' (fix: see freezegate ledger check --help)",
+    ],
+    [
+      ["ledger", "migrate", "--bogus"],
+      "ledger migrate: Unknown option '--bogus' (fix: see freezegate ledger migrate --help)",
+    ],
+    [
+      ["witness", "check", "-x"],
+      "witness check: Unknown option '-x' (fix: see freezegate witness check --help)",
+    ],
+    [
+      ["deposit", "check", "--bogus"],
+      "deposit check: Unknown option '--bogus' (fix: see freezegate deposit check --help)",
+    ],
+    [
+      ["queue", "check", "--parent"],
+      "queue check: Option '--parent <value>' argument missing (fix: see freezegate queue check --help)",
+    ],
+    [
+      ["queue", "check", "stray"],
+      "queue check: Unexpected argument 'stray'. This command does not take positional arguments (fix: see freezegate queue check --help)",
+    ],
+    [["audit", "--bogus"], "audit: Unknown option '--bogus' (fix: see freezegate audit --help)"],
+  ])("%j names the full command and its help", (args, message) => {
+    expect(expectOneLineError(runCli(args, { cwd: tmpdir() }))).toBe(
+      `freezegate: error: ${message}`,
+    );
+  });
+
+  it("--version refuses a stray argument like every command", () => {
+    for (const flag of ["--version", "-V"]) {
+      expect(expectOneLineError(runCli([flag, "extra"], { cwd: tmpdir() }))).toBe(
+        `freezegate: error: ${flag} takes no arguments, got "extra" (fix: run freezegate ${flag} alone, or put the command first)`,
+      );
+    }
+    expect(runCli(["--version"], { cwd: tmpdir() }).status).toBe(0);
+  });
+});
+
+describe("a base that is not in the clone", () => {
+  it("no remote 'origin': names the missing remote, never origin/origin/main", () => {
+    const r = repo();
+    expect(
+      expectOneLineError(runCli(["witness", "check", "--base", "origin/main"], { cwd: r.dir })),
+    ).toBe(
+      "freezegate: error: base ref 'origin/main' does not exist in this clone (or is not a commit) (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin main`), or pass a local branch that exists (`git branch` lists them))",
+    );
+    expect(
+      expectOneLineError(runCli(["witness", "check", "--base", "release"], { cwd: r.dir })),
+    ).toBe(
+      "freezegate: error: base ref 'release' does not exist in this clone (or is not a commit) (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin release` and pass --base origin/release), or pass a local branch that exists (`git branch` lists them))",
+    );
+  });
+
+  it("with an origin: how to fetch the branch from it, as before", () => {
+    const r = repo();
+    r.git("remote", "add", "origin", r.dir);
+    expect(
+      expectOneLineError(runCli(["witness", "check", "--base", "origin/main"], { cwd: r.dir })),
+    ).toBe(
+      "freezegate: error: base ref 'origin/main' does not exist in this clone (or is not a commit) (fix: fetch it first (`git fetch origin main`); in GitHub Actions use actions/checkout with fetch-depth: 0)",
+    );
+  });
+});
+
+describe("an error that quotes its input", () => {
+  it("stays one line: control characters in the input are escaped", () => {
+    const r = repo();
+    const r2 = runCli(["ledger", "check", "--ledger", "x\r::error::forged\u001b[2J"], {
+      cwd: r.dir,
+    });
+    expect(expectOneLineError(r2)).toBe(
+      `freezegate: error: ledger not found: ${r.dir}/x\\r::error::forged\\u001b[2J (fix: check the path)`,
+    );
+  });
+});
+
+describe("outside a git repository", () => {
+  it("does not offer --diff, which was given or which the command does not have", () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "freezegate-nogit-")));
+    dirs.push(dir);
+    writeFileSync(join(dir, "p.diff"), "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n");
+    const env = { GIT_CEILING_DIRECTORIES: tmpdir() };
+    const expected = `freezegate: error: ${dir} is not inside a git repository (fix: run freezegate inside your repository's work tree, or point -C at it (\`git init\` starts a new one))`;
+    for (const args of [["audit", "--diff", "p.diff"], ["ledger", "check"], ["doctor"]]) {
+      expect(expectOneLineError(runCli(args, { cwd: dir, env })), args.join(" ")).toBe(expected);
+    }
+  });
+});
