@@ -41,7 +41,8 @@ export const TODAY_OPTION: OptionSpec = {
   name: "today",
   type: "string",
   value: "YYYY-MM-DD",
-  description: "the day to judge expiry against (default: today's date in UTC)",
+  description:
+    "the day to judge expiry against (default: today's date in UTC, or the UTC date of the instant in the FREEZEGATE_NOW environment variable when set)",
 };
 
 export const COLLECTED_OPTION: OptionSpec = {

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { makeDemoRepo } from "../helpers/demo-repo.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 
 const repos: TempRepo[] = [];
@@ -116,6 +117,45 @@ describe("outside a git repository", () => {
     const expected = `freezegate: error: ${dir} is not inside a git repository (fix: run freezegate inside your repository's work tree, or point -C at it (\`git init\` starts a new one))`;
     for (const args of [["audit", "--diff", "p.diff"], ["ledger", "check"], ["doctor"]]) {
       expect(expectOneLineError(runCli(args, { cwd: dir, env })), args.join(" ")).toBe(expected);
+    }
+  });
+});
+
+describe("ledger check and doctor text output", () => {
+  it("show control characters in ledger fields visibly: no line can start a workflow command", () => {
+    const r = repo();
+    const forged = "tests/test_a.py::test_x\n::error file=README.md,line=1::forged";
+    r.write(
+      "freeze-ledger.json",
+      JSON.stringify({
+        version: 1,
+        freezes: [
+          {
+            test_id: forged,
+            reason: "r",
+            owner: "o",
+            opened: "2020-01-01",
+            expires: "2020-01-02",
+            invariant: "i",
+            compensating_property: "tests/test_a.py::test_y",
+            reused_property: true,
+          },
+        ],
+        properties: [],
+      }),
+    );
+    r.commit("a hostile ledger");
+    const check = runCli(["ledger", "check", "--today", "2026-11-25"], { cwd: r.dir });
+    expect(check.status).toBe(1);
+    expect(check.stdout).toContain("tests/test_a.py::test_x\\n::error file=README.md");
+    // doctor quotes the frozen ids that resolve to no test of the example's data.
+    const demo = makeDemoRepo();
+    writeFileSync(join(demo.dir, "quarantine.json"), JSON.stringify({ frozen: [forged] }));
+    const doctor = runCli(["doctor", "--base", "base"], { cwd: demo.dir });
+    demo.cleanup();
+    expect(doctor.stdout).toContain('"tests/test_a.py::test_x ::error file=README.md');
+    for (const out of [check.stdout, doctor.stdout, doctor.stderr]) {
+      expect(out.split("\n").filter((line) => line.startsWith("::"))).toEqual([]);
     }
   });
 });

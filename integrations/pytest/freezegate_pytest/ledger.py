@@ -18,7 +18,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 LEDGER_VERSION = 1
 DEFAULT_LEDGER_PATH = "freeze-ledger.json"
@@ -517,23 +517,32 @@ def _glob(pattern: str) -> "re.Pattern[str]":
 
 
 class Matcher:
-    """Which freeze applies to a node id: an exact entry first, else the first glob."""
+    """Which freeze applies to a node id: an exact entry first, else the first glob.
+
+    An entry holding "*" is a glob unless it is itself a collected node id
+    (``test_match[*.py]`` copied from ``pytest --collect-only -q``): then it freezes that
+    test only, as the audit reads it. Tell the matcher the collected ids with ``collected``.
+    """
 
     def __init__(self, freezes: Iterable[Freeze]) -> None:
         self._exact: Dict[str, Freeze] = {}
         self._globs: List[Tuple["re.Pattern[str]", Freeze]] = []
+        self._collected: Set[str] = set()
         for freeze in freezes:
+            self._exact.setdefault(freeze.test_id, freeze)
             if freeze.is_glob:
                 self._globs.append((_glob(freeze.test_id), freeze))
-            else:
-                self._exact.setdefault(freeze.test_id, freeze)
+
+    def collected(self, nodeids: Iterable[str]) -> None:
+        """The node ids of this session: a "*" entry that is one of them is no glob."""
+        self._collected = set(nodeids)
 
     def match(self, nodeid: str) -> Optional[Freeze]:
         exact = self._exact.get(nodeid)
         if exact is not None:
             return exact
         for regex, freeze in self._globs:
-            if regex.match(nodeid):
+            if freeze.test_id not in self._collected and regex.match(nodeid):
                 return freeze
         return None
 

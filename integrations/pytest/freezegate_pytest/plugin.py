@@ -315,6 +315,7 @@ class FreezegatePlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         ids = [item.nodeid for item in session.items]
+        self.matcher.collected(ids)
         for item in session.items:
             freeze = self.matcher.match(item.nodeid)
             if freeze is None:
@@ -345,6 +346,7 @@ class FreezegatePlugin:
     def _set_final(self, ids: List[str]) -> None:
         self.final_ids = ids
         self.applied = {}
+        self.matcher.collected(ids)
         for nodeid in ids:
             freeze = self.matcher.match(nodeid)
             if freeze is not None:

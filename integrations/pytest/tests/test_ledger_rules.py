@@ -188,6 +188,18 @@ def test_matching_is_exact_or_glob_and_exact_wins():
     assert Matcher(parse_ledger(own(entry("test_a")), "l").freezes).match("t.py::test_a") is None
 
 
+def test_an_entry_that_is_a_collected_id_is_exact_even_with_a_star():
+    # pytest prints "t.py::test_match[*.py]" for a parametrized case: copied into the ledger,
+    # it freezes that case, not its siblings (the audit reads it the same way).
+    m = Matcher(parse_ledger(own(entry("t.py::test_match[*.py]")), "l").freezes)
+    m.collected(["t.py::test_match[*.py]", "t.py::test_match[a.py]"])
+    assert m.match("t.py::test_match[*.py]") is not None
+    assert m.match("t.py::test_match[a.py]") is None
+    # When no collected test has that id, it is a glob as before.
+    m.collected(["t.py::test_match[a.py]"])
+    assert m.match("t.py::test_match[a.py]") is not None
+
+
 def test_unmatched_ids_are_judged_only_in_collected_or_missing_files():
     ledger = parse_ledger(
         own(

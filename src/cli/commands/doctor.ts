@@ -7,6 +7,7 @@ import { findRepoRoot } from "../../adapters/git.js";
 import type { PatchRequest } from "../../app/run-audit.js";
 import { doctorStatus, runDoctor } from "../../app/run-doctor.js";
 import { FreezegateError, UsageError } from "../../core/errors.js";
+import { visible } from "../../reporters/words.js";
 import {
   commandDirectory,
   DATA_OPTIONS,
@@ -80,7 +81,7 @@ export const doctorCommand: CommandSpec = {
     } else {
       for (const c of checks) {
         io.stdout.write(
-          `${MARK[c.status]}  ${c.id}: ${c.message}${c.fix && c.status !== "ok" ? ` (fix: ${c.fix})` : ""}\n`,
+          `${MARK[c.status]}  ${c.id}: ${visible(c.message)}${c.fix && c.status !== "ok" ? ` (fix: ${visible(c.fix)})` : ""}\n`,
         );
       }
       io.stdout.write(

@@ -12,6 +12,7 @@ import { sortFindings } from "../../core/findings.js";
 import { describeSource, isIdOnly, mergeLedgers } from "../../core/ledger.js";
 import type { Ledger } from "../../core/ledger-model.js";
 import { checkShape } from "../../core/ledger-shape.js";
+import { visible } from "../../reporters/words.js";
 import {
   boolOpt,
   type CommandGroup,
@@ -53,12 +54,13 @@ export interface LedgerCheckReport {
 function renderCheckText(report: LedgerCheckReport, known: KnownTests): string {
   const l = report.ledger;
   const lines = [
-    `ledger ${l.path} (${describeSource(l.format)}): ${plural(l.freezes, "freeze")}, ${plural(l.properties, "property", "properties")}; today is ${report.today} (UTC)`,
+    `ledger ${visible(l.path)} (${describeSource(l.format)}): ${plural(l.freezes, "freeze")}, ${plural(l.properties, "property", "properties")}; today is ${report.today} (UTC)`,
     known.ids === null
-      ? `known tests: none (${known.description}): unknown-test was not judged (to judge it, ${KNOWN_TESTS_FIX})`
-      : `known tests: ${known.description}`,
+      ? `known tests: none (${visible(known.description)}): unknown-test was not judged (to judge it, ${KNOWN_TESTS_FIX})`
+      : `known tests: ${visible(known.description)}`,
   ];
-  for (const f of report.gate.findings) lines.push(`${f.severity}: ${f.code}: ${f.message}`);
+  for (const f of report.gate.findings)
+    lines.push(`${f.severity}: ${f.code}: ${visible(f.message)}`);
   const errors = report.gate.findings.filter((f) => f.severity === "error").length;
   lines.push(
     report.passed
