@@ -129,22 +129,23 @@ async function ledgerAt(
 }
 
 /**
- * Where the merge base kept the ledger that `rel` (the ledger's repository path now) replaces:
- * `rel` when the merge base has a file there; else where the merge base's own config puts its
- * ledger (its "ledger" key, else the default path), when a file is there. So a patch that moves
- * the ledger and re-points the key is still compared with, and judged by, the ledger it
- * replaces. null: the merge base has no ledger; "unknown": its config does not parse.
+ * Where the merge base kept its ledger, for a ledger at `rel` now: `here` when the merge base
+ * has a file at `rel`; `configured`, the path the merge base's own config puts its ledger at
+ * (its "ledger" key, else the default path) when it is another path and a file is there. So a
+ * patch that moves the ledger and re-points the key, even at a file the merge base already
+ * had (an example ledger), is still judged by the ledger it replaces. "unknown": the merge
+ * base's config does not parse.
  */
-async function baseLedgerPath(
+async function baseLedgerPaths(
   root: string,
   mergeBase: string,
   rel: string,
-): Promise<string | null | "unknown"> {
-  const [here, pyproject, packageJson] = await readBlobs(
+): Promise<{ here: boolean; configured: string | null | "unknown" }> {
+  const [atRel, pyproject, packageJson] = await readBlobs(
     root,
     [rel, ...CONFIG_FILES].map((path) => ({ rev: mergeBase, path })),
   );
-  if (here) return rel;
+  const here = atRel !== null && atRel !== undefined;
   let configured: unknown;
   try {
     configured = configFromTexts({
@@ -152,7 +153,7 @@ async function baseLedgerPath(
       packageJson: { path: `package.json at ${mergeBase.slice(0, 12)}`, text: textOf(packageJson) },
     }).values.ledger;
   } catch (error) {
-    if (error instanceof FreezegateError) return "unknown";
+    if (error instanceof FreezegateError) return { here, configured: "unknown" };
     throw error;
   }
   const then =
@@ -161,31 +162,62 @@ async function baseLedgerPath(
       : isAbsolute(configured)
         ? repoPath(root, configured)
         : posix.normalize(configured.split("\\").join("/"));
-  if (then === null || then === rel || then.startsWith("../") || then === "..") return null;
-  return (await fileAtRevision(root, mergeBase, then)) === null ? null : then;
+  if (then === null || then === rel || then.startsWith("../") || then === "..") {
+    return { here, configured: null };
+  }
+  const exists = (await fileAtRevision(root, mergeBase, then)) !== null;
+  return { here, configured: exists ? then : null };
 }
 
 function textOf(bytes: Buffer | null | undefined): string | null {
   return bytes ? bytes.toString("utf8") : null;
 }
 
-/** The ledger at the merge base that `rel` replaces (see baseLedgerPath), and where it was. */
+/**
+ * The ledger at the merge base that `rel` replaces (see baseLedgerPaths), and where it was:
+ * the file at `rel` when there is one, judged with the stricter of its policy and that of the
+ * ledger the merge base's config names; else the latter.
+ */
 async function baseLedger(
   root: string,
   mergeBase: string,
   rel: string,
-): Promise<{ path: string; ledger: Ledger | null | "unreadable" }> {
-  const path = await baseLedgerPath(root, mergeBase, rel);
-  if (path === "unknown") return { path: rel, ledger: "unreadable" };
-  if (path === null) return { path: rel, ledger: null };
-  return { path, ledger: await ledgerAt(root, mergeBase, path) };
+): Promise<{ path: string; ledger: Ledger | null | "unreadable"; alsoPath: string | null }> {
+  const { here, configured } = await baseLedgerPaths(root, mergeBase, rel);
+  if (!here) {
+    if (configured === "unknown") return { path: rel, ledger: "unreadable", alsoPath: null };
+    if (configured === null) return { path: rel, ledger: null, alsoPath: null };
+    return {
+      path: configured,
+      ledger: await ledgerAt(root, mergeBase, configured),
+      alsoPath: null,
+    };
+  }
+  const ledger = await ledgerAt(root, mergeBase, rel);
+  if (configured === null || ledger === null || ledger === "unreadable") {
+    return { path: rel, ledger, alsoPath: null };
+  }
+  const other =
+    configured === "unknown" ? "unreadable" : await ledgerAt(root, mergeBase, configured);
+  const floor = other === null ? null : other === "unreadable" ? DEFAULT_POLICY : other.policy;
+  if (floor === null) return { path: rel, ledger, alsoPath: null };
+  return {
+    path: rel,
+    ledger: { ...ledger, policy: stricterPolicy(floor, ledger.policy).policy },
+    alsoPath: configured === "unknown" ? null : configured,
+  };
 }
 
-/** A note for a ledger compared with one at another path at the merge base. */
-function movedNote(rel: string, basePath: string): string[] {
-  return basePath === rel
+/** Notes for a ledger compared with, or judged by, one at another path at the merge base. */
+function movedNote(rel: string, base: { path: string; alsoPath: string | null }): string[] {
+  if (base.path !== rel) {
+    return [`the ledger moved: ${rel} is compared with ${base.path} at the merge base`];
+  }
+  return base.alsoPath === null
     ? []
-    : [`the ledger moved: ${rel} is compared with ${basePath} at the merge base`];
+    : [
+        `the merge base's config names ${base.alsoPath} as its ledger: ${rel} is judged with the stricter of both policies at the merge base`,
+      ];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -575,7 +607,7 @@ export async function runLedgerChangesGate(
   }
   const atBase = await baseLedger(ctx.root, mergeBase, rel);
   const base = atBase.ledger;
-  notes.push(...movedNote(rel, atBase.path));
+  notes.push(...movedNote(rel, atBase));
   // HEAD's ledger is the one judged: one that does not parse is an input error, never read as
   // a deleted ledger (which would judge no approval at all).
   const head = await readLedgerAt(ctx.root, "HEAD", rel);

@@ -233,7 +233,11 @@ function configuredPythonFiles(read: TestRootReader): FileGlob[] | null {
       while (i + 1 < lines.length && /^[ \t]+[^\s=]+[^=]*$/.test(lines[i + 1] as string)) {
         value += ` ${lines[++i]}`;
       }
-      const quoted = [...value.matchAll(/"([^"]*)"|'([^']*)'/g)].map((m) => m[1] ?? m[2] ?? "");
+      // A quoted string holds whitespace-separated globs too (pytest splits a TOML string
+      // such as "check_*.py test_*.py" shell-style).
+      const quoted = [...value.matchAll(/"([^"]*)"|'([^']*)'/g)].flatMap((m) =>
+        (m[1] ?? m[2] ?? "").split(/\s+/),
+      );
       const tokens = (
         quoted.length > 0 ? quoted : value.replace(/^[\s=:]+/, "").split(/[\s,"'[\]]+/)
       ).filter((token) => token !== "");

@@ -264,6 +264,29 @@ describe("a patch is judged with the stricter of the merge base's policy and its
     );
   });
 
+  it("re-pointing the ledger key at a file the merge base already has keeps the merge base's policy", () => {
+    const repo = scenario(
+      {
+        "freeze-ledger.json": text(ledger()),
+        // An example ledger that blocks nothing, already in the repository.
+        "examples/ledger.json": text(ledger({ policy: { blocking: [] } })),
+      },
+      {
+        "examples/ledger.json": text(
+          ledger({ policy: { blocking: [] }, freeze: { reason: "flaky on CI" } }),
+        ),
+        "pyproject.toml": '[tool.freezegate]\nledger = "examples/ledger.json"\n',
+      },
+    );
+    const r = check(repo);
+    expect(r.status).toBe(1);
+    const { failedGates, gate } = report(r);
+    expect(failedGates).toEqual(["shadow"]);
+    expect(gate("ledger-changes").notes).toContain(
+      "the merge base's config names freeze-ledger.json as its ledger: examples/ledger.json is judged with the stricter of both policies at the merge base",
+    );
+  });
+
   it("a merge base whose config does not parse cannot tell where its ledger was: read as unreadable", () => {
     const repo = scenario(
       { "freeze-ledger.json": text(ledger()), "pyproject.toml": "[tool.freezegate\n" },

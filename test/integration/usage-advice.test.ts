@@ -159,3 +159,32 @@ describe("ledger check and doctor text output", () => {
     }
   });
 });
+
+describe("queue check text output", () => {
+  it("shows control characters in a record's fields visibly", () => {
+    const r = repo();
+    r.write("freeze-ledger.json", '{"version": 1, "freezes": [], "properties": []}\n');
+    const head = r.commit("a ledger");
+    const record = (path: string, sha256: string) =>
+      JSON.stringify({
+        version: 1,
+        tool: "pytest-freezegate",
+        commit: head,
+        ledger: { path, sha256 },
+        mode: "run",
+        applied: [],
+        expired: [],
+        outcomes: {},
+      });
+    writeFileSync(join(r.dir, "parent.json"), record("freeze-ledger.json", "0".repeat(64)));
+    writeFileSync(
+      join(r.dir, "child.json"),
+      record("x\n::error title=forged::all gates passed\nx", "0".repeat(64)),
+    );
+    const q = runCli(["queue", "check", "--parent", "parent.json", "--child", "child.json"], {
+      cwd: r.dir,
+    });
+    expect(q.stdout).toContain("x\\n::error title=forged");
+    expect(q.stdout.split("\n").filter((line) => line.startsWith("::"))).toEqual([]);
+  });
+});

@@ -341,6 +341,8 @@ describe("test_function names checked against the source", () => {
     ["pytest.ini", "[pytest]\npython_files = check_*.py test_*.py\n"],
     ["tox.ini", "[pytest]\npython_files =\n    test_*.py\n    check_*.py\n"],
     ["pyproject.toml", '[tool.pytest.ini_options]\npython_files = ["check_*.py"]\n'],
+    // A TOML string: pytest splits it on whitespace.
+    ["pyproject.toml", '[tool.pytest.ini_options]\npython_files = "test_*.py check_*.py"\n'],
     ["setup.cfg", "[tool:pytest]\naddopts = -o python_files=check_*.py -q\n"],
     ["pytest.ini", "[pytest]\npython_files =\n"],
   ])(

@@ -315,7 +315,9 @@ class FreezegatePlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         ids = [item.nodeid for item in session.items]
-        self.matcher.collected(ids)
+        # Deselected tests exist too: a "*" entry naming one is that test, never a glob
+        # (a shard that deselects it must not mute its siblings).
+        self.matcher.collected([*ids, *self.deselected])
         for item in session.items:
             freeze = self.matcher.match(item.nodeid)
             if freeze is None:
@@ -346,7 +348,7 @@ class FreezegatePlugin:
     def _set_final(self, ids: List[str]) -> None:
         self.final_ids = ids
         self.applied = {}
-        self.matcher.collected(ids)
+        self.matcher.collected([*ids, *self.deselected])
         for nodeid in ids:
             freeze = self.matcher.match(nodeid)
             if freeze is not None:

@@ -269,6 +269,20 @@ def test_a_subset_of_files_or_a_deselection_does_not_fail_on_freezes_elsewhere(p
     assert record["applied"] == [] and record["outcomes"] == {}
 
 
+def test_a_star_entry_that_names_a_deselected_case_does_not_mute_its_siblings(pytester):
+    # "test_match[*.py]" is a real case's id; a shard that deselects it runs "[a.py]", whose
+    # failure must gate (the audit reads the entry as that one case).
+    pytester.makepyfile(
+        test_glob="import pytest\n@pytest.mark.parametrize('name', ['*.py', 'a.py'])\n"
+        "def test_match(name):\n    assert name == '*.py'\n"
+    )
+    write_ledger(pytester, freeze("test_glob.py::test_match[*.py]"))
+    result = run(pytester, "--deselect", "test_glob.py::test_match[*.py]")
+    assert result.ret == 1, result.stdout.str()
+    result.assert_outcomes(failed=1, deselected=1)
+    assert record_of(pytester)["applied"] == []
+
+
 def test_a_ledger_with_a_byte_order_mark_is_read_as_the_cli_reads_it(pytester):
     pytester.makepyfile(test_a=SUITE)
     ledger = write_ledger(pytester, raw="\ufeff" + json.dumps({"version": 1, "freezes": [freeze("test_a.py::test_flaky")]}))

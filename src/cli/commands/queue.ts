@@ -18,6 +18,7 @@ import {
   type QueueResult,
   queueExitCode,
 } from "../../core/queue.js";
+import { visible } from "../../reporters/words.js";
 import { type CommandGroup, type CommandSpec, listOpt, stringOpt } from "../command.js";
 import { FORMAT_OPTION, type OutputFormat, resolveFormat } from "../gate-output.js";
 import {
@@ -70,9 +71,11 @@ export function renderQueue(result: QueueResult, format: OutputFormat, notes: st
     };
     return `${JSON.stringify(body, null, 2)}\n`;
   }
-  const lines = result.findings.map((f) => `${f.severity.padEnd(7)} ${f.code}: ${f.message}`);
+  const lines = result.findings.map(
+    (f) => `${f.severity.padEnd(7)} ${f.code}: ${visible(f.message)}`,
+  );
   if (lines.length > 0) lines.push("");
-  for (const note of notes) lines.push(`note: ${note}`);
+  for (const note of notes) lines.push(`note: ${visible(note)}`);
   const errors = result.findings.filter((f) => f.severity === "error").length;
   const verdict =
     errors > 0
