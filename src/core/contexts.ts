@@ -172,11 +172,16 @@ export function dottedTestKind(nodeId: string): "test" | "outside" | { refuse: s
 }
 
 /**
- * A function named test* that coverage.py starts a context for but that runs no test body:
+ * Functions named test* that coverage.py starts a context for but that run no test body:
  * unittest's `_Outcome.testPartExecutor` is a generator that yields before the test method
- * runs, ending its context there (the test method then starts its own).
+ * runs, ending its context there (the test method then starts its own); pytest-cov's
+ * `SessionWrapper.testsfailed` is a property that counts failures, when pytest-cov runs the
+ * tests under `dynamic_context = test_function`.
  */
-const LIBRARY_NO_TEST = new Set(["unittest.case._Outcome.testPartExecutor"]);
+const LIBRARY_NO_TEST = new Set([
+  "unittest.case._Outcome.testPartExecutor",
+  "pytest_cov.compat.SessionWrapper.testsfailed",
+]);
 
 /** What the source says about test_function names (files read on first need). */
 interface SourceFacts {

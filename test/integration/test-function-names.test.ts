@@ -28,7 +28,12 @@ afterAll(() => {
  * A repository whose `lib` (at `libPath`) changes on top of branch "base", with the data
  * coverage.py records for its suite under `dir` (test_function contexts).
  */
-function recorded(files: Record<string, string>, libPath = "lib.py", dir = ""): TempRepo {
+function recorded(
+  files: Record<string, string>,
+  libPath = "lib.py",
+  dir = "",
+  runner = ["coverage", "run", "-m", "pytest"],
+): TempRepo {
   const repo = makeTempRepo();
   repos.push(repo);
   repo.write(".gitignore", ".coverage*\n__pycache__/\n");
@@ -39,7 +44,7 @@ function recorded(files: Record<string, string>, libPath = "lib.py", dir = ""): 
   repo.git("branch", "base");
   repo.write(libPath, LIB_CHANGED);
   repo.commit("change");
-  const run = runPython(["-m", "coverage", "run", "-m", "pytest", "-q", "-p", "no:cacheprovider"], {
+  const run = runPython(["-m", ...runner, "-q", "-p", "no:cacheprovider"], {
     cwd: repo.path(dir),
   });
   if (run.status !== 0) throw new Error(run.stdout + run.stderr);
@@ -174,6 +179,31 @@ describePython("test_function names mapped to node ids", () => {
     const r = audit(repo, ["tests/test_ut.py::TestU::test_u"]);
     expect(r.stdout).toMatch(
       /SHADOWED 3: only frozen tests cover it: tests\/test_ut\.py::TestU::test_u/,
+    );
+    expect(r.status).toBe(1);
+  });
+
+  it("maps tests that pytest-cov runs under test_function: its testsfailed property is no test", () => {
+    const repo = recorded(
+      {
+        "conftest.py": SYS_PATH,
+        "tests/test_plain.py": "import lib\ndef test_plain():\n    assert lib.f(4) == 4\n",
+      },
+      "lib.py",
+      "",
+      ["pytest", "--cov=.", "--cov-report="],
+    );
+    const contexts = runPython(
+      [
+        "-c",
+        "import coverage; d = coverage.CoverageData('.coverage'); d.read(); print(sorted(d.measured_contexts()))",
+      ],
+      { cwd: repo.dir },
+    );
+    expect(contexts.stdout).toContain("pytest_cov.compat.SessionWrapper.testsfailed");
+    const r = audit(repo, ["tests/test_plain.py::test_plain"]);
+    expect(r.stdout).toMatch(
+      /SHADOWED 3: only frozen tests cover it: tests\/test_plain\.py::test_plain/,
     );
     expect(r.status).toBe(1);
   });
