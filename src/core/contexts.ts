@@ -191,6 +191,8 @@ interface SourceFacts {
   outsideRepository(name: string): boolean;
   /** The refusal for a mapped test whose defining class another class inherits from. */
   inheritedTest(mapped: Iterable<ParsedContext>): string | null;
+  /** Why the test node id `id` is not what ran: its file defines no such function; or null. */
+  undefinedTest(id: string): string | null;
 }
 
 /** pytest.ini and the like, where a `python_files` setting would change what is collected. */
@@ -311,6 +313,20 @@ function sourceFacts(modules: ModuleIndex): SourceFacts {
           for (const dir of file.split("/").slice(0, -1)) topLevel.add(dir);
       }
       return !topLevel.has(dynamicPart(name).split(".")[0] as string);
+    },
+    undefinedTest(id) {
+      const parts = id.split("::");
+      const file = parts[0] as string;
+      const name = parts.at(-1) as string;
+      const text = read?.(file);
+      // Unread files are taken as they are named (a reader is always given by the audit).
+      if (text === undefined || text === null) return null;
+      // A decorator without functools.wraps, defined in a test module, gives the test that
+      // module's name: the name then points at a function the file does not define.
+      const defined = new RegExp(`^[ \\t]*(?:async[ \\t]+)?def[ \\t]+${name}[ \\t]*\\(`, "m");
+      return defined.test(text)
+        ? null
+        : `${file} defines no function ${name}: a decorator without functools.wraps gives a test its own module's name`;
     },
     inheritedTest(mapped) {
       // Classes that define a test the data names, with one name each for the message.
@@ -466,6 +482,7 @@ export function indexContexts(
     const ambiguous: string[] = [];
     const uncertain: string[] = [];
     const maybeTests: string[] = [];
+    const phantom: string[] = [];
     let skippedHelpers = 0;
     for (const raw of dotted) {
       const candidates = dottedCandidates(raw, moduleIndex);
@@ -483,6 +500,11 @@ export function indexContexts(
       } else if (candidates.length > 1) {
         ambiguous.push(`${raw} -> ${candidates.join(" or ")}`);
       } else if (kinds[0] === "test") {
+        const why = source.undefinedTest(candidates[0] as string);
+        if (why !== null) {
+          phantom.push(`"${raw}" -> ${candidates[0]} (${why})`);
+          continue;
+        }
         cache.set(raw, { raw, testId: candidates[0] as string, phase: null });
         mappedTests++;
       } else {
@@ -503,6 +525,20 @@ export function indexContexts(
     if (uncertain.length > 0) {
       throw new InputError(
         `${uncertain.length} test_function context name(s) fit no test pytest collects by default, e.g. ${uncertain[0]}; test_function names an inherited test method after its base class, so the tests that ran it cannot be told`,
+        { fix: recordNodeIds },
+      );
+    }
+    // A test method wrapped by a decorator without functools.wraps is named after the
+    // wrapper: "test_utils.retry.<locals>.wrapper" names no test, yet a test ran under it.
+    const wrapped = plainRest.find((raw) => raw.includes(".<locals>."));
+    if (wrapped !== undefined) {
+      phantom.push(
+        `"${wrapped}" (a function defined inside another: a decorator without functools.wraps gives a test method its wrapper's name)`,
+      );
+    }
+    if (phantom.length > 0) {
+      throw new InputError(
+        `${phantom.length} test_function context name(s) name a test that their file does not define, e.g. ${phantom[0]}, so the test that ran cannot be told`,
         { fix: recordNodeIds },
       );
     }

@@ -131,6 +131,32 @@ describePython("test_function names mapped to node ids", () => {
     );
   });
 
+  it("refuses a test named after a decorator without functools.wraps in a test module", () => {
+    const deco =
+      "def retry(fn):\n    def wrapper(*a, **k):\n        return fn(*a, **k)\n    return wrapper\n";
+    const repo = recorded({
+      "conftest.py": SYS_PATH,
+      "tests/test_utils.py": `${deco}def test_util():\n    pass\n`,
+      "tests/test_api.py":
+        "import lib\nfrom test_utils import retry\n@retry\ndef test_flaky():\n    assert lib.f(4) == 4\ndef test_one():\n    assert lib.f(1) == 1\n",
+    });
+    expect(truth(repo, "lib.py")["3"]).toEqual(["test_utils.test_flaky"]);
+    expect(expectOneLineError(audit(repo, ["tests/test_api.py::*"]))).toBe(
+      `freezegate: error: 1 test_function context name(s) name a test that their file does not define, e.g. "test_utils.test_flaky" -> tests/test_utils.py::test_flaky (tests/test_utils.py defines no function test_flaky: a decorator without functools.wraps gives a test its own module's name), so the test that ran cannot be told ${RECORD_NODE_IDS}`,
+    );
+    // On a method, coverage.py names the wrapper itself.
+    const method = recorded({
+      "conftest.py": SYS_PATH,
+      "tests/test_utils.py": `${deco}def test_util():\n    pass\n`,
+      "tests/test_api.py":
+        "import lib\nfrom test_utils import retry\nclass TestApi:\n    @retry\n    def test_flaky(self):\n        assert lib.f(4) == 4\n",
+    });
+    expect(truth(method, "lib.py")["3"]).toEqual(["test_utils.retry.<locals>.wrapper"]);
+    expect(expectOneLineError(audit(method, ["tests/test_api.py::TestApi::*"]))).toContain(
+      '"test_utils.retry.<locals>.wrapper" (a function defined inside another: a decorator without functools.wraps gives a test method its wrapper\'s name)',
+    );
+  });
+
   it("refuses tests in modules that a configured python_files collects", () => {
     const repo = recorded(
       {
