@@ -277,6 +277,12 @@ function classDefs(file: string, text: string): ClassDef[] {
   return out;
 }
 
+/** Does `text` hold `def name(` (or `async def`), at module level or at any indentation? */
+function definesFunction(text: string, name: string, where: "module level" | "any level"): boolean {
+  const indent = where === "module level" ? "" : "[ \\t]*";
+  return new RegExp(`^${indent}(?:async[ \\t]+)?def[ \\t]+${name}[ \\t]*\\(`, "m").test(text);
+}
+
 function sourceFacts(modules: ModuleIndex): SourceFacts {
   const read = modules.read;
   const files = () => [...modules.values()].flat();
@@ -301,8 +307,7 @@ function sourceFacts(modules: ModuleIndex): SourceFacts {
       // coverage.py names a function by the module of the object its module holds under that
       // name: a test wrapped by a decorator without functools.wraps carries the decorator's
       // module, which defines no such function.
-      const defined = new RegExp(`^(?:async[ \\t]+)?def[ \\t]+${name}[ \\t]*\\(`, "m");
-      return defined.test(text)
+      return definesFunction(text, name, "module level")
         ? null
         : `${file} defines no module-level function ${name}: a decorator without functools.wraps gives a test its own module's name`;
     },
@@ -323,8 +328,7 @@ function sourceFacts(modules: ModuleIndex): SourceFacts {
       if (text === undefined || text === null) return null;
       // A decorator without functools.wraps, defined in a test module, gives the test that
       // module's name: the name then points at a function the file does not define.
-      const defined = new RegExp(`^[ \\t]*(?:async[ \\t]+)?def[ \\t]+${name}[ \\t]*\\(`, "m");
-      return defined.test(text)
+      return definesFunction(text, name, "any level")
         ? null
         : `${file} defines no function ${name}: a decorator without functools.wraps gives a test its own module's name`;
     },
