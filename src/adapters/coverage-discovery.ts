@@ -5,9 +5,9 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { InputError } from "../core/errors.js";
-import type { ContextOverview, CoverageFormat, CoverageSource } from "../core/model.js";
+import type { CoverageFormat, CoverageSource } from "../core/model.js";
 import { openCoverageJson } from "./coverage-json.js";
-import { openCoverageSqlite, type TestsWithoutRun } from "./coverage-sqlite.js";
+import { openCoverageSqlite } from "./coverage-sqlite.js";
 
 export interface DiscoveredCoverage {
   format: CoverageFormat;
@@ -84,13 +84,8 @@ export function discoverCoverage(root: string, explicit?: string): DiscoveredCov
   }
 }
 
-/** A source as opened here: the SQLite data's overview also says which tests never ran. */
-export type OpenedCoverage = Omit<CoverageSource, "contextOverview"> & {
-  contextOverview?(): (ContextOverview & TestsWithoutRun) | null;
-};
-
 /** Discovers the data (see {@link discoverCoverage}) and opens it. */
-export function openCoverage(root: string, explicit?: string): OpenedCoverage {
+export function openCoverage(root: string, explicit?: string): CoverageSource {
   const found = discoverCoverage(root, explicit);
   if (found.format === "coverage.py-json") return openCoverageJson(found.files[0] as string);
   return openCoverageSqlite(found.files);

@@ -18,7 +18,7 @@ const SHOW_CONTEXTS_FIX =
 type JsonObject = Record<string, unknown>;
 
 /** Opens and validates a JSON report; throws InputError when it cannot say which test ran what. */
-export function openCoverageJson(file: string): Omit<CoverageSource, "contextOverview"> {
+export function openCoverageJson(file: string): CoverageSource {
   const path = resolve(file);
   const report = parseReport(path);
   return new JsonCoverageSource(path, report.meta, report.files);

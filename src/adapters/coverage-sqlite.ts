@@ -146,14 +146,6 @@ const TESTS_WITHOUT_RUN = `
 /** Names of the context ids in a JSON array. */
 const NAMES_BY_ID = "SELECT id, context FROM context WHERE id IN (SELECT value FROM json_each(?))";
 
-/**
- * What the overview adds for the audit's check of frozen tests: which of some tests in the
- * data (plain pytest-cov names) never ran their body.
- */
-export interface TestsWithoutRun {
-  testsWithoutRun(ids: readonly string[]): string[];
-}
-
 const RERUN_FIX = "re-run the tests with coverage (pytest --cov --cov-context=test)";
 
 type Row = unknown[];
@@ -213,7 +205,7 @@ function useMmapForRows(data: DataFile, files: number): void {
  */
 export function openCoverageSqlite(
   files: string[],
-): CoverageSource & { contextOverview(): (ContextOverview & TestsWithoutRun) | null } {
+): CoverageSource & Required<Pick<CoverageSource, "contextOverview">> {
   const unique = [...new Set(files.map((file) => resolve(file)))];
   if (unique.length === 0) {
     throw new InputError("no coverage.py data file was given", { fix: RERUN_FIX });
@@ -297,7 +289,7 @@ class SqliteCoverageSource implements CoverageSource {
    * from one scan in SQLite, and from then on names are read only for the contexts that ran
    * a wanted line. Several data files need every name to merge their ids: null.
    */
-  contextOverview(): (ContextOverview & TestsWithoutRun) | null {
+  contextOverview(): ContextOverview | null {
     this.assertOpen();
     const data = this.files[0];
     if (this.files.length !== 1 || data === undefined || this.contextsLoaded) return null;

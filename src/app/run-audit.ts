@@ -5,11 +5,7 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  discoverCoverage,
-  type OpenedCoverage,
-  openCoverage,
-} from "../adapters/coverage-discovery.js";
+import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
 import {
   type EarlyRange,
   patchFromRange,
@@ -474,7 +470,7 @@ function testRootOf(root: string, testRoot: string) {
  */
 export function readAuditContexts(
   root: string,
-  coverage: OpenedCoverage,
+  coverage: CoverageSource,
   testRoot: string,
 ): {
   index: ContextIndex;

@@ -119,6 +119,11 @@ export interface ContextOverview {
   knownTests(ids: readonly string[]): Set<string>;
   /** Every name, for what needs them all (glob patterns over test ids). */
   allNames(): readonly string[];
+  /**
+   * Those of `ids` (plain names' tests in the data) that have no "|run" name: they never ran
+   * their body (the audit's check of frozen tests).
+   */
+  testsWithoutRun(ids: readonly string[]): string[];
 }
 
 // ---------------------------------------------------------------------------------------------

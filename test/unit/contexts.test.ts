@@ -202,6 +202,7 @@ describe("indexContextOverview answers as indexContexts over every name", () => 
         calls.allNames++;
         return names;
       },
+      testsWithoutRun: () => [],
     };
     return { overview, calls };
   }

@@ -2,7 +2,6 @@
 // changed line fails it, 2 when the inputs cannot be trusted.
 
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot, startRange } from "../../adapters/git.js";
 import {
@@ -13,7 +12,6 @@ import {
 } from "../../app/run-audit.js";
 import { mark } from "../../app/timing.js";
 import type { ConfigValues } from "../../core/config.js";
-import { UsageError } from "../../core/errors.js";
 import { buildAuditReport } from "../../reporters/audit-report.js";
 import {
   commandDirectory,
@@ -76,12 +74,6 @@ export async function prepareAudit(
   }
   const data = resolveDataOptions(args.values, config, cwd, root);
   const frozen = resolveFrozenFile(data, config, root, existsSync);
-  // A mistyped test root would only show as node ids naming missing files, or not at all.
-  if (data.testRoot !== "" && !existsSync(join(root, data.testRoot))) {
-    throw new UsageError(`--test-root "${data.testRoot}" does not exist in the repository`, {
-      fix: "give the directory pytest ran in, relative to the repository root",
-    });
-  }
   const run = await runAudit({
     root,
     patch,
