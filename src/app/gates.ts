@@ -38,7 +38,7 @@ import {
   type LedgerPolicy,
 } from "../core/ledger-model.js";
 import { parseSamples, type SamplesArtifact } from "../core/samples.js";
-import { checkWitnesses } from "../core/witness.js";
+import { checkWitnesses, frozenIds } from "../core/witness.js";
 import type { KnownTests } from "./known-tests.js";
 
 export interface GateContext {
@@ -315,6 +315,11 @@ export interface WitnessGateOptions {
   base?: string;
   /** Judge even when the ledger did not change. */
   always?: boolean;
+  /**
+   * The suite's test ids, asked only when a freeze's test_id holds "*": such an entry that is
+   * a test of the suite freezes that test alone (see frozenBy). Null: not known.
+   */
+  knownTests?: () => ReadonlySet<string> | null;
 }
 
 export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions): Promise<GateRun> {
@@ -359,7 +364,12 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
   if (ledger.properties.length === 0) {
     notes.push(`the ledger ${ctx.ledgerLabel} records no properties, so no witness can be lost`);
   }
-  return { result: result("witness", ledger, checkWitnesses(ledger)), notes };
+  const known =
+    opts.knownTests !== undefined && ledger.freezes.some((f) => f.test_id.includes("*"))
+      ? opts.knownTests()
+      : null;
+  const findings = checkWitnesses(ledger, frozenIds(ledger), known);
+  return { result: result("witness", ledger, findings), notes };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -137,7 +137,13 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
     ],
   });
   gates.push(
-    asCheckGate(await runWitnessGate(ctx, { base: request.base, always: request.alwaysWitness })),
+    asCheckGate(
+      await runWitnessGate(ctx, {
+        base: request.base,
+        always: request.alwaysWitness,
+        knownTests: () => knownTests.ids,
+      }),
+    ),
   );
   if (knownTests.ids === null) {
     // The audit read the data, so this cannot happen unless the data names no tests, which

@@ -2,8 +2,10 @@
 // still witnessed by at least one live test. A property's own check does not count as its
 // witness (listing it in witnessed_by changes nothing); a frozen check is reported on its own.
 // "Frozen" follows the audit's and the plugin's rules (src/core/frozen.ts): an exact entry
-// freezes that id only, an entry with "*" is a glob. A hand-written glob freeze that takes a
-// property's last witness must fail the gate as an exact freeze of it does.
+// freezes that id only, an entry with "*" is a glob unless the suite has a test of exactly that
+// id (a parametrized case such as `test_match[*.py]`), when the suite's tests are known. A
+// hand-written glob freeze that takes a property's last witness must fail the gate as an exact
+// freeze of it does.
 
 import type { Finding } from "./findings.js";
 import { frozenListOf, lookupOf, resolveFrozen } from "./frozen.js";
@@ -17,14 +19,25 @@ export function frozenIds(ledger: Ledger): string[] {
 /**
  * Which of `tests` the frozen entries freeze -> the entry that freezes it. An exact entry wins
  * over a glob (as in the plugin), so a message names the glob only when nothing else applies.
+ * `known`: the suite's test ids, when known; an entry with "*" that is one of them is that test
+ * only, as the audit and the plugin read it. Without them such an entry stays a glob, which at
+ * worst fails a gate that should pass.
  */
-export function frozenBy(frozen: Iterable<string>, tests: Iterable<string>): Map<string, string> {
-  const { matches } = resolveFrozen(frozenListOf(frozen), lookupOf(tests));
+export function frozenBy(
+  frozen: Iterable<string>,
+  tests: Iterable<string>,
+  known: ReadonlySet<string> | null = null,
+): Map<string, string> {
+  const lookup = lookupOf(tests);
+  const { matches } = resolveFrozen(frozenListOf(frozen), {
+    ...lookup,
+    hasTest: (id) => lookup.hasTest(id) || (known?.has(id) ?? false),
+  });
   const by = new Map<string, string>();
   for (const glob of [false, true]) {
     for (const [pattern, ids] of matches) {
       if (pattern.includes("*") !== glob) continue;
-      for (const id of ids) if (!by.has(id)) by.set(id, pattern);
+      for (const id of ids) if (lookup.hasTest(id) && !by.has(id)) by.set(id, pattern);
     }
   }
   return by;
@@ -32,14 +45,16 @@ export function frozenBy(frozen: Iterable<string>, tests: Iterable<string>): Map
 
 /**
  * The witness findings. `frozen`: the frozen entries as written (default: the ledger's
- * freezes); `witnessLoss` passes them with the tests about to be frozen.
+ * freezes); `witnessLoss` passes them with the tests about to be frozen. `known`: the suite's
+ * test ids when known (see frozenBy).
  */
 export function checkWitnesses(
   ledger: Ledger,
   frozen: Iterable<string> = frozenIds(ledger),
+  known: ReadonlySet<string> | null = null,
 ): Finding[] {
   const named = ledger.properties.flatMap((p) => [p.check, ...p.witnessed_by]);
-  const by = frozenBy(frozen, named);
+  const by = frozenBy(frozen, named, known);
   const shown = (id: string): string => {
     const entry = by.get(id);
     return entry === undefined || entry === id ? id : `${id} (by the glob ${entry})`;
@@ -95,9 +110,13 @@ export function checkWitnesses(
  * What freezing `tests` would take away: properties that would lose their last live witness
  * (or whose check would be frozen). Used by `freeze` (to refuse) and `impact` (to tell).
  */
-export function witnessLoss(ledger: Ledger, tests: readonly string[]): Finding[] {
-  const before = new Set(checkWitnesses(ledger).map(key));
-  return checkWitnesses(ledger, [...frozenIds(ledger), ...tests]).filter(
+export function witnessLoss(
+  ledger: Ledger,
+  tests: readonly string[],
+  known: ReadonlySet<string> | null = null,
+): Finding[] {
+  const before = new Set(checkWitnesses(ledger, frozenIds(ledger), known).map(key));
+  return checkWitnesses(ledger, [...frozenIds(ledger), ...tests], known).filter(
     (f) => !before.has(key(f)),
   );
 }

@@ -174,6 +174,73 @@ describe("freeze and unfreeze of a test a glob entry freezes", () => {
   });
 });
 
+describe('an entry holding "*" that is a parametrized case of the suite', () => {
+  // pytest --collect-only -q prints such an id as is; freeze records it, and the witness gate
+  // reads it as that case once it knows the suite's tests (--collected), as the audit does.
+  const CASE_STAR = "tests/test_ledger.py::test_paths[*.py]";
+  const CASE_A = "tests/test_ledger.py::test_paths[a.py]";
+  const collected = `${[...COLLECTED, CASE_STAR, CASE_A].join("\n")}\n`;
+
+  function withCaseWitness(doc: LedgerDoc): void {
+    const noop = doc.properties.find((p) => p.id === "prop.ledger.rejected_is_noop");
+    if (noop) noop.witnessed_by = [CASE_A];
+  }
+
+  it("freeze records it only when the suite has it; witness check frees its sibling case", () => {
+    repo.write("collected-cases.txt", collected);
+    commitLedger(withCaseWitness);
+    const args = (list: string) => [
+      "freeze",
+      CASE_STAR,
+      "--owner",
+      "finley",
+      "--reason",
+      "order-dependent",
+      "--invariant",
+      "paths match",
+      "--property",
+      NOOP_CHECK,
+      "--collected",
+      list,
+      "--today",
+      "2026-10-12",
+    ];
+    const unknown = runCli(args("collected.txt"), { cwd: repo.dir });
+    expect(unknown.stderr).toBe(
+      `freezegate: error: freeze: "${CASE_STAR}" is not one exact test id (fix: give the pytest node id, e.g. tests/test_x.py::test_y (no globs))\n`,
+    );
+    expect(unknown.status).toBe(2);
+
+    const known = runCli(args("collected-cases.txt"), { cwd: repo.dir });
+    expect(known.stderr).toBe("");
+    expect(known.status).toBe(0);
+    repo.commit("freeze the case");
+
+    const judged = runCli(
+      ["witness", "check", "--base", "base", "--collected", "collected-cases.txt"],
+      {
+        cwd: repo.dir,
+      },
+    );
+    expect(judged.stdout).toBe(`${JUDGED}witness gate: passed\n`);
+    expect(judged.status).toBe(0);
+
+    // Without the suite's tests the entry is a glob over the case it names, and fails closed.
+    const blind = witnessCheck();
+    expect(blind.stdout).toBe(
+      `error   orphaned-property: property prop.ledger.rejected_is_noop has no live witness left: the freeze of ${CASE_A} (by the glob ${CASE_STAR}) took its last witness\n\n${JUDGED}witness gate: FAILED (1 error)\n`,
+    );
+    expect(blind.status).toBe(1);
+
+    const unfrozen = runCli(["unfreeze", CASE_STAR], { cwd: repo.dir });
+    expect(unfrozen.stderr).toBe("");
+    expect(unfrozen.stdout).toBe(
+      `unfroze ${CASE_STAR} (owner finley, frozen since 2026-10-12) in freeze-ledger.json\n`,
+    );
+    expect(unfrozen.status).toBe(0);
+  });
+});
+
 describe("a property's own check is not its witness", () => {
   it("listing the check in witnessed_by does not keep a property with its last witness frozen", () => {
     commitLedger((doc) => {

@@ -105,6 +105,34 @@ describe("checkWitnesses: frozen as the audit resolves it", () => {
   });
 });
 
+describe('an entry holding "*" that is one of the suite\'s tests', () => {
+  // pytest --collect-only -q prints a parametrized case's id with its "*" (test_match[*.py]);
+  // the audit and the plugin freeze that case alone when the suite has it.
+  const CASE_STAR = "tests/test_paths.py::test_match[*.py]";
+  const CASE_A = "tests/test_paths.py::test_match[a.py]";
+  const PATHS: Property = { id: "prop.paths", check: NOOP_CHECK, witnessed_by: [CASE_A] };
+  const known = new Set([CASE_STAR, CASE_A, NOOP_CHECK]);
+
+  it("freezes that case only when the suite's tests are known", () => {
+    const l = ledger([CASE_STAR], [PATHS]);
+    expect(checkWitnesses(l, [CASE_STAR], known)).toEqual([]);
+    expect(frozenBy([CASE_STAR], [CASE_A], known)).toEqual(new Map());
+    expect(witnessLoss(ledger([], [PATHS]), [CASE_STAR], known)).toEqual([]);
+  });
+
+  it("stays a glob when the tests are unknown or do not hold it (fails closed)", () => {
+    const orphaned = [
+      `orphaned-property: property prop.paths has no live witness left: the freeze of ${CASE_A} (by the glob ${CASE_STAR}) took its last witness`,
+    ];
+    const l = ledger([CASE_STAR], [PATHS]);
+    expect(messages(l)).toEqual(orphaned);
+    const without = new Set([CASE_A, NOOP_CHECK]);
+    expect(checkWitnesses(l, [CASE_STAR], without).map((f) => `${f.code}: ${f.message}`)).toEqual(
+      orphaned,
+    );
+  });
+});
+
 describe("witnessLoss with glob freezes in the ledger", () => {
   it("freezing the other witness of a property a glob half-froze takes its last witness", () => {
     const l = ledger(["tests/test_ledger.py::test_withdraw_*"]);

@@ -40,12 +40,19 @@ export function singleTestId(command: string, positionals: readonly string[]): s
     );
   }
   const id = (positionals[0] as string).trim();
-  if (id === "" || id.includes("*")) {
-    throw new UsageError(`${command}: "${positionals[0]}" is not one exact test id`, {
-      fix: "give the pytest node id, e.g. tests/test_x.py::test_y (no globs)",
-    });
-  }
+  if (id === "") throw notOneTestId(command, positionals[0] as string);
   return id;
+}
+
+/**
+ * A TEST_ID that is not one test. An id holding "*" is one only when the suite has a test of
+ * exactly that id (a parametrized case such as test_match[*.py]); `freeze` asks the known
+ * tests, `extend` and `unfreeze` the ledger's own entries.
+ */
+export function notOneTestId(command: string, given: string): UsageError {
+  return new UsageError(`${command}: "${given}" is not one exact test id`, {
+    fix: "give the pytest node id, e.g. tests/test_x.py::test_y (no globs)",
+  });
 }
 
 /** --days N: a whole number of days >= 1, or undefined when not given. */
@@ -144,6 +151,10 @@ Exit codes:
     const context = await resolveLedgerContext(args, io);
     const today = resolveToday(args.values, io.env);
     const known = loadKnownTests(resolveKnownTestsRequest(args.values, context));
+    // A glob is written by hand in the ledger, never through freeze.
+    if (testId.includes("*") && !(known.ids?.has(testId) ?? false)) {
+      throw notOneTestId("freeze", testId);
+    }
 
     let refusal: { problems: string[]; fix: string } | null = null;
     let withdrawn: string[] = [];
@@ -178,7 +189,7 @@ Exit codes:
           return null;
         }
         // Frozen already by a hand-written glob entry, as the audit reads the ledger.
-        const byFreeze = frozenBy(frozenIds(current), [testId, property]);
+        const byFreeze = frozenBy(frozenIds(current), [testId, property], known.ids);
         const glob = byFreeze.get(testId);
         if (glob !== undefined) {
           refusal = {
@@ -211,7 +222,7 @@ Exit codes:
           );
           fixes.push("name a property test that is not frozen");
         }
-        const losses = witnessLoss(current, [testId]);
+        const losses = witnessLoss(current, [testId], known.ids);
         for (const loss of losses) problems.push(loss.message);
         if (losses.length > 0) {
           fixes.push("give the property another live witness in its witnessed_by first");

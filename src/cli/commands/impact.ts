@@ -188,7 +188,8 @@ Exit codes:
           );
         }
       }
-      const loss = ledger === null ? [] : witnessLoss(ledger, [...written, ...targets]);
+      const loss =
+        ledger === null ? [] : witnessLoss(ledger, [...written, ...targets], contexts.testIds);
       const report: ImpactReport = {
         schema: "freezegate/impact",
         schemaVersion: 1,

@@ -4,6 +4,7 @@
 // BASE...HEAD; --always (or no base at all) judges it regardless.
 
 import { runWitnessGate } from "../../app/gates.js";
+import { loadKnownTests } from "../../app/known-tests.js";
 import { boolOpt, type CommandGroup, type CommandSpec } from "../command.js";
 import {
   BASE_OPTION,
@@ -13,7 +14,13 @@ import {
   resolveBase,
   resolveFormat,
 } from "../gate-output.js";
-import { DIRECTORY_OPTION, LEDGER_OPTION, resolveLedgerContext } from "../ledger-options.js";
+import {
+  DIRECTORY_OPTION,
+  KNOWN_TESTS_OPTIONS,
+  LEDGER_OPTION,
+  resolveKnownTestsRequest,
+  resolveLedgerContext,
+} from "../ledger-options.js";
 
 export const witnessCheckCommand: CommandSpec = {
   name: "check",
@@ -28,12 +35,18 @@ export const witnessCheckCommand: CommandSpec = {
       type: "boolean",
       description: "judge even when the ledger did not change in BASE...HEAD",
     },
+    ...KNOWN_TESTS_OPTIONS,
     FORMAT_OPTION,
     DIRECTORY_OPTION,
   ],
   details: `With a base (--base, or the "base" config key) the gate runs only when the ledger
 changed in BASE...HEAD or has uncommitted changes; otherwise it reports "skipped" and exits 0.
 Without any base it always runs (and says so).
+
+A freeze's test_id that holds "*" is a glob, unless the suite has a test of exactly that id
+(a parametrized case such as tests/test_x.py::test_y[*.py]): the suite's tests come from
+--collected, else the coverage data (--coverage, or found in the repository root), and are read
+only when some test_id holds "*". Without them such an entry is read as a glob.
 
 Exit codes:
   0  every property keeps a live witness (or the gate was skipped)
@@ -46,6 +59,7 @@ Exit codes:
     const { result, notes } = await runWitnessGate(ctx, {
       ...(base === undefined ? {} : { base }),
       always: boolOpt(args.values, "always"),
+      knownTests: () => loadKnownTests(resolveKnownTestsRequest(args.values, ctx)).ids,
     });
     io.stdout.write(renderGate(result, format, notes));
     return gateExitCode(result);
