@@ -59,4 +59,11 @@ describe("the npm package", () => {
     expect(wanted).toContain("docs/merge-queue.md");
     expect([...new Set(wanted)].filter((path) => !files.has(path))).toEqual([]);
   });
+
+  it("ships the license text that package.json's license names", () => {
+    const { license } = pkg as unknown as { license: string };
+    expect(license).toBe("MIT");
+    expect(files).toContain("LICENSE");
+    expect(readFileSync(join(REPO_ROOT, "LICENSE"), "utf8")).toMatch(/^MIT License\n/);
+  });
 });
