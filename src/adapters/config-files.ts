@@ -155,7 +155,12 @@ function holdsSettings(name: (typeof CONFIG_FILES)[number], text: string): boole
   }
 }
 
-function refuseNestedConfig(root: string, cwd: string): void {
+/**
+ * Settings in a config file between `dir` and the root (a monorepo's backend/pyproject.toml)
+ * would be ignored, so they are refused: for the working directory (loadConfig) and for the
+ * directory pytest ran in (--test-root), which may hold the suite's own config.
+ */
+export function refuseNestedConfig(root: string, cwd: string): void {
   for (const dir of directoriesBelowRoot(root, cwd)) {
     for (const name of CONFIG_FILES) {
       const text = readIfExists(join(root, dir, name));

@@ -5,6 +5,7 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { refuseNestedConfig } from "../adapters/config-files.js";
 import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
 import {
   type EarlyRange,
@@ -440,6 +441,7 @@ function testRootOf(root: string, testRoot: string) {
       fix: "give the directory pytest ran in, relative to the repository root",
     });
   }
+  if (normalized !== "") refuseNestedConfig(root, join(root, normalized));
   const prefix = normalized === "" ? "" : `${normalized}/`;
   let files: Set<string> | null = null;
   const testRootFiles = () => {

@@ -573,9 +573,19 @@ describe("settings in a subdirectory's config file", () => {
         [["audit", "-C", "backend", "--base", "base", "-q"], repo.dir],
         [["ledger", "check"], sub],
         [["doctor", "--base", "base"], sub],
+        // From the root, with the subdirectory as the directory pytest ran in.
+        [["audit", "--base", "base", "--test-root", "backend", "-q"], repo.dir],
       ] as const) {
         expect(expectOneLineError(runCli([...args], { cwd }))).toBe(message);
       }
+      // Doctor names it as the reason the contexts cannot be read.
+      const doctor = runCli(["doctor", "--base", "base", "--test-root", "backend"], {
+        cwd: repo.dir,
+      });
+      expect(doctor.stdout).toContain(
+        `FAIL  contexts: ${message.slice("freezegate: error: ".length)}\n`,
+      );
+      expect(doctor.status).toBe(2);
       // A package.json that only depends on freezegate holds no settings.
       rmSync(join(sub, "pyproject.toml"));
       writeFileSync(
