@@ -4,7 +4,7 @@
 // as an error instead.
 
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { refuseNestedConfig } from "../adapters/config-files.js";
 import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
 import {
@@ -671,6 +671,29 @@ export async function checkPatchOnDisk(
   return { audited, skipped, sources };
 }
 
+/**
+ * Coverage data that the patch itself adds or changes is no evidence of this run: a patch could
+ * commit data recorded with a test it then deleted, and a configured `coverage` path or the
+ * default discovery of `.coverage.*` files (a fresh clone in CI) would read it.
+ */
+function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void {
+  const inPatch = new Set(patch.files.filter((f) => f.status !== "deleted").map((f) => f.path));
+  for (const file of dataFiles) {
+    const path = relative(root, file).split(sep).join("/");
+    if (!inPatch.has(path)) continue;
+    const by =
+      patch.source.kind === "range"
+        ? `${patch.source.base}...${patch.source.head} adds or changes it`
+        : "the patch adds or changes it";
+    throw new InputError(
+      `the coverage data ${path} is part of the patch (${by}): data committed with a patch is not a record of this run`,
+      {
+        fix: `remove ${path} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test`,
+      },
+    );
+  }
+}
+
 export async function runAudit(request: AuditRequest): Promise<AuditRun> {
   const root = request.root;
   // git runs in other processes: start it, read the data meanwhile, then wait for it.
@@ -753,6 +776,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     // 4. Which changed files are audited.
     const patch = await patchPromise;
     mark("git (waited)");
+    refuseDataInPatch(root, patch, coverage.meta.dataFiles);
     const { audited, skipped, sources } = await checkPatchOnDisk(
       root,
       request.patch,

@@ -407,3 +407,37 @@ describe("data files coverage.py would not write", () => {
     }
   });
 });
+
+describe("coverage data that the patch itself commits", () => {
+  // A patch can carry data recorded with a test it then deleted: not a record of this run.
+  it("is refused, whether a config key names it or discovery merges it as a parallel file", () => {
+    const r = demo();
+    r.write("ci/keep.txt", "");
+    copyFileSync(join(r.dir, ".coverage"), join(r.dir, "ci/baseline.coverage"));
+    r.git("add", "-f", "ci/baseline.coverage", "ci/keep.txt");
+    r.git("commit", "-q", "-m", "data");
+    expect(
+      expectOneLineError(
+        runCli(["audit", "--base", "base", "--coverage", "ci/baseline.coverage"], { cwd: r.dir }),
+      ),
+    ).toBe(
+      "freezegate: error: the coverage data ci/baseline.coverage is part of the patch (base...HEAD adds or changes it): data committed with a patch is not a record of this run (fix: remove ci/baseline.coverage from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test)",
+    );
+
+    // Found by default next to .coverage (a fresh clone of the patch plus CI's artifacts).
+    const parallel = ".coverage.ci-runner-1.4242.XyZzy";
+    copyFileSync(join(r.dir, ".coverage"), join(r.dir, parallel));
+    r.git("add", "-f", parallel);
+    r.git("commit", "-q", "-m", "parallel data");
+    expect(expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: r.dir }))).toMatch(
+      /^freezegate: error: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part of the patch/,
+    );
+
+    // The same data, untracked, is this run's: the audit judges the patch.
+    r.git("rm", "-q", "--cached", parallel, "ci/baseline.coverage");
+    r.git("commit", "-q", "-m", "untrack");
+    const audit = runCli(["audit", "--base", "base", "-q"], { cwd: r.dir });
+    expect(audit.stderr).toBe("");
+    expect(audit.status).toBe(1);
+  });
+});
