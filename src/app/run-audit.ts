@@ -5,7 +5,7 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { refuseNestedConfig } from "../adapters/config-files.js";
+import { CONFIG_FILES, configFromTexts, refuseNestedConfig } from "../adapters/config-files.js";
 import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
 import {
   type EarlyRange,
@@ -16,6 +16,7 @@ import {
   resolveCommit,
   workTreeBlobIds,
 } from "../adapters/git.js";
+import { readBlobs } from "../adapters/git-history.js";
 import {
   directorySpellings,
   fileExists,
@@ -24,6 +25,7 @@ import {
   readFileBytes,
   readJsonFile,
 } from "../adapters/repo-files.js";
+import type { ConfigValues } from "../core/config.js";
 import {
   buildModuleIndex,
   type ContextIndex,
@@ -31,7 +33,7 @@ import {
   indexContexts,
   parsePytestCovContext,
 } from "../core/contexts.js";
-import { InputError, UsageError } from "../core/errors.js";
+import { FreezegateError, InputError, UsageError } from "../core/errors.js";
 import {
   type FrozenList,
   frozenWithoutRun,
@@ -91,10 +93,33 @@ export interface AuditRequest {
   /** Directory pytest ran in, relative to the repository root ("" for the root). */
   testRoot: string;
   /**
+   * The settings above that the config gives, as a config with `values` would give them (the
+   * same flags applied). When the patch changes the root's config file, the audit then reads
+   * the config at the patch's base too and judges by the stricter of both (see
+   * stricterSettings): a patch cannot loosen the settings it is judged by. Undefined: the
+   * settings are taken as given.
+   */
+  settingsFor?: (values: ConfigValues) => ConfigurableSettings;
+  /**
    * Told which coverage data files are about to be read (absolute paths), before the read:
    * a command on a terminal can say what it is waiting for when they are large.
    */
   onDataFiles?: (files: readonly string[]) => void;
+}
+
+/** The audit settings a config file can give. */
+export interface ConfigurableSettings {
+  testGlobs: string[];
+  sourceGlobs: string[];
+  failOn: FailableVerdict[];
+}
+
+/** The stricter settings, and which keys the patch changed (for notes). */
+export interface SettingsChange {
+  /** The commit whose config was compared ("HEAD" for a staged or work-tree patch). */
+  base: string;
+  /** The keys whose effective value differs between the base's config and the patch's. */
+  changed: string[];
 }
 
 export interface AuditRun {
@@ -113,6 +138,8 @@ export interface AuditRun {
   audit: ShadowAudit;
   /** The text of each audited file as read for the audit (repository path -> text). */
   sources: Map<string, string>;
+  /** When the patch changed the config's settings: judged by the stricter of both. */
+  settingsChange: SettingsChange | null;
 }
 
 /** A patch; from a user's diff, also that diff as parsed (with its shown lines), for the checks. */
@@ -361,6 +388,13 @@ function sample(items: readonly string[], n = 3): string {
   return items.length > n ? `${shown.join(", ")}, ... (${items.length} in all)` : shown.join(", ");
 }
 
+export interface TestAndSourceGlobs {
+  testGlobs: readonly string[];
+  sourceGlobs: readonly string[];
+  /** The base config's test globs when the patch changed them: a test file matches both. */
+  baseTestGlobs?: readonly string[];
+}
+
 export interface ClassifiedFiles {
   audited: ChangedFile[];
   skipped: SkippedFile[];
@@ -369,16 +403,21 @@ export interface ClassifiedFiles {
 /** Which files the audit (and doctor's prediction of it) look at, and why the others not. */
 export function classifyChangedFiles(
   files: readonly ChangedFile[],
-  globs: { testGlobs: readonly string[]; sourceGlobs: readonly string[] },
+  globs: TestAndSourceGlobs,
   /** "" or "dir/": the test root, whose node-id-relative paths the test globs may also match. */
   testPrefix: string,
   inData: (path: string) => boolean,
 ): ClassifiedFiles {
-  const testGlob = compileGlobs([...globs.testGlobs]);
+  const matcher = (list: readonly string[]) => {
+    const glob = compileGlobs([...list]);
+    return (path: string) =>
+      glob(path) ||
+      (testPrefix !== "" && path.startsWith(testPrefix) && glob(path.slice(testPrefix.length)));
+  };
+  const testGlob = matcher(globs.testGlobs);
+  const baseTestGlob = globs.baseTestGlobs === undefined ? null : matcher(globs.baseTestGlobs);
   const isSource = compileGlobs([...globs.sourceGlobs]);
-  const isTest = (path: string) =>
-    testGlob(path) ||
-    (testPrefix !== "" && path.startsWith(testPrefix) && testGlob(path.slice(testPrefix.length)));
+  const isTest = (path: string) => testGlob(path) && (baseTestGlob?.(path) ?? true);
   const audited: ChangedFile[] = [];
   const skipped: SkippedFile[] = [];
   for (const file of files) {
@@ -579,7 +618,7 @@ export async function checkPatchOnDisk(
   root: string,
   request: PatchRequest,
   patch: ReadPatch,
-  globs: { testGlobs: readonly string[]; sourceGlobs: readonly string[] },
+  globs: TestAndSourceGlobs,
   /** "" or "dir/": the test root (see classifyChangedFiles). */
   prefix: string,
   toData: ReadonlyMap<string, string>,
@@ -669,6 +708,69 @@ export async function checkPatchOnDisk(
     }
   }
   return { audited, skipped, sources };
+}
+
+/**
+ * When the patch changes the root's config file (pyproject.toml, package.json), the settings
+ * at the patch's base (the merge base of a range; HEAD for a staged or work-tree patch), with
+ * the same flags, combined with the patch's own into the stricter of both: every fail-on
+ * verdict of either; a file is a test file (not audited) only when both configs say so, and
+ * a source file when either does. A base config that cannot be read counts as no config.
+ * Null when the config did not change or there is no base (a user's diff).
+ */
+async function stricterSettings(
+  root: string,
+  patch: Patch,
+  request: AuditRequest,
+): Promise<{ settings: ConfigurableSettings & TestAndSourceGlobs; change: SettingsChange } | null> {
+  if (request.settingsFor === undefined) return null;
+  const source = patch.source;
+  const base =
+    source.kind === "range"
+      ? source.mergeBase
+      : source.kind === "staged" || source.kind === "worktree"
+        ? "HEAD"
+        : null;
+  const names: readonly string[] = CONFIG_FILES;
+  if (base === null || !patch.files.some((f) => names.includes(f.path))) return null;
+  const [pyproject, packageJson] = await readBlobs(
+    root,
+    CONFIG_FILES.map((path) => ({ rev: base, path })),
+  );
+  let values: ConfigValues = {};
+  try {
+    values = configFromTexts({
+      pyproject: { path: `pyproject.toml at ${base}`, text: pyproject?.toString("utf8") ?? null },
+      packageJson: {
+        path: `package.json at ${base}`,
+        text: packageJson?.toString("utf8") ?? null,
+      },
+    }).values;
+  } catch (error) {
+    if (!(error instanceof FreezegateError)) throw error;
+  }
+  const then = request.settingsFor(values);
+  const union = <T>(a: readonly T[], b: readonly T[]): T[] => [...new Set([...a, ...b])];
+  const same = (a: readonly string[], b: readonly string[]) =>
+    a.length === b.length && a.every((x, i) => x === b[i]);
+  const changed = (["failOn", "testGlobs", "sourceGlobs"] as const).filter(
+    (key) => !same(then[key], request[key]),
+  );
+  if (changed.length === 0) return null;
+  return {
+    settings: {
+      failOn: union(request.failOn, then.failOn),
+      testGlobs: request.testGlobs,
+      baseTestGlobs: then.testGlobs,
+      sourceGlobs: union(request.sourceGlobs, then.sourceGlobs),
+    },
+    change: {
+      base,
+      changed: changed.map(
+        (key) => ({ failOn: "fail-on", testGlobs: "test-files", sourceGlobs: "source-files" })[key],
+      ),
+    },
+  };
 }
 
 /**
@@ -777,11 +879,13 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     const patch = await patchPromise;
     mark("git (waited)");
     refuseDataInPatch(root, patch, coverage.meta.dataFiles);
+    const stricter = await stricterSettings(root, patch, request);
+    const settings = stricter?.settings ?? request;
     const { audited, skipped, sources } = await checkPatchOnDisk(
       root,
       request.patch,
       patch,
-      request,
+      settings,
       prefix,
       mapping.toData,
     );
@@ -915,7 +1019,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       skipped,
       contexts,
       frozen: resolution.frozenTests,
-      failOn: request.failOn,
+      failOn: settings.failOn,
     });
     return {
       root,
@@ -932,6 +1036,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       },
       audit,
       sources: new Map(prepared.map(({ change, text }) => [change.path, text])),
+      settingsChange: stricter?.change ?? null,
     };
   } finally {
     coverage.close();

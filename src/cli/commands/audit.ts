@@ -16,6 +16,7 @@ import { buildAuditReport } from "../../reporters/audit-report.js";
 import {
   commandDirectory,
   DATA_OPTIONS,
+  type DataOptions,
   DIRECTORY_OPTION,
   GATE_OPTIONS,
   PATCH_OPTIONS,
@@ -85,6 +86,10 @@ export async function prepareAudit(
     failOn: resolveFailOn(args.values, config),
     allowUnresolved: data.allowUnresolved,
     testRoot: data.testRoot,
+    settingsFor: (values) => ({
+      ...pickGlobs(resolveDataOptions(args.values, values, cwd, root)),
+      failOn: resolveFailOn(args.values, values),
+    }),
     ...hooks,
   });
   const inputs = [
@@ -96,6 +101,18 @@ export async function prepareAudit(
     ...(loaded.path === null ? [] : [{ path: loaded.path, what: "config file" }]),
   ];
   return { run, root, config, inputs };
+}
+
+function pickGlobs({ testGlobs, sourceGlobs }: DataOptions) {
+  return { testGlobs, sourceGlobs };
+}
+
+/** One line for stderr when the patch changed the settings it is judged by, else null. */
+export function settingsChangeNote(run: AuditRun): string | null {
+  const change = run.settingsChange;
+  if (change === null) return null;
+  const at = change.base === "HEAD" ? "HEAD" : change.base.slice(0, 12);
+  return `freezegate: note: the patch changes ${change.changed.join(", ")} in the repository's config; it is judged by the stricter of its settings and those at ${at}\n`;
 }
 
 /** startRange for a --base given as a flag (a flag clash is the usage error it always is). */
@@ -147,6 +164,8 @@ ${outputDetails()}`,
     mark("audit");
     const report = buildAuditReport(run, toolVersion());
     emitReports(report, plan, io, { sources: run.sources, history });
+    const note = settingsChangeNote(run);
+    if (note !== null) io.stderr.write(note);
     mark("render + write");
     return report.gate.exitCode;
   },
