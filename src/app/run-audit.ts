@@ -4,7 +4,8 @@
 // as an error instead.
 
 import { existsSync, readFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { basename, join, relative, sep } from "node:path";
+import { parse as parseToml } from "smol-toml";
 import { CONFIG_FILES, configFromTexts, refuseNestedConfig } from "../adapters/config-files.js";
 import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
 import {
@@ -773,6 +774,89 @@ async function stricterSettings(
   };
 }
 
+/** Files coverage.py (through pytest-cov) reads its configuration from, by name. */
+const COVERAGE_CONFIGS = new Set([".coveragerc", "setup.cfg", "tox.ini", "pyproject.toml"]);
+
+/**
+ * What of a file's text configures coverage.py: all of a .coveragerc; the [coverage:*]
+ * sections of setup.cfg and tox.ini; [tool.coverage] of pyproject.toml (as JSON, so that
+ * formatting does not count). Text that does not parse is taken whole.
+ */
+export function coverageSettingsIn(name: string, text: string | null): string | null {
+  if (text === null) return null;
+  if (name === "pyproject.toml") {
+    try {
+      const tool = (parseToml(text) as { tool?: { coverage?: unknown } }).tool;
+      return tool?.coverage === undefined ? null : JSON.stringify(tool.coverage);
+    } catch {
+      return text;
+    }
+  }
+  if (name !== "setup.cfg" && name !== "tox.ini") return text;
+  const kept: string[] = [];
+  let inCoverage = false;
+  for (const line of text.split(/\r?\n/)) {
+    const header = /^\[([^\]]*)\]/.exec(line);
+    if (header) inCoverage = (header[1] as string).trim().startsWith("coverage:");
+    if (inCoverage && line.trim() !== "" && !/^[#;]/.test(line.trim())) kept.push(line);
+  }
+  return kept.length === 0 ? null : kept.join("\n");
+}
+
+/**
+ * A patch that changes coverage.py's configuration (an `omit`, a narrower `source`) can take
+ * its own changed files out of the data, and an unmeasured line fails no gate by default. So
+ * when a changed source file is unmeasured and the patch also changes what a coverage.py
+ * configuration file says (compared with the patch's base), the audit refuses.
+ */
+async function refuseUnmeasuredAfterCoverageConfig(
+  root: string,
+  patch: Patch,
+  unmeasured: readonly ChangedFile[],
+): Promise<void> {
+  const configs = patch.files.filter((f) => COVERAGE_CONFIGS.has(basename(f.path)));
+  if (configs.length === 0) return;
+  const source = patch.source;
+  const base =
+    source.kind === "range"
+      ? source.mergeBase
+      : source.kind === "staged" || source.kind === "worktree"
+        ? "HEAD"
+        : null;
+  const before =
+    base === null
+      ? configs.map(() => undefined)
+      : await readBlobs(
+          root,
+          configs.map((f) => ({ rev: base, path: f.oldPath ?? f.path })),
+        );
+  const changed = configs.filter((f, i) => {
+    const name = basename(f.path);
+    const then = before[i];
+    // A user's diff has no base to compare with: a changed .coveragerc counts as a change.
+    if (then === undefined) return name === ".coveragerc";
+    const now = f.status === "deleted" ? null : readTextOrNull(join(root, f.path));
+    return (
+      coverageSettingsIn(name, now) !== coverageSettingsIn(name, then?.toString("utf8") ?? null)
+    );
+  });
+  if (changed.length === 0) return;
+  throw new InputError(
+    `the patch changes coverage.py's configuration (${sample(changed.map((f) => f.path))}) and its changed source ${sample(unmeasured.map((f) => f.path))} is not in the coverage data: the change may have taken it out`,
+    {
+      fix: "land the coverage configuration change in a patch of its own, or make the tests measure these files",
+    },
+  );
+}
+
+function readTextOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Coverage data that the patch itself adds or changes is no evidence of this run: a patch could
  * commit data recorded with a test it then deleted, and a configured `coverage` path or the
@@ -912,6 +996,9 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         },
       );
     }
+
+    const unmeasured = audited.filter((f) => !mapping.toData.has(f.path));
+    if (unmeasured.length > 0) await refuseUnmeasuredAfterCoverageConfig(root, patch, unmeasured);
 
     // 5. Per file: statements first, so that only the changed statements' lines get their
     // tests read from the data; then executed lines and the staleness check.

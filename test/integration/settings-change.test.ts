@@ -4,10 +4,11 @@
 // does), and says so on stderr. The built CLI on the bundled example (real git, real
 // pytest-cov data committed with it).
 
-import { writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/cli.js";
+import { expectOneLineError, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import type { TempRepo } from "../helpers/git-repo.js";
 
@@ -84,5 +85,67 @@ describe("a patch that changes the config it is judged by", () => {
     const run = runCli(["audit", "--base", "base", "-q"], { cwd: r.dir });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(1);
+  });
+});
+
+describe("a patch that changes coverage.py's configuration", () => {
+  // Data as coverage.py writes it once an omit takes the changed file out: no rows for it.
+  function withoutProration(r: TempRepo): void {
+    copyFileSync(join(r.dir, ".coverage"), join(r.dir, "omitted.coverage"));
+    const db = new Database(join(r.dir, "omitted.coverage"));
+    db.exec(
+      "DELETE FROM line_bits WHERE file_id = 2; DELETE FROM arc WHERE file_id = 2; DELETE FROM tracer WHERE file_id = 2; DELETE FROM file WHERE id = 2;",
+    );
+    db.close();
+  }
+
+  it("is refused when a changed source file is then missing from the data", () => {
+    const r = demo();
+    withoutProration(r);
+    // Another measured file changes too, so "no changed file is in the data" cannot fire.
+    appendFileSync(join(r.dir, "src/billing/__init__.py"), "# billing\n");
+    r.git("add", "src/billing/__init__.py");
+    r.git("commit", "-q", "-m", "touch");
+    const args = ["audit", "--base", "base", "--coverage", "omitted.coverage"];
+    const unchanged = runCli(args, { cwd: r.dir });
+    expect(unchanged.stdout).toMatch(/^src\/billing\/proration\.py: 9 unmeasured, 3 not-code$/m);
+    expect(unchanged.status).toBe(0);
+
+    const rc = readFileSync(join(r.dir, ".coveragerc"), "utf8");
+    r.write(".coveragerc", `${rc}omit = src/billing/proration.py\n`);
+    r.git("add", ".coveragerc");
+    r.git("commit", "-q", "-m", "omit");
+    expect(expectOneLineError(runCli(args, { cwd: r.dir }))).toBe(
+      'freezegate: error: the patch changes coverage.py\'s configuration (".coveragerc") and its changed source "src/billing/proration.py" is not in the coverage data: the change may have taken it out (fix: land the coverage configuration change in a patch of its own, or make the tests measure these files)',
+    );
+  });
+
+  it("a pyproject.toml or setup.cfg change outside coverage's sections is not such a change", () => {
+    const r = demo();
+    withoutProration(r);
+    appendFileSync(join(r.dir, "src/billing/__init__.py"), "# billing\n");
+    r.write("setup.cfg", "[metadata]\nname = billing\n");
+    r.write("pyproject.toml", '[project]\nname = "billing"\n');
+    r.git("add", "setup.cfg", "pyproject.toml", "src/billing/__init__.py");
+    r.git("commit", "-q", "-m", "packaging");
+    const run = runCli(["audit", "--base", "base", "--coverage", "omitted.coverage", "-q"], {
+      cwd: r.dir,
+    });
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+
+    r.write(
+      "setup.cfg",
+      "[metadata]\nname = billing\n\n[coverage:run]\nomit = src/billing/proration.py\n",
+    );
+    r.git("add", "setup.cfg");
+    r.git("commit", "-q", "-m", "omit in setup.cfg");
+    expect(
+      expectOneLineError(
+        runCli(["audit", "--base", "base", "--coverage", "omitted.coverage", "-q"], { cwd: r.dir }),
+      ),
+    ).toMatch(
+      /^freezegate: error: the patch changes coverage\.py's configuration \("setup\.cfg"\)/,
+    );
   });
 });
