@@ -34,6 +34,8 @@ import {
   indexContexts,
   parsePytestCovContext,
 } from "../core/contexts.js";
+import { nodeIdFile } from "../core/deposits.js";
+
 import { FreezegateError, InputError, UsageError } from "../core/errors.js";
 import {
   type FrozenList,
@@ -389,6 +391,15 @@ function sample(items: readonly string[], n = 3): string {
   return items.length > n ? `${shown.join(", ")}, ... (${items.length} in all)` : shown.join(", ");
 }
 
+/** Not conftest.py, and in no directory named tests, test or testing. */
+function outsideTestDirs(path: string): boolean {
+  const parts = path.split("/");
+  return (
+    parts.at(-1) !== "conftest.py" &&
+    !parts.slice(0, -1).some((d) => d === "tests" || d === "test" || d === "testing")
+  );
+}
+
 export interface TestAndSourceGlobs {
   testGlobs: readonly string[];
   sourceGlobs: readonly string[];
@@ -408,6 +419,12 @@ export function classifyChangedFiles(
   /** "" or "dir/": the test root, whose node-id-relative paths the test globs may also match. */
   testPrefix: string,
   inData: (path: string) => boolean,
+  /**
+   * Whether a test of the data lives in the file (a node id names it). A file the test globs
+   * match by its name (`app/ab_test.py`), outside any test directory, that the data measures
+   * as source and no test lives in, is production code: audited. Undefined: globs decide.
+   */
+  namedByTests?: (path: string) => boolean,
 ): ClassifiedFiles {
   const matcher = (list: readonly string[]) => {
     const glob = compileGlobs([...list]);
@@ -418,7 +435,10 @@ export function classifyChangedFiles(
   const testGlob = matcher(globs.testGlobs);
   const baseTestGlob = globs.baseTestGlobs === undefined ? null : matcher(globs.baseTestGlobs);
   const isSource = compileGlobs([...globs.sourceGlobs]);
-  const isTest = (path: string) => testGlob(path) && (baseTestGlob?.(path) ?? true);
+  const isTest = (path: string) =>
+    testGlob(path) &&
+    (baseTestGlob?.(path) ?? true) &&
+    !(namedByTests !== undefined && inData(path) && outsideTestDirs(path) && !namedByTests(path));
   const audited: ChangedFile[] = [];
   const skipped: SkippedFile[] = [];
   for (const file of files) {
@@ -623,8 +643,15 @@ export async function checkPatchOnDisk(
   /** "" or "dir/": the test root (see classifyChangedFiles). */
   prefix: string,
   toData: ReadonlyMap<string, string>,
+  namedByTests?: (path: string) => boolean,
 ): Promise<PatchOnDisk> {
-  const classified = classifyChangedFiles(patch.files, globs, prefix, (p) => toData.has(p));
+  const classified = classifyChangedFiles(
+    patch.files,
+    globs,
+    prefix,
+    (p) => toData.has(p),
+    namedByTests,
+  );
   // A symbolic link's "line" is its target's name, and coverage records the file it points
   // at under that file's own path: a link is no source file. Never read through it (a
   // link to a file outside the repository would put that file in the report).
@@ -964,6 +991,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     mark("git (waited)");
     refuseDataInPatch(root, patch, coverage.meta.dataFiles);
     const stricter = await stricterSettings(root, patch, request);
+    let testFiles: Set<string> | null = null;
     const settings = stricter?.settings ?? request;
     const { audited, skipped, sources } = await checkPatchOnDisk(
       root,
@@ -972,6 +1000,10 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       settings,
       prefix,
       mapping.toData,
+      (path) => {
+        testFiles ??= new Set([...contexts.testIds].map((id) => nodeIdFile(id, request.testRoot)));
+        return testFiles.has(path);
+      },
     );
 
     const lost = lostRecording(

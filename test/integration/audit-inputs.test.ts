@@ -441,3 +441,31 @@ describe("coverage data that the patch itself commits", () => {
     expect(audit.status).toBe(1);
   });
 });
+
+describe("production code in a file named like a test", () => {
+  // app/ab_test.py, load_test.py: the default globs take them for tests, but the data measures
+  // them as source and no test lives in them. Outside test directories they are audited.
+  it("is audited when the data measures it and no test lives in it", () => {
+    const r = demo();
+    const args = (...globs: string[]) => [
+      "audit",
+      "--base",
+      "base",
+      "-q",
+      ...globs.flatMap((g) => ["--test-files", g]),
+    ];
+    const named = runCli(args("tests/**", "**/proration.py"), { cwd: r.dir });
+    expect(named.stderr).toBe("");
+    expect(named.stdout).toBe("FAIL: 1 changed line is covered only by frozen tests (shadowed)\n");
+    expect(named.status).toBe(1);
+
+    // In a test directory (or a conftest.py) it stays a test file.
+    r.git("mv", "src", "testing");
+    r.git("commit", "-q", "-m", "move");
+    const moved = runCli(
+      ["audit", "--base", "base", "--path-map", "src/=testing/", "--test-files", "testing/**"],
+      { cwd: r.dir },
+    );
+    expect(moved.stdout).toMatch(/^not audited: .*testing\/billing\/proration\.py \(test file\)/m);
+  });
+});
