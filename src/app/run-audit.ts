@@ -60,6 +60,7 @@ import {
   normalizePath,
   type PathMapping,
   type PathRule,
+  refuseMappedAway,
 } from "../core/path-map.js";
 import { analyzePython, isPythonSource } from "../core/python-statements.js";
 import {
@@ -611,9 +612,12 @@ export function lostRecording(
   mapping: PathMapping,
   rules: readonly PathRule[],
 ): InputError | null {
-  const lost = findLostRecording(changed, measured, mapping, directorySpellings(root), rules, (p) =>
-    fileExists(join(root, p)),
-  );
+  const roots = directorySpellings(root);
+  const isRepoFile = (p: string) => fileExists(join(root, p));
+  // A rule that sends a changed file's own recording elsewhere loses it just as surely.
+  const away = refuseMappedAway(changed, measured, roots, rules, isRepoFile);
+  if (away !== null) return away;
+  const lost = findLostRecording(changed, measured, mapping, roots, rules, isRepoFile);
   if (lost === null) return null;
   return new InputError(
     `the coverage data also records ${lost.path} as "${lost.recorded}" (another root, or an installed copy) and no --path-map maps it there, so the tests recorded there would be lost`,

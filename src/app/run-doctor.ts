@@ -4,7 +4,12 @@
 
 import { isAbsolute, join, relative } from "node:path";
 import { openCoverage } from "../adapters/coverage-discovery.js";
-import { modifiedTime, readTextFile } from "../adapters/repo-files.js";
+import {
+  directorySpellings,
+  fileExists,
+  modifiedTime,
+  readTextFile,
+} from "../adapters/repo-files.js";
 import {
   type CheckStatus,
   checkContextsPresent,
@@ -22,7 +27,7 @@ import {
   resolveFrozen,
 } from "../core/frozen.js";
 import type { ChangedFile, CoverageSource } from "../core/model.js";
-import type { PathRule } from "../core/path-map.js";
+import { type PathRule, refuseMappedAway } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
 import {
   checkPatchOnDisk,
@@ -191,6 +196,19 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           contexts?.prefix ?? "",
           toData,
         );
+        // Before the "none measured" prediction: a rule that sends a changed file's own
+        // data elsewhere is the reason, and the audit names it.
+        const away = refuseMappedAway(
+          audited.map((f) => f.path),
+          mapped.measured,
+          directorySpellings(request.root),
+          request.pathMap,
+          (p) => fileExists(join(request.root, p)),
+        );
+        if (away !== null) {
+          checks.push(failed("freshness", away));
+          return checks;
+        }
         const unmeasured = unmeasuredChanges(audited, toData);
         if (unmeasured !== null) {
           checks.push(unmeasured);

@@ -4,7 +4,7 @@
 
 import type { ContextIndex } from "./contexts.js";
 import type { FrozenResolution } from "./frozen.js";
-import type { PathMapping } from "./path-map.js";
+import { type PathMapping, slashSeparated } from "./path-map.js";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
 
@@ -16,8 +16,16 @@ export interface DoctorCheck {
 }
 
 function sample(items: readonly string[], n = 3): string {
-  const shown = items.slice(0, n).map((s) => `"${s}"`);
-  return items.length > n ? `${shown.join(", ")}, ... (${items.length} in all)` : shown.join(", ");
+  return sampleOf(
+    items.map((s) => `"${s}"`),
+    n,
+  );
+}
+
+/** Like sample, of items already written out. */
+function sampleOf(shown: readonly string[], n = 3): string {
+  const first = shown.slice(0, n);
+  return shown.length > n ? `${first.join(", ")}, ... (${shown.length} in all)` : first.join(", ");
 }
 
 /** Seed 000 assertion 1: contexts exist and are not all the empty "no test" context. */
@@ -100,13 +108,19 @@ export function checkPathMapping(
   }
   const lost = measured.length - existing.length;
   if (lost > 0) {
+    // A data path that a rule renamed is not what was not found: its target is.
     const missing = [...mapping.toData.entries()]
       .filter(([repoPath]) => !existing.includes(repoPath))
-      .map(([, dataPath]) => dataPath);
+      .map(([repoPath, dataPath]) => {
+        const slashed = slashSeparated(dataPath);
+        return slashed === repoPath || slashed.endsWith(`/${repoPath}`)
+          ? `"${dataPath}"`
+          : `"${dataPath}" (mapped to "${repoPath}")`;
+      });
     return {
       id: "paths",
       status: "warn",
-      message: `${existing.length} of ${measured.length} data paths map onto repository files; not found: ${sample([...mapping.outside, ...missing])}`,
+      message: `${existing.length} of ${measured.length} data paths map onto repository files; not found: ${sampleOf([...mapping.outside.map((p) => `"${p}"`), ...missing])}`,
       fix: "add --path-map FROM=TO for the rest, or ignore if those files were deleted or live outside the repository",
     };
   }

@@ -4,7 +4,7 @@
 // the mapping is explicit: user rules first (--path-map FROM=TO, first match wins), then
 // absolute paths under the repository root, then relative paths taken from the root.
 
-import { UsageError } from "./errors.js";
+import { InputError, UsageError } from "./errors.js";
 
 export interface PathRule {
   from: string;
@@ -67,6 +67,19 @@ export function normalizePath(path: string): string {
   return (abs ? "/" : "") + out.join("/");
 }
 
+/** The rule that maps a data path ("/" separated): the first whose FROM matches it. */
+function matchingRule(path: string, rules: readonly PathRule[]): PathRule | null {
+  for (const rule of rules) {
+    const from = slashSeparated(rule.from);
+    const next = path.charAt(from.length);
+    // Match whole segments only: "/app" must not rewrite "/application/x.py".
+    const boundary = from.endsWith("/") || next === "" || next === "/";
+    // An empty FROM prefixes relative paths only (data recorded in a subdirectory).
+    if (from === "" ? !path.startsWith("/") : path.startsWith(from) && boundary) return rule;
+  }
+  return null;
+}
+
 /**
  * Map one data path to a repository-relative path, or null when it lies outside the
  * repository. `roots` are the repository root's absolute spellings (e.g. as given and as
@@ -78,19 +91,12 @@ export function mapDataPath(
   rules: readonly PathRule[],
 ): string | null {
   let path = slashSeparated(dataPath);
-  for (const rule of rules) {
-    const from = slashSeparated(rule.from);
-    const next = path.charAt(from.length);
-    // Match whole segments only: "/app" must not rewrite "/application/x.py".
-    const boundary = from.endsWith("/") || next === "" || next === "/";
-    // An empty FROM prefixes relative paths only (data recorded in a subdirectory).
-    const applies = from === "" ? !path.startsWith("/") : path.startsWith(from) && boundary;
-    if (!applies) continue;
-    const rest = path.slice(from.length);
+  const rule = matchingRule(path, rules);
+  if (rule !== null) {
+    const rest = path.slice(slashSeparated(rule.from).length);
     const to = slashSeparated(rule.to);
     const glue = to !== "" && !to.endsWith("/") && rest !== "" && !rest.startsWith("/") ? "/" : "";
     path = `${to}${glue}${rest}`;
-    break;
   }
   // A Windows absolute path no rule mapped: outside, unless a root is spelled on that drive.
   if (/^[A-Za-z]:\//.test(path)) {
@@ -222,4 +228,71 @@ export function findLostRecording(
     }
   }
   return null;
+}
+
+/** A changed file's own data, which a rule sends to another path. */
+export interface MappedAway {
+  /** The changed file (repository path). */
+  path: string;
+  /** The data path: without the rule, the changed file's recording. */
+  recorded: string;
+  /** The rule that matches it. */
+  rule: PathRule;
+  /** Where the rule sends it: a repository path, or null (outside the repository). */
+  to: string | null;
+}
+
+/**
+ * A data path that names one of `changed` without any rule (its exact repository path, or
+ * that path under the root) while a rule sends it elsewhere: the changed file would lose its
+ * recording and pass as unmeasured. A rule naming the whole path is refused whatever its
+ * target; a directory rule only when its target is no file here. A directory rule that lands
+ * on files of the repository is data recorded in another directory (a monorepo's backend/,
+ * `=backend/`) that happens to spell a root file's path.
+ */
+export function findMappedAway(
+  changed: readonly string[],
+  dataPaths: readonly string[],
+  roots: readonly string[],
+  rules: readonly PathRule[],
+  isRepoFile: (repoPath: string) => boolean,
+): MappedAway | null {
+  if (rules.length === 0) return null;
+  const wanted = new Set(changed);
+  for (const data of dataPaths) {
+    const unmapped = mapDataPath(data, roots, []);
+    if (unmapped === null || !wanted.has(unmapped)) continue;
+    const slashed = slashSeparated(data);
+    const rule = matchingRule(slashed, rules);
+    if (rule === null) continue;
+    const to = mapDataPath(data, roots, rules);
+    if (to === unmapped) continue;
+    const wholePath = slashed.length === slashSeparated(rule.from).length;
+    if (wholePath || to === null || !isRepoFile(to)) {
+      return { path: unmapped, recorded: data, rule, to };
+    }
+  }
+  return null;
+}
+
+/** The refusal for a changed file's own data sent elsewhere by a rule, or null. */
+export function refuseMappedAway(
+  changed: readonly string[],
+  dataPaths: readonly string[],
+  roots: readonly string[],
+  rules: readonly PathRule[],
+  isRepoFile: (repoPath: string) => boolean,
+): InputError | null {
+  const away = findMappedAway(changed, dataPaths, roots, rules, isRepoFile);
+  if (away === null) return null;
+  const target =
+    away.to === null
+      ? "outside the repository"
+      : `to "${away.to}"${isRepoFile(away.to) ? "" : " (no file here)"}`;
+  return new InputError(
+    `the path-map rule "${away.rule.from}=${away.rule.to}" sends the coverage data's "${away.recorded}", the recording of the changed file ${away.path}, ${target}, so ${away.path} would pass as unmeasured`,
+    {
+      fix: `drop the rule (--path-map or the config's path-map), or narrow it so that it no longer matches "${away.recorded}"`,
+    },
+  );
 }

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   findLostRecording,
+  findMappedAway,
   mapDataPath,
   mapDataPaths,
   normalizePath,
   parsePathRule,
+  refuseMappedAway,
 } from "../../src/core/path-map.js";
 
 describe("mapDataPath", () => {
@@ -152,5 +154,83 @@ describe("findLostRecording", () => {
     expect(lost(["pkg/mod.py"], ["/elsewhere/other/mod.py"])).toBeNull();
     // Mapped by a rule onto the changed file: one of its own recordings.
     expect(lost(["src/pkg/mod.py"], ["/app/src/pkg/mod.py"], [], ["/app/=."])).toBeNull();
+  });
+});
+
+describe("findMappedAway", () => {
+  const roots = ["/work/repo"];
+  const away = (changed: string[], data: string[], rules: string[], files: string[] = []) =>
+    findMappedAway(changed, data, roots, rules.map(parsePathRule), (p) => files.includes(p));
+
+  it("a whole-path rule that sends a changed file's own recording elsewhere, whatever the target", () => {
+    const rule = parsePathRule("app/ledger.py=app/ledger_v1.py");
+    expect(away(["app/ledger.py"], ["app/ledger.py"], ["app/ledger.py=app/ledger_v1.py"])).toEqual({
+      path: "app/ledger.py",
+      recorded: "app/ledger.py",
+      rule,
+      to: "app/ledger_v1.py",
+    });
+    // Onto an existing, unchanged file: still the changed file's data.
+    const test = "tests/test_ledger.py";
+    expect(away(["app/ledger.py"], ["app/ledger.py"], [`app/ledger.py=${test}`], [test])?.to).toBe(
+      test,
+    );
+    // Absolute data under the root, and a rule that sends it outside the repository.
+    expect(
+      away(["app/x.py"], ["/work/repo/app/x.py"], ["/work/repo/app/x.py=/elsewhere/x.py"]),
+    ).toMatchObject({ recorded: "/work/repo/app/x.py", to: null });
+  });
+
+  it("a directory rule whose target is no file here", () => {
+    expect(away(["app/ledger.py"], ["app/ledger.py"], ["app/=lib/"])).toMatchObject({
+      path: "app/ledger.py",
+      rule: { from: "app/", to: "lib/" },
+      to: "lib/ledger.py",
+    });
+    expect(away(["app/ledger.py"], ["app/ledger.py"], ["=tests/"])?.to).toBe("tests/app/ledger.py");
+  });
+
+  it("leaves alone: container prefixes, data recorded elsewhere, directory rules onto files here", () => {
+    expect(away(["src/a.py"], ["/app/src/a.py"], ["/app/=."])).toBeNull();
+    // The rule maps the changed file's own path onto itself.
+    expect(away(["src/a.py"], ["/work/repo/src/a.py"], ["/work/repo/=."])).toBeNull();
+    // A monorepo's backend/ data that spells a changed root file's path.
+    expect(
+      away(["setup.py"], ["setup.py", "app/core.py"], ["=backend/"], ["backend/setup.py"]),
+    ).toBeNull();
+    expect(
+      away(["app/core.py"], ["app/core.py"], ["app/=backend/app/"], ["backend/app/core.py"]),
+    ).toBeNull();
+    // Rules that match other data only; no rules at all; a data path of an unchanged file.
+    expect(
+      away(["app/ledger.py"], ["app/ledger.py"], ["app/ledger.pyc=x.py", "/ci/=."]),
+    ).toBeNull();
+    expect(away(["app/ledger.py"], ["app/ledger.py"], [])).toBeNull();
+    expect(away(["app/ledger.py"], ["app/other.py"], ["app/other.py=x.py"])).toBeNull();
+  });
+
+  it("is refused in one line naming the rule, the data path, the changed file and the fix", () => {
+    const error = refuseMappedAway(
+      ["app/ledger.py"],
+      ["app/ledger.py"],
+      roots,
+      [parsePathRule("app/ledger.py=tests/test_ledger.py")],
+      (p) => p === "tests/test_ledger.py",
+    );
+    expect(error?.exitCode).toBe(2);
+    expect(error?.message).toBe(
+      'the path-map rule "app/ledger.py=tests/test_ledger.py" sends the coverage data\'s "app/ledger.py", the recording of the changed file app/ledger.py, to "tests/test_ledger.py", so app/ledger.py would pass as unmeasured',
+    );
+    expect(error?.fix).toBe(
+      'drop the rule (--path-map or the config\'s path-map), or narrow it so that it no longer matches "app/ledger.py"',
+    );
+    const nowhere = refuseMappedAway(
+      ["app/ledger.py"],
+      ["app/ledger.py"],
+      roots,
+      [parsePathRule("app/ledger.py=app/ledger_v1.py")],
+      () => false,
+    );
+    expect(nowhere?.message).toContain(', to "app/ledger_v1.py" (no file here), so');
   });
 });
