@@ -392,6 +392,18 @@ function sample(items: readonly string[], n = 3): string {
   return items.length > n ? `${shown.join(", ")}, ... (${items.length} in all)` : shown.join(", ");
 }
 
+/** Whether a test of the data lives in a file (repository path), for classifyChangedFiles. */
+export function testFileLookup(
+  contexts: Pick<ContextIndex, "testIds">,
+  testRoot: string,
+): (path: string) => boolean {
+  let files: Set<string> | null = null;
+  return (path) => {
+    files ??= new Set([...contexts.testIds].map((id) => nodeIdFile(id, testRoot)));
+    return files.has(path);
+  };
+}
+
 /** Not conftest.py, and in no directory named tests, test or testing. */
 function outsideTestDirs(path: string): boolean {
   const parts = path.split("/");
@@ -750,10 +762,10 @@ export async function checkPatchOnDisk(
  * a source file when either does. A base config that cannot be read counts as no config.
  * Null when the config did not change or there is no base (a user's diff).
  */
-async function stricterSettings(
+export async function stricterSettings(
   root: string,
   patch: Patch,
-  request: AuditRequest,
+  request: ConfigurableSettings & Pick<AuditRequest, "settingsFor">,
 ): Promise<{ settings: ConfigurableSettings & TestAndSourceGlobs; change: SettingsChange } | null> {
   if (request.settingsFor === undefined) return null;
   const source = patch.source;
@@ -840,7 +852,7 @@ export function coverageSettingsIn(name: string, text: string | null): string | 
  * when a changed source file is unmeasured and the patch also changes what a coverage.py
  * configuration file says (compared with the patch's base), the audit refuses.
  */
-async function refuseUnmeasuredAfterCoverageConfig(
+export async function refuseUnmeasuredAfterCoverageConfig(
   root: string,
   patch: Patch,
   unmeasured: readonly ChangedFile[],
@@ -893,7 +905,7 @@ function readTextOrNull(path: string): string | null {
  * commit data recorded with a test it then deleted, and a configured `coverage` path or the
  * default discovery of `.coverage.*` files (a fresh clone in CI) would read it.
  */
-function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void {
+export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void {
   const inPatch = new Set(patch.files.filter((f) => f.status !== "deleted").map((f) => f.path));
   for (const file of dataFiles) {
     const path = relative(root, file).split(sep).join("/");
@@ -995,7 +1007,6 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     mark("git (waited)");
     refuseDataInPatch(root, patch, coverage.meta.dataFiles);
     const stricter = await stricterSettings(root, patch, request);
-    let testFiles: Set<string> | null = null;
     const settings = stricter?.settings ?? request;
     const { audited, skipped, sources } = await checkPatchOnDisk(
       root,
@@ -1004,10 +1015,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       settings,
       prefix,
       mapping.toData,
-      (path) => {
-        testFiles ??= new Set([...contexts.testIds].map((id) => nodeIdFile(id, request.testRoot)));
-        return testFiles.has(path);
-      },
+      testFileLookup(contexts, request.testRoot),
     );
 
     const lost = lostRecording(

@@ -30,6 +30,7 @@ import type { ChangedFile, CoverageSource } from "../core/model.js";
 import { type PathRule, refuseMappedAway } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
 import {
+  type AuditRequest,
   checkPatchOnDisk,
   type DataContexts,
   loadFrozenList,
@@ -39,8 +40,12 @@ import {
   REPORT_LINE_BREAKS,
   readDataContexts,
   readPatch,
+  refuseDataInPatch,
   refuseLoneCarriageReturn,
+  refuseUnmeasuredAfterCoverageConfig,
   statementLinesOf,
+  stricterSettings,
+  testFileLookup,
   testsWithoutRunIn,
 } from "./run-audit.js";
 
@@ -56,6 +61,8 @@ export interface DoctorRequest {
   sourceGlobs: string[];
   testRoot: string;
   allowUnresolved: boolean;
+  /** As in the audit: the settings a config gives, to judge a config the patch changes. */
+  settingsFor?: AuditRequest["settingsFor"];
 }
 
 function failed(id: string, error: unknown): DoctorCheck {
@@ -187,14 +194,18 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           checkedFiles: 0,
         };
         const toData = mapped.mapping.toData;
-        // The audit's own checks that the patch describes the files on disk.
+        // The audit's own checks that the patch describes the files on disk, and of what
+        // the patch changes about its own judgement.
+        refuseDataInPatch(request.root, patch, coverage.meta.dataFiles);
+        const stricter = await stricterSettings(request.root, patch, { ...request, failOn: [] });
         const { audited, sources } = await checkPatchOnDisk(
           request.root,
           request.patch,
           patch,
-          request,
+          stricter?.settings ?? request,
           contexts?.prefix ?? "",
           toData,
+          contexts ? testFileLookup(contexts.index, request.testRoot) : undefined,
         );
         // Before the "none measured" prediction: a rule that sends a changed file's own
         // data elsewhere is the reason, and the audit names it.
@@ -214,6 +225,11 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           checks.push(unmeasured);
           return checks;
         }
+        await refuseUnmeasuredAfterCoverageConfig(
+          request.root,
+          patch,
+          audited.filter((f) => !toData.has(f.path)),
+        );
         const lost = lostRecording(
           request.root,
           audited.map((f) => f.path),

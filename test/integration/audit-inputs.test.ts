@@ -424,6 +424,14 @@ describe("coverage data that the patch itself commits", () => {
       "freezegate: error: the coverage data ci/baseline.coverage is part of the patch (base...HEAD adds or changes it): data committed with a patch is not a record of this run (fix: remove ci/baseline.coverage from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test)",
     );
 
+    const doctor = runCli(["doctor", "--base", "base", "--coverage", "ci/baseline.coverage"], {
+      cwd: r.dir,
+    });
+    expect(doctor.stdout).toContain(
+      "FAIL  freshness: the coverage data ci/baseline.coverage is part of the patch",
+    );
+    expect(doctor.status).toBe(2);
+
     // Found by default next to .coverage (a fresh clone of the patch plus CI's artifacts).
     const parallel = ".coverage.ci-runner-1.4242.XyZzy";
     copyFileSync(join(r.dir, ".coverage"), join(r.dir, parallel));

@@ -115,6 +115,13 @@ describe("a patch that changes coverage.py's configuration", () => {
     r.write(".coveragerc", `${rc}omit = src/billing/proration.py\n`);
     r.git("add", ".coveragerc");
     r.git("commit", "-q", "-m", "omit");
+    const doctor = runCli(["doctor", "--base", "base", "--coverage", "omitted.coverage"], {
+      cwd: r.dir,
+    });
+    expect(doctor.stdout).toMatch(
+      /^FAIL {2}freshness: the patch changes coverage\.py's configuration/m,
+    );
+    expect(doctor.status).toBe(2);
     expect(expectOneLineError(runCli(args, { cwd: r.dir }))).toBe(
       'freezegate: error: the patch changes coverage.py\'s configuration (".coveragerc") and its changed source "src/billing/proration.py" is not in the coverage data: the change may have taken it out (fix: land the coverage configuration change in a patch of its own, or make the tests measure these files)',
     );

@@ -7,6 +7,7 @@ import { findRepoRoot, startRange } from "../../adapters/git.js";
 import {
   type AuditRequest,
   type AuditRun,
+  type ConfigurableSettings,
   type PatchRequest,
   runAudit,
 } from "../../app/run-audit.js";
@@ -16,7 +17,6 @@ import { buildAuditReport } from "../../reporters/audit-report.js";
 import {
   commandDirectory,
   DATA_OPTIONS,
-  type DataOptions,
   DIRECTORY_OPTION,
   GATE_OPTIONS,
   PATCH_OPTIONS,
@@ -86,10 +86,7 @@ export async function prepareAudit(
     failOn: resolveFailOn(args.values, config),
     allowUnresolved: data.allowUnresolved,
     testRoot: data.testRoot,
-    settingsFor: (values) => ({
-      ...pickGlobs(resolveDataOptions(args.values, values, cwd, root)),
-      failOn: resolveFailOn(args.values, values),
-    }),
+    settingsFor: settingsForFlags(args.values, cwd, root),
     ...hooks,
   });
   const inputs = [
@@ -103,8 +100,16 @@ export async function prepareAudit(
   return { run, root, config, inputs };
 }
 
-function pickGlobs({ testGlobs, sourceGlobs }: DataOptions) {
-  return { testGlobs, sourceGlobs };
+/** The audit's settings as a config with these values gives them, these flags applied. */
+export function settingsForFlags(
+  flags: ParsedArgs["values"],
+  cwd: string,
+  root: string,
+): (values: ConfigValues) => ConfigurableSettings {
+  return (values) => {
+    const { testGlobs, sourceGlobs } = resolveDataOptions(flags, values, cwd, root);
+    return { testGlobs, sourceGlobs, failOn: resolveFailOn(flags, values) };
+  };
 }
 
 /** One line for stderr when the patch changed the settings it is judged by, else null. */

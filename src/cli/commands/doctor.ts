@@ -19,6 +19,7 @@ import {
   resolvePatchRequest,
 } from "../audit-options.js";
 import { type CommandIo, type CommandSpec, type ParsedArgs, stringOpt } from "../command.js";
+import { settingsForFlags } from "./audit.js";
 
 const MARK = { ok: "ok  ", warn: "WARN", fail: "FAIL", skip: "skip" } as const;
 
@@ -72,6 +73,7 @@ export const doctorCommand: CommandSpec = {
       sourceGlobs: data.sourceGlobs,
       testRoot: data.testRoot,
       allowUnresolved: data.allowUnresolved,
+      settingsFor: settingsForFlags(args.values, cwd, root),
     });
     const status = doctorStatus(checks);
     if (format === "json") {
