@@ -185,12 +185,70 @@ export function parseOutputRequest(values: OptionValues, cwd: string): OutputReq
     seen.add(o.path);
   }
   const history = stringOpt(values, "history");
-  return {
+  const request: OutputRequest = {
     format: formatFlag,
     outputs,
     quiet: boolOpt(values, "quiet"),
     history: history === undefined ? undefined : resolve(cwd, history),
   };
+  requested.set(values, request);
+  return request;
+}
+
+/** The output request read from a command's flags, for removeStaleReports. */
+const requested = new WeakMap<OptionValues, OutputRequest>();
+
+/**
+ * How each format's file begins (its first KiB): only a file freezegate wrote is ever
+ * removed, never an input a typo named as the output (`-o json=quarantine.json`).
+ */
+const REPORT_STARTS: readonly RegExp[] = [
+  /^freezegate audit of /, // text (a check's text starts with its audit's)
+  /^\{\n {2}"schema": "freezegate\/(audit|check)"/, // json
+  /^\{\n {2}"\$schema": "[^"]*sarif[^"]*",[\s\S]*"name": "freezegate"/, // sarif
+  /^<\?xml [^\n]*\?>\n<testsuites name="freezegate"/, // junit
+  /^### \S+ freezegate (audit|check): (PASS|FAIL)/u, // markdown
+  /^(::(error|warning|notice) [^\n]*title=freezegate%3A|freezegate (audit|check): (PASS|FAIL))/, // github
+  /^<!DOCTYPE html>[\s\S]*<meta name="generator" content="freezegate /, // html
+];
+
+function isFreezegateReport(path: string): boolean {
+  let fd: number | null = null;
+  try {
+    fd = fs.openSync(path, "r");
+    const head = Buffer.alloc(1024);
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    const text = head.subarray(0, n).toString("utf8");
+    return REPORT_STARTS.some((start) => start.test(text));
+  } catch {
+    return false;
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
+  }
+}
+
+/**
+ * After a run that could not finish (exit 2): the reports its --output flags name that an
+ * earlier run left are removed, so that no later step (a GitLab job with `when: always`, a
+ * second step in the same job, a workspace that is not cleaned) reads the last PASS as this
+ * run's result. Only regular files that freezegate wrote (see REPORT_STARTS); links, devices
+ * and anything else are left alone. Returns the paths removed.
+ */
+export function removeStaleReports(values: OptionValues): string[] {
+  const request = requested.get(values);
+  if (request === undefined) return [];
+  const removed: string[] = [];
+  for (const { path } of request.outputs) {
+    if (path === STDOUT) continue;
+    try {
+      if (!fs.lstatSync(path).isFile() || !isFreezegateReport(path)) continue;
+      fs.rmSync(path);
+      removed.push(path);
+    } catch {
+      // Not there, or not removable: nothing more to do on the way out.
+    }
+  }
+  return removed;
 }
 
 export interface OutputPlan {

@@ -2,6 +2,7 @@
 // known errors (FreezegateError) become one line and exit 2; anything else is a bug in
 // freezegate, said so plainly, also exit 2 (an error must never look like a passing gate).
 
+import { isAbsolute, relative } from "node:path";
 import { FreezegateError, formatError } from "../core/errors.js";
 import { visible } from "../reporters/words.js";
 import {
@@ -10,6 +11,7 @@ import {
   type CommandSpec,
   firstSentence,
   isGroup,
+  type ParsedArgs,
   parseCommandArgs,
   renderGroupHelp,
   renderHelp,
@@ -47,6 +49,7 @@ export async function main(
   lazy: readonly LazyEntry[],
 ): Promise<number> {
   const [first, ...rest] = argv;
+  let args: ParsedArgs | undefined;
   try {
     if (first === undefined || first === "-h" || first === "--help" || first === "help") {
       // Help lists every command's summary: the only time all modules load.
@@ -118,27 +121,49 @@ export async function main(
     } else {
       command = entry;
     }
-    const args = parseCommandArgs(command, argv2, path);
+    args = parseCommandArgs(command, argv2, path);
     if (args.values.help === true) {
       io.stdout.write(renderHelp(command));
       return 0;
     }
     return await command.run(args, io);
   } catch (error) {
+    const stale = await staleReportsRemoved(args, io.cwd);
     if (error instanceof FreezegateError) {
       // One line, whatever the input it quotes holds (a ledger id or path with a newline
       // would otherwise start a line of its own, e.g. a GitHub workflow command).
-      io.stderr.write(`freezegate: error: ${visible(formatError(error))}\n`);
+      io.stderr.write(`freezegate: error: ${visible(formatError(error))}${stale}\n`);
       if (io.env.FREEZEGATE_DEBUG && error.cause)
         io.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
       return error.exitCode;
     }
     const err = error as Error;
     io.stderr.write(
-      `freezegate: internal error (a bug in freezegate, please report it): ${visible(err?.message ?? String(error))}\n`,
+      `freezegate: internal error (a bug in freezegate, please report it): ${visible(err?.message ?? String(error))}${stale}\n`,
     );
     if (io.env.FREEZEGATE_DEBUG) io.stderr.write(`${err?.stack ?? ""}\n`);
     else io.stderr.write("freezegate: run with FREEZEGATE_DEBUG=1 for the stack trace\n");
     return 2;
+  }
+}
+
+/**
+ * A run that exits 2 removes the reports an earlier run left at its --output files (see
+ * removeStaleReports), and its error line says so. Loaded only then and only for a command
+ * with --output, so that other commands' bundles stay free of the reporters.
+ */
+async function staleReportsRemoved(args: ParsedArgs | undefined, cwd: string): Promise<string> {
+  if (args?.values.output === undefined) return "";
+  try {
+    const { removeStaleReports } = await import("./output-options.js");
+    const removed = removeStaleReports(args.values);
+    if (removed.length === 0) return "";
+    const names = removed.map((p) => {
+      const rel = relative(cwd, p);
+      return visible(rel === "" || rel.startsWith("..") || isAbsolute(rel) ? p : rel);
+    });
+    return `; removed the earlier report${names.length === 1 ? "" : "s"} ${names.join(", ")}, so that ${names.length === 1 ? "it is" : "they are"} not read as this run's`;
+  } catch {
+    return "";
   }
 }

@@ -9,7 +9,7 @@ import { describeSource } from "../core/ledger.js";
 import type { Freeze } from "../core/ledger-model.js";
 import { type AuditReport, buildAuditReport } from "./audit-report.js";
 import { renderText as renderAuditText } from "./text.js";
-import { visible } from "./words.js";
+import { jsonText, visible } from "./words.js";
 
 export const CHECK_SCHEMA_VERSION = 1;
 
@@ -176,5 +176,5 @@ export function renderCheckText(report: CheckReport): string {
 }
 
 export function renderCheckJson(report: CheckReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
+  return jsonText(report);
 }

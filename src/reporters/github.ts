@@ -4,13 +4,15 @@
 // GitHub's limits (actions/toolkit docs/problem-matchers.md): a step shows at most 10 error
 // and 10 warning annotations (and 50 per job); the rest are dropped silently. So runs of lines
 // become one ranged annotation, and when a level has more than 10 the 10th says how many were
-// left out; every problem is still listed as plain log lines after the annotations. Escaping
+// left out (the 9 shown are the most important: shadowed lines, then errors, then the rest);
+// every problem is still listed as plain log lines after the annotations. Escaping
 // follows actions/toolkit's command.ts: "%", CR and LF in the message; also ":" and "," in
-// property values. Plain lines get no newline from the repository either, so a test name can
-// never start a workflow command of its own.
+// property values. Plain lines get no newline and no `##[` from the repository either (see
+// words.ts), so a test name can never start a workflow command of its own.
 
 import {
   type AnyReport,
+  byImportance,
   codeInfo,
   type Issue,
   isCheckReport,
@@ -79,7 +81,9 @@ export function renderGithub(report: AnyReport): string {
   const issues = reportIssueRanges(report);
   const out: string[] = [];
   for (const level of ["error", "warning", "note"] as const) {
-    const mine = issues.filter((i) => i.level === level);
+    // The budget goes to what matters most: a shadowed line must not lose its annotation to
+    // a dozen unmeasured files whose paths sort first.
+    const mine = byImportance(issues.filter((i) => i.level === level));
     if (mine.length <= ANNOTATIONS_PER_LEVEL) {
       out.push(...mine.map(annotation));
       continue;

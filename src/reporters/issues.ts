@@ -308,6 +308,25 @@ export function sortIssues(issues: readonly Issue[]): Issue[] {
   );
 }
 
+/**
+ * How much an issue needs a reader's eye when a viewer shows only some (GitHub's annotations
+ * per step, code scanning's results per run): a shadowed line first (the verdict that always
+ * fails, and the reason freezegate exists), then every other error (failing verdicts, blocking
+ * gates' errors), then the rest.
+ */
+function importance(issue: Issue): number {
+  if (issue.code === "shadowed-line") return 0;
+  return issue.level === "error" ? 1 : 2;
+}
+
+/** The issues, most important first; within a rank in their given (stable) order. */
+export function byImportance<T extends Issue>(issues: readonly T[]): T[] {
+  return issues
+    .map((issue, i) => ({ issue, i, rank: importance(issue) }))
+    .sort((a, b) => a.rank - b.rank || a.i - b.i)
+    .map((x) => x.issue);
+}
+
 function gateIssues(report: CheckReport): Issue[] {
   const out: Issue[] = [];
   for (const gate of report.gates) {

@@ -12,6 +12,7 @@ import { renderJunit } from "./junit.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderSarif } from "./sarif.js";
 import { paintCheckText, renderAuditVerdict, renderCheckVerdict, renderText } from "./text.js";
+import { jsonText } from "./words.js";
 
 export interface RenderContext {
   /** Colour on? (text only) */
@@ -46,7 +47,7 @@ export const FORMATS = {
   text: { description: "human-readable (the default)", render: renderTextFormat },
   json: {
     description: "the versioned JSON contract (docs/json-contract.md)",
-    render: (report) => `${JSON.stringify(report, null, 2)}\n`,
+    render: (report) => jsonText(report),
   },
   markdown: {
     description: "GitHub-flavoured Markdown for PR comments and $GITHUB_STEP_SUMMARY",

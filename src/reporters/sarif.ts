@@ -1,31 +1,42 @@
 // SARIF 2.1.0 (OASIS), for GitHub code scanning and other SARIF viewers: one rule per finding
-// code, one result per problem (per changed line for the audit's verdicts), sorted; regions
-// only where there is a line (startLine >= 1), file-level findings without one.
+// code, one result per problem (per run of consecutive changed lines with the same verdict and
+// tests, as a region with an endLine), sorted; regions only where there is a line
+// (startLine >= 1), file-level findings without one.
+//
+// GitHub code scanning rejects a run with more than 25,000 results and keeps 5,000: past
+// MAX_RESULTS the most important results are kept (shadowed lines, then errors; see
+// byImportance) and one last note says how many more there are and where all of them are.
 //
 // partialFingerprints let a viewer follow a result from run to run. freezegate's own key
-// ("freezegateFingerprint/v1") hashes the rule, the path, the changed line's text (trimmed)
-// with its occurrence among equal lines of the file, and the test or property the finding is
-// about; without the file's text (a library caller that passes no sources) the line number
-// stands in for the text. Line text rather than number keeps a result's identity when lines
-// above it move.
+// ("freezegateFingerprint/v1") hashes the rule, the path, the text (trimmed) of the range's
+// first and last changed lines with their occurrences among equal lines of the file, and the
+// test or property the finding is about; without the file's text (a library caller that
+// passes no sources) the line numbers stand in for the text. Line text rather than number
+// keeps a result's identity when lines above it move.
 
 import { createHash } from "node:crypto";
 import { FINDING_CODES, type FindingCode } from "../core/findings.js";
 import {
   type AnyReport,
   auditOf,
+  byImportance,
   codeInfo,
   type Issue,
   isCheckReport,
   LINE_CODES,
-  reportIssues,
+  reportIssueRanges,
   verdictSentence,
 } from "./issues.js";
+import { jsonText } from "./words.js";
 
 export const SARIF_SCHEMA_URI =
   "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 const INFORMATION_URI = "https://www.npmjs.com/package/freezegate";
 const FINGERPRINT_KEY = "freezegateFingerprint/v1";
+/** Results per run, the note about the rest included: GitHub code scanning keeps 5,000. */
+export const MAX_RESULTS = 5000;
+/** The rule of that note, after the finding codes' rules (their indexes stay put). */
+export const TRUNCATED_RULE = "more-results";
 
 /** A repository path (or an absolute one, outside it) as a SARIF uri-reference. */
 export function pathToUri(path: string): string {
@@ -67,21 +78,33 @@ function fileLines(source: string): FileLines {
 }
 
 function lineKey(
+  path: string,
+  line: number,
+  sources: ReadonlyMap<string, string>,
+  cache: Map<string, FileLines>,
+): string {
+  const source = sources.get(path);
+  if (source === undefined) return `line ${line}`;
+  let lines = cache.get(path);
+  if (lines === undefined) {
+    lines = fileLines(source);
+    cache.set(path, lines);
+  }
+  const own = lines.text[line - 1];
+  if (own === undefined) return `line ${line}`;
+  return `${own}\u0000${lines.occurrence[line - 1]}`;
+}
+
+/** A one-line issue keys as before ranges were folded; a range adds its last line. */
+function rangeKey(
   issue: Issue,
   sources: ReadonlyMap<string, string>,
   cache: Map<string, FileLines>,
 ): string {
   if (issue.path === null || issue.line === null) return "";
-  const source = sources.get(issue.path);
-  if (source === undefined) return `line ${issue.line}`;
-  let lines = cache.get(issue.path);
-  if (lines === undefined) {
-    lines = fileLines(source);
-    cache.set(issue.path, lines);
-  }
-  const own = lines.text[issue.line - 1];
-  if (own === undefined) return `line ${issue.line}`;
-  return `${own}\u0000${lines.occurrence[issue.line - 1]}`;
+  const first = lineKey(issue.path, issue.line, sources, cache);
+  if (issue.endLine === null || issue.endLine === issue.line) return first;
+  return `${first}\u0002${lineKey(issue.path, issue.endLine, sources, cache)}`;
 }
 
 function fingerprints(issues: readonly Issue[], sources: ReadonlyMap<string, string>): string[] {
@@ -91,7 +114,7 @@ function fingerprints(issues: readonly Issue[], sources: ReadonlyMap<string, str
     const key = [
       issue.code,
       issue.path ?? "",
-      lineKey(issue, sources, lines),
+      rangeKey(issue, sources, lines),
       issue.testId ?? "",
       issue.propertyId ?? "",
     ].join("\u0001");
@@ -103,13 +126,49 @@ function fingerprints(issues: readonly Issue[], sources: ReadonlyMap<string, str
   });
 }
 
+function locationOf(issue: Issue): object {
+  if (issue.path === null) return {};
+  return {
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: { uri: pathToUri(issue.path) },
+          ...(issue.line === null
+            ? {}
+            : {
+                region: {
+                  startLine: Math.max(1, issue.line),
+                  ...(issue.endLine !== null && issue.endLine > issue.line
+                    ? { endLine: issue.endLine }
+                    : {}),
+                },
+              }),
+        },
+      },
+    ],
+  };
+}
+
+function truncatedRule() {
+  return {
+    id: TRUNCATED_RULE,
+    name: TRUNCATED_RULE,
+    shortDescription: { text: "more results than listed" },
+    fullDescription: {
+      text: `The report had more results than a SARIF viewer keeps (GitHub code scanning: ${MAX_RESULTS} per run); the most important are listed (shadowed lines, then errors). The JSON report lists every changed line.`,
+    },
+    defaultConfiguration: { level: "note" as const },
+    properties: { "problem.severity": PROBLEM_SEVERITY.note },
+  };
+}
+
 export function renderSarif(
   report: AnyReport,
   ctx: { sources: ReadonlyMap<string, string> } = { sources: new Map() },
 ): string {
   const codes = ruleCodes(report);
   const index = new Map(codes.map((c, i) => [c, i]));
-  const rules = codes.map((code) => {
+  const rules: object[] = codes.map((code) => {
     const info = codeInfo(code);
     const level = defaultLevel(code);
     return {
@@ -121,35 +180,21 @@ export function renderSarif(
       properties: { "problem.severity": PROBLEM_SEVERITY[level] },
     };
   });
-  const issues = reportIssues(report);
-  const prints = fingerprints(issues, ctx.sources);
-  const results = issues.map((issue, i) => ({
+  const all = reportIssueRanges(report);
+  const prints = fingerprints(all, ctx.sources);
+  const withPrints = all.map((issue, i) => ({ ...issue, print: prints[i] as string }));
+  // Past the cap, the most important results are kept, listed in the report's order.
+  const chosen =
+    all.length <= MAX_RESULTS ? null : new Set(byImportance(withPrints).slice(0, MAX_RESULTS - 1));
+  const kept = chosen === null ? withPrints : withPrints.filter((issue) => chosen.has(issue));
+  const omitted = chosen === null ? [] : withPrints.filter((issue) => !chosen.has(issue));
+  const results: object[] = kept.map((issue) => ({
     ruleId: issue.code,
     ruleIndex: index.get(issue.code) ?? -1,
     level: issue.level,
     message: { text: issue.message },
-    ...(issue.path === null
-      ? {}
-      : {
-          locations: [
-            {
-              physicalLocation: {
-                artifactLocation: { uri: pathToUri(issue.path) },
-                ...(issue.line === null
-                  ? {}
-                  : {
-                      region: {
-                        startLine: Math.max(1, issue.line),
-                        ...(issue.endLine !== null && issue.endLine > issue.line
-                          ? { endLine: issue.endLine }
-                          : {}),
-                      },
-                    }),
-              },
-            },
-          ],
-        }),
-    partialFingerprints: { [FINGERPRINT_KEY]: prints[i] as string },
+    ...locationOf(issue),
+    partialFingerprints: { [FINGERPRINT_KEY]: issue.print },
     properties: {
       gate: issue.gate,
       ...(issue.testId === undefined ? {} : { testId: issue.testId }),
@@ -157,6 +202,25 @@ export function renderSarif(
       ...(issue.tests.length > 0 ? { tests: issue.tests } : {}),
     },
   }));
+  if (omitted.length > 0) {
+    // Code scanning refuses a result without a location: the note sits at the first result
+    // left out.
+    const at = omitted.find((issue) => issue.path !== null);
+    rules.push(truncatedRule());
+    results.push({
+      ruleId: TRUNCATED_RULE,
+      ruleIndex: rules.length - 1,
+      level: "note",
+      message: {
+        text: `${omitted.length} more result${omitted.length === 1 ? " is" : "s are"} not listed here${at === undefined ? "" : ", the first at this place"} (GitHub code scanning keeps ${MAX_RESULTS} per run): the JSON report (--format json) has every changed line's verdict`,
+      },
+      ...(at === undefined ? {} : locationOf(at)),
+      partialFingerprints: {
+        [FINGERPRINT_KEY]: `${createHash("sha256").update(TRUNCATED_RULE).digest("hex").slice(0, 32)}:1`,
+      },
+      properties: { gate: "report", omitted: omitted.length },
+    });
+  }
   const audit = auditOf(report);
   const verdict = verdictSentence(report);
   const exitCode = isCheckReport(report) ? report.exitCode : report.gate.exitCode;
@@ -191,5 +255,5 @@ export function renderSarif(
       },
     ],
   };
-  return `${JSON.stringify(sarif, null, 2)}\n`;
+  return jsonText(sarif);
 }

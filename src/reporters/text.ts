@@ -7,7 +7,7 @@
 import type { LineResult, Verdict } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckReport } from "./check-report.js";
-import { describePatch, plural, SKIP_WORDS, visible } from "./words.js";
+import { describePatch, jsonText, plural, SKIP_WORDS, visible } from "./words.js";
 
 /** How words are painted: identity functions when colour is off. */
 export interface Paint {
@@ -235,5 +235,5 @@ export function paintCheckText(plain: string, report: CheckReport): string {
 }
 
 export function renderJson(report: AuditReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
+  return jsonText(report);
 }

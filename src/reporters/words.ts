@@ -49,18 +49,49 @@ const CONTROL_RUNS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /**
+ * Workflow commands that need no newline: GitHub's runner falls back to its legacy parser
+ * (`##[name ...]data`) anywhere in a log line, and Azure Pipelines runs `##vso[...]` anywhere
+ * in one; both also run a line that starts with `::name` (after blanks). A string from the
+ * repository gets a backslash that breaks the marker and reads as an escape: `##\[`,
+ * `##vso\[`, and `\::` for a leading `::`.
+ */
+const COMMAND_MARKS = /##(vso)?\[/gi;
+const LEADING_COMMAND = /^(\s*)::/u;
+
+function inert(text: string): string {
+  return text
+    .replace(COMMAND_MARKS, (mark) => `${mark.slice(0, -1)}\\[`)
+    .replace(LEADING_COMMAND, "$1\\::");
+}
+
+/**
  * A string from the repository made safe inside one line of plain text: every control
  * character is written as a visible escape (`\n`, `\r`, `\t`, else `\u001b`), so the line
- * stays one line and says what was there. Text without control characters is unchanged.
+ * stays one line and says what was there, and workflow-command markers are broken (see
+ * COMMAND_MARKS). Other text is unchanged.
  */
 export function visible(text: string): string {
-  return text.replace(
-    CONTROLS,
-    (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  return inert(
+    text.replace(
+      CONTROLS,
+      (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    ),
   );
 }
 
-/** One line for formats that have no escape of their own (Markdown, log lines): runs become a space. */
+/**
+ * One line for formats that have no escape of their own (Markdown, log lines): runs become a
+ * space, and workflow-command markers are broken as in visible().
+ */
 export function collapseControls(text: string): string {
-  return text.replace(CONTROL_RUNS, " ");
+  return inert(text.replace(CONTROL_RUNS, " "));
+}
+
+/**
+ * A JSON document (2-space indent) whose text holds no workflow-command marker: printed on
+ * stdout it is a CI log too. `#` inside a marker is written `\u0023`, which parses to the
+ * same string, so the document's value is exactly `JSON.stringify`'s.
+ */
+export function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2).replace(/(?<=#)#(?=(vso)?\[)/gi, "\\u0023")}\n`;
 }

@@ -16,6 +16,7 @@ import type { Ledger } from "../../core/ledger-model.js";
 import { staleEvidence } from "../../core/stale.js";
 import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
 import { foldRanges } from "../../reporters/text.js";
+import { jsonText, visible } from "../../reporters/words.js";
 import { DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
 import { type CommandSpec, listOpt } from "../command.js";
 import { FORMAT_OPTION, resolveFormat } from "../gate-output.js";
@@ -39,9 +40,11 @@ export interface ImpactReport {
   notes: string[];
 }
 
+// Test ids, paths and ledger text go through visible(): one line each, and never a workflow
+// command (a path starts its line here).
 function renderText(report: ImpactReport): string {
   const out: string[] = [];
-  out.push(`Freezing ${report.tests.join(", ")} would withdraw:`, "");
+  out.push(`Freezing ${report.tests.map(visible).join(", ")} would withdraw:`, "");
   if (report.files.length === 0) {
     out.push("  no source line: every line these tests execute has another live test");
   } else {
@@ -53,7 +56,7 @@ function renderText(report: ImpactReport): string {
         f.fixtureOnly.length > 0
           ? ` (still reached by fixtures only: ${foldRanges(f.fixtureOnly)})`
           : "";
-      out.push(`    ${f.path}: ${f.ranges}${fixture}`);
+      out.push(`    ${visible(f.path)}: ${f.ranges}${fixture}`);
     }
   }
   out.push("");
@@ -61,9 +64,9 @@ function renderText(report: ImpactReport): string {
     out.push("  no property loses its last live witness");
   } else {
     out.push("  properties that would lose their last live witness:");
-    for (const f of report.witnessLoss) out.push(`    ${f.code}: ${f.message}`);
+    for (const f of report.witnessLoss) out.push(`    ${f.code}: ${visible(f.message)}`);
   }
-  if (report.notes.length > 0) out.push("", ...report.notes.map((n) => `note: ${n}`));
+  if (report.notes.length > 0) out.push("", ...report.notes.map((n) => `note: ${visible(n)}`));
   return `${out.join("\n")}\n`;
 }
 
@@ -201,9 +204,7 @@ Exit codes:
         witnessLoss: loss,
         notes,
       };
-      io.stdout.write(
-        format === "json" ? `${JSON.stringify(report, null, 2)}\n` : renderText(report),
-      );
+      io.stdout.write(format === "json" ? jsonText(report) : renderText(report));
       return 0;
     } finally {
       coverage.close();
