@@ -4,7 +4,13 @@
 // an input error in any of them stops the whole check (exit 2): a gate that could not run must
 // never count as a gate that passed.
 
+import { readHeadCommit } from "../adapters/git.js";
 import { changedFilesInRange } from "../adapters/git-history.js";
+import {
+  appliedRecordBeside,
+  refuseForeignAppliedRecord,
+  refuseForeignPluginLedger,
+} from "../adapters/pytest-ledger.js";
 import { InputError } from "../core/errors.js";
 import type { Finding, GateResult } from "../core/findings.js";
 import { gateFailed, sortFindings } from "../core/findings.js";
@@ -98,9 +104,26 @@ function asCheckGate(run: GateRun): CheckGate {
 
 export async function runCheck(request: CheckRequest): Promise<CheckRun> {
   const { gate: ctx } = request;
+  // The gate judges this ledger's freezes; the tests must have applied the same ones.
+  const agreement = {
+    root: ctx.root,
+    testRoot: request.audit.testRoot,
+    ledgerPath: ctx.ledgerPath,
+    judge: "check",
+    ledgerKey: 'the "ledger" key of [tool.freezegate] (or --ledger)',
+  };
+  refuseForeignPluginLedger(agreement);
   const { mergeBase } = await changedFilesInRange(ctx.root, request.base);
   const patch = await patchLedger(ctx, mergeBase);
   const { ledger } = patch;
+  if (request.samplesPath !== undefined) {
+    refuseForeignAppliedRecord({
+      ...agreement,
+      recordPath: appliedRecordBeside(request.samplesPath),
+      headCommit: await readHeadCommit(ctx.root),
+      ledger,
+    });
+  }
   const blocking = (g: Gate) => ledger.policy.blocking.includes(g);
 
   const audit = await runAudit({

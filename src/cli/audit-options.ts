@@ -6,10 +6,12 @@
 
 import { statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { readTextFile } from "../adapters/repo-files.js";
+import { refuseForeignPluginLedger } from "../adapters/pytest-ledger.js";
+import { readJsonFile, readTextFile } from "../adapters/repo-files.js";
 import type { PatchRequest } from "../app/run-audit.js";
 import type { ConfigValues } from "../core/config.js";
-import { ConfigError, InputError, UsageError } from "../core/errors.js";
+import { ConfigError, FreezegateError, InputError, UsageError } from "../core/errors.js";
+import { parseFrozenList } from "../core/frozen.js";
 import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from "../core/globs.js";
 import { DEFAULT_LEDGER_PATH } from "../core/ledger-model.js";
 import { type PathRule, parsePathRule } from "../core/path-map.js";
@@ -223,6 +225,36 @@ export async function readDiffInput(
  * frozen": without a list every covered line would look defended; both is an error too.
  */
 export function resolveFrozenFile(
+  data: DataOptions,
+  config: ConfigValues,
+  root: string,
+  exists: (path: string) => boolean,
+): string {
+  const file = chooseFrozenFile(data, config, root, exists);
+  if (isFreezeLedger(file)) {
+    // The audit judges this ledger's freezes; the tests must have applied the same ones.
+    refuseForeignPluginLedger({
+      root,
+      testRoot: data.testRoot,
+      ledgerPath: file,
+      judge: "the audit",
+      ledgerKey: '--frozen (or the "ledger" key of [tool.freezegate])',
+    });
+  }
+  return file;
+}
+
+/** Does `file` read as a freeze ledger? Unreadable is no: the audit says why when it reads it. */
+function isFreezeLedger(file: string): boolean {
+  try {
+    return parseFrozenList(readJsonFile(file, "frozen-test file"), file).format === "ledger";
+  } catch (error) {
+    if (error instanceof FreezegateError) return false;
+    throw error;
+  }
+}
+
+function chooseFrozenFile(
   data: DataOptions,
   config: ConfigValues,
   root: string,

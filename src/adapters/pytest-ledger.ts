@@ -1,0 +1,222 @@
+// Does the freezegate pytest plugin apply the ledger a command judges? The plugin finds its
+// ledger in pytest's configuration (--freezegate-ledger, ini freezegate_ledger, else
+// freeze-ledger.json in pytest's rootdir); the CLI in its own ([tool.freezegate] ledger, else
+// freeze-ledger.json at the repository root). When they are two files, a freeze that only
+// pytest applies mutes a test the gate counts as live, and nothing shows it: refused (exit 2).
+// Two sources: the pytest configuration in the work tree (before anything runs), and the
+// plugin's applied record of the run (what it really applied).
+
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { ConfigError, InputError } from "../core/errors.js";
+import { frozenListOf, lookupOf, resolveFrozen } from "../core/frozen.js";
+import type { Ledger } from "../core/ledger-model.js";
+import {
+  type LedgerSetting,
+  ledgerSetting,
+  PytestConfigUnreadable,
+  type PytestDialect,
+  pytestConfigNames,
+  pytestConfigOf,
+} from "../core/pytest-config.js";
+import { parseAppliedRecord } from "../core/queue.js";
+import { readJsonFile } from "./repo-files.js";
+
+/** The plugin's default ledger name in pytest's rootdir (integrations/pytest ledger.py). */
+const PLUGIN_DEFAULT_LEDGER = "freeze-ledger.json";
+
+/** The ledger the plugin would read, as pytest would set it up in one dialect. */
+export interface PluginLedger {
+  /** Absolute path. */
+  path: string;
+  /** Where it comes from, for messages (e.g. "pytest.ini freezegate_ledger"). */
+  given: string;
+  /** false: the rootdir default, which the plugin reads only when the file exists. */
+  explicit: boolean;
+}
+
+function isFile(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+}
+
+function show(root: string, path: string): string {
+  const rel = relative(root, path);
+  if (rel === "") return ".";
+  return rel.startsWith("..") || isAbsolute(rel) ? path : rel.split("\\").join("/");
+}
+
+/** The directories from `start` up to `root` (pytest looks further; outside is not the repo's). */
+function upTo(root: string, start: string): string[] {
+  const dirs: string[] = [];
+  for (let dir = start; ; dir = dirname(dir)) {
+    dirs.push(dir);
+    if (dir === root || dirname(dir) === dir || relative(root, dir).startsWith("..")) break;
+  }
+  return dirs;
+}
+
+/**
+ * The plugin's ledger when pytest runs in `start` (no path arguments, as the CI recipes run
+ * it), by the rules of one pytest dialect: the first directory upwards with a config file
+ * pytest reads is the rootdir; the file's settings name the ledger, else the rootdir's
+ * freeze-ledger.json. null: pytest could not read its configuration, so it runs no test.
+ */
+export function pluginLedger(
+  root: string,
+  start: string,
+  dialect: PytestDialect,
+): PluginLedger | null {
+  let pyproject: string | null = null;
+  for (const dir of upTo(root, start)) {
+    for (const name of pytestConfigNames(dialect)) {
+      const file = join(dir, name);
+      if (!isFile(file)) continue;
+      if (name === "pyproject.toml") pyproject ??= dir;
+      const text = readFileSync(file, "utf8");
+      const label = show(root, file);
+      let setting: LedgerSetting | null;
+      let section: string;
+      try {
+        const config = pytestConfigOf(name, text, dialect);
+        if (config === null) continue;
+        section = label.slice(0, label.length - name.length) + config.section;
+        setting = ledgerSetting(config.values);
+      } catch (error) {
+        if (!(error instanceof PytestConfigUnreadable)) throw error;
+        // pytest stops on a config it cannot parse, and then runs nothing. Only where the
+        // file mentions the plugin could the two parsers' difference hide a ledger.
+        if (!/freezegate/i.test(text)) return null;
+        throw new ConfigError(
+          `cannot tell which ledger the freezegate pytest plugin reads: ${label} cannot be read here (${error.message})`,
+          { fix: `fix ${label}, or set the plugin's ledger plainly (freezegate_ledger = PATH)` },
+        );
+      }
+      if (setting === null) {
+        return {
+          path: join(dir, PLUGIN_DEFAULT_LEDGER),
+          given: `${PLUGIN_DEFAULT_LEDGER} in pytest's rootdir, ${show(root, dir)}`,
+          explicit: false,
+        };
+      }
+      return {
+        path: resolve(setting.base === "ini" ? dir : start, setting.value),
+        given: `${section} ${setting.given}`,
+        explicit: true,
+      };
+    }
+  }
+  // No config: pytest 9 takes a pyproject.toml's directory as rootdir, both a setup.py's,
+  // else the directory it runs in.
+  let rootdir = dialect === 9 ? pyproject : null;
+  rootdir ??= upTo(root, start).find((dir) => isFile(join(dir, "setup.py"))) ?? start;
+  return {
+    path: join(rootdir, PLUGIN_DEFAULT_LEDGER),
+    given: `${PLUGIN_DEFAULT_LEDGER} in pytest's rootdir, ${show(root, rootdir)}`,
+    explicit: false,
+  };
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+export interface LedgerAgreement {
+  /** Repository root (absolute). */
+  root: string;
+  /** The directory pytest runs in, relative to the root ("" for the root). */
+  testRoot: string;
+  /** The ledger (or frozen list) the command judges (absolute). */
+  ledgerPath: string;
+  /** Who judges it, for the message: "check" or "the audit". */
+  judge: string;
+  /** How the user names the command's ledger, for the fix. */
+  ledgerKey: string;
+}
+
+const fixFor = (a: LedgerAgreement) =>
+  `point both at one ledger: ${a.ledgerKey}, and pytest's freezegate_ledger`;
+
+/**
+ * Refuse (ConfigError) when pytest's configuration makes the plugin read another ledger than
+ * `ledgerPath`: a setting that names another file, or a rootdir default that exists and is
+ * another file. A missing test root is left to the command's own check.
+ */
+export function refuseForeignPluginLedger(a: LedgerAgreement): void {
+  const start = resolve(a.root, a.testRoot);
+  if (relative(a.root, start).startsWith("..")) return;
+  if (!statSync(start, { throwIfNoEntry: false })?.isDirectory()) return;
+  const judged = real(a.ledgerPath);
+  for (const dialect of [9, 7] as const) {
+    const plugin = pluginLedger(a.root, start, dialect);
+    if (plugin === null || real(plugin.path) === judged) continue;
+    if (!plugin.explicit && !existsSync(plugin.path)) continue;
+    throw new ConfigError(
+      `the freezegate pytest plugin applies the ledger ${show(a.root, plugin.path)} (${plugin.given}), but ${a.judge} judges ${show(a.root, a.ledgerPath)}: a freeze only pytest applies would mute a test the gate counts as live`,
+      { fix: fixFor(a) },
+    );
+  }
+}
+
+/** The applied record's place by the CI recipes: next to the samples artifact. */
+export function appliedRecordBeside(samplesPath: string): string {
+  return join(dirname(samplesPath), "applied.json");
+}
+
+export interface RecordAgreement extends LedgerAgreement {
+  recordPath: string;
+  /** The commit being judged: a record of another commit's run is not this run's. */
+  headCommit: string;
+  /** The judged ledger as parsed. */
+  ledger: Ledger;
+}
+
+/**
+ * Refuse (InputError) when the plugin's applied record of this commit's run says it applied
+ * another ledger (path or bytes) than the one judged, or froze a test that ledger does not
+ * freeze. No record, or one made at another commit, is nothing to compare.
+ */
+export function refuseForeignAppliedRecord(a: RecordAgreement): void {
+  if (!isFile(a.recordPath)) return;
+  const label = show(a.root, a.recordPath);
+  const record = parseAppliedRecord(
+    readJsonFile(a.recordPath, "applied record", "regenerate it: run the tests again"),
+    label,
+  );
+  if (record.commit !== a.headCommit) return;
+  const judged = show(a.root, a.ledgerPath);
+  const ran = isAbsolute(record.ledger.path)
+    ? record.ledger.path
+    : join(a.root, record.ledger.path);
+  const again = "; then run the tests again";
+  if (real(ran) !== real(a.ledgerPath)) {
+    throw new InputError(
+      `the tests ran with the ledger ${record.ledger.path} (the freezegate pytest plugin's applied record ${label}), but ${a.judge} judges ${judged}: a freeze only pytest applied muted a test the gate counts as live`,
+      { fix: fixFor(a) + again },
+    );
+  }
+  const sha = createHash("sha256").update(readFileSync(a.ledgerPath)).digest("hex");
+  if (sha !== record.ledger.sha256) {
+    throw new InputError(
+      `the tests ran with another version of ${judged} than ${a.judge} judges (the applied record ${label} says sha256 ${record.ledger.sha256.slice(0, 12)}, the file is ${sha.slice(0, 12)})`,
+      {
+        fix: "run the tests again on this ledger, and do not change it between the tests and the gate",
+      },
+    );
+  }
+  const { frozenTests } = resolveFrozen(
+    frozenListOf(a.ledger.freezes.map((f) => f.test_id)),
+    lookupOf(record.applied),
+  );
+  const extra = record.applied.filter((id) => !frozenTests.has(id));
+  if (extra.length > 0) {
+    throw new InputError(
+      `the tests froze ${extra.length} test(s) that ${judged} does not freeze, e.g. ${extra[0]} (the applied record ${label})`,
+      { fix: fixFor(a) + again },
+    );
+  }
+}

@@ -1,0 +1,227 @@
+// pytest's configuration as far as the freezegate pytest plugin's ledger depends on it: which
+// file pytest takes its settings from, and what that file (its `freezegate_ledger`, its
+// `addopts`) says. The plugin and the CLI each find a ledger of their own; when they are two
+// files, a freeze only pytest applies mutes a test the gate counts as live. Pure: the caller
+// reads the files. The readers follow pytest 7 (Debian's) and pytest 9 (which adds pytest.toml
+// and the native [tool.pytest] table), so a setup that either one would read differently is
+// judged both ways.
+
+import { parse as parseToml } from "smol-toml";
+
+export type PytestDialect = 7 | 9;
+
+/** Config file names in the order pytest tries them in each directory. */
+export function pytestConfigNames(dialect: PytestDialect): string[] {
+  const ini = ["pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"];
+  return dialect === 9 ? ["pytest.toml", ".pytest.toml", ...ini] : ini;
+}
+
+/** A config file pytest would read, and the section it reads. */
+export interface PytestConfig {
+  /** e.g. "pytest.ini" or "pyproject.toml [tool.pytest.ini_options]" (without a directory). */
+  section: string;
+  values: Record<string, unknown>;
+}
+
+/** A file the readers here cannot read, although pytest might. */
+export class PytestConfigUnreadable extends Error {}
+
+const COMMENT = /^[#;]/;
+
+/**
+ * An ini file as iniconfig (pytest's ini reader) reads it: comment lines start with # or ;
+ * (after indentation), an indented line continues the previous value (joined by a newline),
+ * a key ends at the first "=" (or ":" when the part before "=" holds one), no inline comments.
+ * Throws PytestConfigUnreadable where iniconfig raises.
+ */
+export function parseIni(text: string): Map<string, Map<string, string>> {
+  const sections = new Map<string, Map<string, string>>();
+  let section: Map<string, string> | null = null;
+  let last: string | null = null;
+  const lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
+  lines.forEach((raw, i) => {
+    const fail = (why: string): never => {
+      throw new PytestConfigUnreadable(`line ${i + 1}: ${why}`);
+    };
+    if (COMMENT.test(raw.trimStart()) || raw.trim() === "") return;
+    const line = raw.trimEnd();
+    let name: string | null = null;
+    let data: string | null = null;
+    if (line.startsWith("[")) {
+      const head = line.split("#")[0]?.split(";")[0]?.trimEnd() ?? "";
+      if (head.endsWith("]")) name = head.slice(1, -1);
+      else data = line.trim();
+    } else if (!/^\s/.test(line)) {
+      const eq = line.indexOf("=");
+      const colon = line.indexOf(":");
+      const at = eq >= 0 && !line.slice(0, eq).includes(":") ? eq : colon;
+      if (at < 0) fail(`unexpected line: ${line}`);
+      name = line.slice(0, at).trim();
+      data = line.slice(at + 1).trim();
+    } else data = line.trim();
+    if (name !== null && data === null) {
+      if (name === "") fail("empty section name");
+      if (sections.has(name)) fail(`duplicate section ${name}`);
+      section = new Map();
+      sections.set(name, section);
+      last = null;
+    } else if (name !== null) {
+      if (section === null) fail("no section header defined");
+      const current = section as Map<string, string>;
+      if (current.has(name)) fail(`duplicate name ${name}`);
+      current.set(name, data as string);
+      last = name;
+    } else {
+      if (section === null || last === null) fail("unexpected value continuation");
+      const current = section as Map<string, string>;
+      const before = current.get(last as string) ?? "";
+      current.set(last as string, before === "" ? (data as string) : `${before}\n${data}`);
+    }
+  });
+  return sections;
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The settings pytest reads from the file `name`, or null when pytest would look on (the file
+ * holds no pytest section). Throws PytestConfigUnreadable for a file that cannot be parsed.
+ */
+export function pytestConfigOf(
+  name: string,
+  text: string,
+  dialect: PytestDialect,
+): PytestConfig | null {
+  const fromIni = (section: string, always: boolean): PytestConfig | null => {
+    const values = parseIni(text).get(section);
+    if (values !== undefined) {
+      return { section: `${name} [${section}]`, values: Object.fromEntries(values) };
+    }
+    return always ? { section: name, values: {} } : null;
+  };
+  if (name.endsWith(".ini")) {
+    // pytest.ini is pytest's even without a [pytest] section; .pytest.ini only from pytest 8.
+    return fromIni("pytest", name === "pytest.ini" || (dialect === 9 && name === ".pytest.ini"));
+  }
+  if (name.endsWith(".cfg")) return fromIni("tool:pytest", false);
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseToml(text.replace(/^\uFEFF/, "")) as Record<string, unknown>;
+  } catch (error) {
+    throw new PytestConfigUnreadable(String((error as Error).message).split("\n")[0] as string);
+  }
+  if (name === "pytest.toml" || name === ".pytest.toml") {
+    const table = doc.pytest;
+    return { section: `${name} [pytest]`, values: isTable(table) ? table : {} };
+  }
+  const tool = isTable(doc.tool) ? doc.tool : {};
+  const pytest = isTable(tool.pytest) ? tool.pytest : null;
+  if (pytest === null) return null;
+  const { ini_options: ini, ...native } = pytest;
+  if (dialect === 9 && Object.keys(native).length > 0) {
+    return { section: `${name} [tool.pytest]`, values: native };
+  }
+  if (!isTable(ini)) return null;
+  return { section: `${name} [tool.pytest.ini_options]`, values: ini };
+}
+
+/**
+ * Python's shlex.split (POSIX mode, no comments), as pytest splits an addopts string: single
+ * quotes keep everything, a backslash escapes the next character outside quotes and only
+ * `"` and `\` inside double quotes. Throws PytestConfigUnreadable on an unclosed quote.
+ */
+export function shlexSplit(text: string): string[] {
+  const out: string[] = [];
+  let token: string | null = null;
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (quote === "'") {
+      if (c === "'") quote = null;
+      else token = `${token ?? ""}${c}`;
+    } else if (quote === '"') {
+      if (c === '"') quote = null;
+      else if (c === "\\" && (text[i + 1] === '"' || text[i + 1] === "\\")) {
+        token = `${token ?? ""}${text[++i]}`;
+      } else token = `${token ?? ""}${c}`;
+    } else if (/\s/.test(c)) {
+      if (token !== null) out.push(token);
+      token = null;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      token ??= "";
+    } else if (c === "\\") {
+      if (i + 1 >= text.length) throw new PytestConfigUnreadable("no escaped character");
+      token = (token ?? "") + text[++i];
+    } else token = (token ?? "") + c;
+  }
+  if (quote !== null) throw new PytestConfigUnreadable("no closing quotation");
+  if (token !== null) out.push(token);
+  return out;
+}
+
+/** Where a plugin ledger setting came from, and what its relative path is relative to. */
+export interface LedgerSetting {
+  value: string;
+  /** "invocation": the directory pytest runs in (a flag); "ini": the config file's directory. */
+  base: "invocation" | "ini";
+  /** e.g. "addopts --freezegate-ledger" or "freezegate_ledger". */
+  given: string;
+}
+
+const LEDGER_FLAG = "--freezegate-ledger";
+const LEDGER_INI = "freezegate_ledger";
+
+/**
+ * The ledger the plugin reads by the config's settings, as the plugin ranks them: the
+ * --freezegate-ledger flag (here: in addopts), else the ini value (an `-o freezegate_ledger=`
+ * in addopts overrides the file's); null when neither names one (the plugin then reads
+ * freeze-ledger.json in the rootdir). Throws PytestConfigUnreadable for a value it cannot read.
+ */
+export function ledgerSetting(values: Record<string, unknown>): LedgerSetting | null {
+  const addopts = values.addopts;
+  let args: string[] = [];
+  if (typeof addopts === "string") args = shlexSplit(addopts);
+  else if (Array.isArray(addopts) && addopts.every((a) => typeof a === "string")) args = addopts;
+  else if (addopts !== undefined) throw new PytestConfigUnreadable("addopts is not text");
+  let flag: string | null = null;
+  let override: string | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    let value: string | null = null;
+    let kind: "flag" | "override" | null = null;
+    const next = () => {
+      const v = args[i + 1];
+      if (v === undefined || v.startsWith("-")) {
+        throw new PytestConfigUnreadable(`addopts ${arg} has no value`);
+      }
+      i++;
+      return v;
+    };
+    if (arg === LEDGER_FLAG) [kind, value] = ["flag", next()];
+    else if (arg.startsWith(`${LEDGER_FLAG}=`)) [kind, value] = ["flag", arg.slice(20)];
+    else if (arg === "-o" || arg === "--override-ini") [kind, value] = ["override", next()];
+    else if (arg.startsWith("--override-ini=")) [kind, value] = ["override", arg.slice(15)];
+    else if (arg.startsWith("-o")) [kind, value] = ["override", arg.slice(2)];
+    if (kind === "flag") flag = value;
+    else if (kind === "override" && value !== null) {
+      const eq = value.indexOf("=");
+      if (eq >= 0 && value.slice(0, eq) === LEDGER_INI) override = value.slice(eq + 1);
+    }
+  }
+  // The plugin: a flag counts when not empty; an ini value when not blank once stripped.
+  if (flag !== null && flag !== "") {
+    return { value: flag, base: "invocation", given: `addopts ${LEDGER_FLAG}` };
+  }
+  if (override !== null) {
+    return override.trim() === ""
+      ? null
+      : { value: override.trim(), base: "ini", given: `addopts -o ${LEDGER_INI}` };
+  }
+  const ini = values[LEDGER_INI];
+  if (ini === undefined) return null;
+  if (typeof ini !== "string") throw new PytestConfigUnreadable(`${LEDGER_INI} is not text`);
+  return ini.trim() === "" ? null : { value: ini.trim(), base: "ini", given: LEDGER_INI };
+}

@@ -1,0 +1,355 @@
+// Which ledger the freezegate pytest plugin reads, from pytest's configuration as pytest
+// chooses it (src/core/pytest-config.ts, src/adapters/pytest-ledger.ts), and the applied
+// record's comparison with the ledger a command judges.
+
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type LedgerAgreement,
+  pluginLedger,
+  refuseForeignAppliedRecord,
+  refuseForeignPluginLedger,
+} from "../../src/adapters/pytest-ledger.js";
+import { FreezegateError, formatError } from "../../src/core/errors.js";
+import type { Ledger } from "../../src/core/ledger-model.js";
+import {
+  ledgerSetting,
+  PytestConfigUnreadable,
+  parseIni,
+  pytestConfigOf,
+  shlexSplit,
+} from "../../src/core/pytest-config.js";
+
+describe("parseIni (iniconfig's rules)", () => {
+  it("reads sections, key = value and key: value, continuation lines and comment lines", () => {
+    const ini = parseIni(
+      "[pytest]\n# a comment\naddopts = -p freezegate_pytest\n  --freezegate-ledger=x.json\n ; indented comment\nfreezegate_ledger: ci/l.json\n",
+    );
+    expect(Object.fromEntries(ini.get("pytest") ?? [])).toEqual({
+      addopts: "-p freezegate_pytest\n--freezegate-ledger=x.json",
+      freezegate_ledger: "ci/l.json",
+    });
+  });
+
+  it("keeps an inline comment in the value, as pytest 7 does", () => {
+    expect(
+      parseIni("[pytest]\nfreezegate_ledger = a.json # b\n")
+        .get("pytest")
+        ?.get("freezegate_ledger"),
+    ).toBe("a.json # b");
+  });
+
+  it("refuses what iniconfig refuses: a duplicate name, a value before any section", () => {
+    expect(() => parseIni("[pytest]\na = 1\na = 2\n")).toThrow(PytestConfigUnreadable);
+    expect(() => parseIni("a = 1\n")).toThrow("no section header defined");
+  });
+});
+
+describe("pytestConfigOf: the file pytest takes its settings from", () => {
+  it("pytest.ini always, even without a [pytest] section", () => {
+    expect(pytestConfigOf("pytest.ini", "", 7)).toEqual({ section: "pytest.ini", values: {} });
+  });
+
+  it("tox.ini only with [pytest], setup.cfg only with [tool:pytest]", () => {
+    expect(pytestConfigOf("tox.ini", "[tox]\nenvlist = py3\n", 7)).toBeNull();
+    expect(pytestConfigOf("tox.ini", "[pytest]\nfreezegate_ledger = a.json\n", 7)).toEqual({
+      section: "tox.ini [pytest]",
+      values: { freezegate_ledger: "a.json" },
+    });
+    expect(pytestConfigOf("setup.cfg", "[pytest]\nfreezegate_ledger = a.json\n", 7)).toBeNull();
+    expect(pytestConfigOf("setup.cfg", "[tool:pytest]\nfreezegate_ledger = b.json\n", 7)).toEqual({
+      section: "setup.cfg [tool:pytest]",
+      values: { freezegate_ledger: "b.json" },
+    });
+  });
+
+  it("pyproject.toml with [tool.pytest.ini_options]; pytest 9's native [tool.pytest] too", () => {
+    expect(
+      pytestConfigOf("pyproject.toml", '[tool.freezegate]\nledger = "a.json"\n', 7),
+    ).toBeNull();
+    expect(
+      pytestConfigOf("pyproject.toml", '[tool.pytest.ini_options]\naddopts = ["-p", "x"]\n', 7),
+    ).toEqual({
+      section: "pyproject.toml [tool.pytest.ini_options]",
+      values: { addopts: ["-p", "x"] },
+    });
+    const native = '[tool.pytest]\nfreezegate_ledger = "n.json"\n';
+    expect(pytestConfigOf("pyproject.toml", native, 7)).toBeNull();
+    expect(pytestConfigOf("pyproject.toml", native, 9)?.values).toEqual({
+      freezegate_ledger: "n.json",
+    });
+  });
+});
+
+describe("shlexSplit (Python's shlex.split)", () => {
+  it("splits on whitespace and honours quotes and backslashes", () => {
+    expect(shlexSplit(` -p x --freezegate-ledger="a b.json" 'c\\d' e\\ f "g\\"h" ''`)).toEqual([
+      "-p",
+      "x",
+      "--freezegate-ledger=a b.json",
+      "c\\d",
+      "e f",
+      'g"h',
+      "",
+    ]);
+    expect(() => shlexSplit('-o "x')).toThrow("no closing quotation");
+  });
+});
+
+describe("ledgerSetting: the plugin's own ranking", () => {
+  it("no setting: null (the rootdir default)", () => {
+    expect(ledgerSetting({ addopts: "-p freezegate_pytest" })).toBeNull();
+    expect(ledgerSetting({ freezegate_ledger: "  " })).toBeNull();
+  });
+
+  it("the ini value, relative to the ini file", () => {
+    expect(ledgerSetting({ freezegate_ledger: " ci/l.json " })).toEqual({
+      value: "ci/l.json",
+      base: "ini",
+      given: "freezegate_ledger",
+    });
+  });
+
+  it("--freezegate-ledger in addopts, both spellings, the last one wins over the ini value", () => {
+    const flag = { base: "invocation", given: "addopts --freezegate-ledger" };
+    expect(
+      ledgerSetting({ addopts: "--freezegate-ledger a.json", freezegate_ledger: "i.json" }),
+    ).toEqual({ value: "a.json", ...flag });
+    expect(
+      ledgerSetting({ addopts: ["--freezegate-ledger=a.json", "--freezegate-ledger=b.json"] }),
+    ).toEqual({
+      value: "b.json",
+      ...flag,
+    });
+    // An empty flag counts as none (the plugin's `if flag:`).
+    expect(
+      ledgerSetting({ addopts: "--freezegate-ledger=", freezegate_ledger: "i.json" })?.value,
+    ).toBe("i.json");
+  });
+
+  it("-o / --override-ini freezegate_ledger=... replaces the file's value", () => {
+    for (const addopts of [
+      "-o freezegate_ledger=o.json",
+      "-ofreezegate_ledger=o.json",
+      "--override-ini=freezegate_ledger=o.json",
+      "--override-ini freezegate_ledger=o.json",
+    ]) {
+      expect(ledgerSetting({ addopts, freezegate_ledger: "i.json" }), addopts).toEqual({
+        value: "o.json",
+        base: "ini",
+        given: "addopts -o freezegate_ledger",
+      });
+    }
+    expect(
+      ledgerSetting({ addopts: "-o freezegate_ledger=", freezegate_ledger: "i.json" }),
+    ).toBeNull();
+  });
+
+  it("refuses what it cannot read", () => {
+    expect(() => ledgerSetting({ addopts: "--freezegate-ledger" })).toThrow(PytestConfigUnreadable);
+    expect(() => ledgerSetting({ freezegate_ledger: ["a.json"] })).toThrow("not text");
+  });
+});
+
+let root: string;
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), "freezegate-pytest-ledger-")));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function write(path: string, text: string): void {
+  mkdirSync(dirname(join(root, path)), { recursive: true });
+  writeFileSync(join(root, path), text);
+}
+
+function refusal(run: () => void): string {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof FreezegateError) return formatError(error);
+    throw error;
+  }
+  return "no refusal";
+}
+
+describe("pluginLedger: pytest's choice of config file and rootdir", () => {
+  it("pytest.ini before pyproject.toml, tox.ini and setup.cfg in the same directory", () => {
+    write("pytest.ini", "[pytest]\nfreezegate_ledger = a.json\n");
+    write("pyproject.toml", '[tool.pytest.ini_options]\nfreezegate_ledger = "b.json"\n');
+    write("tox.ini", "[pytest]\nfreezegate_ledger = c.json\n");
+    expect(pluginLedger(root, root, 7)).toEqual({
+      path: join(root, "a.json"),
+      given: "pytest.ini [pytest] freezegate_ledger",
+      explicit: true,
+    });
+  });
+
+  it("a pyproject.toml without a pytest table is passed over for tox.ini, then setup.cfg", () => {
+    write("pyproject.toml", '[tool.freezegate]\nledger = "x.json"\n');
+    write("setup.cfg", "[tool:pytest]\nfreezegate_ledger = s.json\n");
+    expect(pluginLedger(root, root, 7)?.given).toBe("setup.cfg [tool:pytest] freezegate_ledger");
+    write("tox.ini", "[pytest]\naddopts = --freezegate-ledger=t.json\n");
+    expect(pluginLedger(root, root, 7)).toEqual({
+      path: join(root, "t.json"),
+      given: "tox.ini [pytest] addopts --freezegate-ledger",
+      explicit: true,
+    });
+  });
+
+  it("from a test root: the ini value is relative to the ini file, a flag to the test root", () => {
+    write("pytest.ini", "[pytest]\nfreezegate_ledger = ci/l.json\n");
+    mkdirSync(join(root, "backend"));
+    expect(pluginLedger(root, join(root, "backend"), 7)?.path).toBe(join(root, "ci/l.json"));
+    write("pytest.ini", "[pytest]\naddopts = --freezegate-ledger ci/l.json\n");
+    expect(pluginLedger(root, join(root, "backend"), 7)?.path).toBe(
+      join(root, "backend/ci/l.json"),
+    );
+  });
+
+  it("no setting: freeze-ledger.json in the rootdir (the config's directory, else the test root)", () => {
+    mkdirSync(join(root, "backend"));
+    expect(pluginLedger(root, join(root, "backend"), 7)).toEqual({
+      path: join(root, "backend/freeze-ledger.json"),
+      given: "freeze-ledger.json in pytest's rootdir, backend",
+      explicit: false,
+    });
+    write("setup.py", "");
+    expect(pluginLedger(root, join(root, "backend"), 7)?.path).toBe(
+      join(root, "freeze-ledger.json"),
+    );
+    write("backend/tox.ini", "[pytest]\ntestpaths = tests\n");
+    expect(pluginLedger(root, join(root, "backend"), 7)?.path).toBe(
+      join(root, "backend/freeze-ledger.json"),
+    );
+  });
+
+  it("a config pytest cannot parse: no ledger (pytest runs nothing), unless it names the plugin", () => {
+    write("pytest.ini", "[pytest]\na = 1\na = 2\n");
+    expect(pluginLedger(root, root, 7)).toBeNull();
+    write("pytest.ini", "[pytest]\nfreezegate_ledger = a\nfreezegate_ledger = b\n");
+    expect(refusal(() => pluginLedger(root, root, 7))).toBe(
+      "cannot tell which ledger the freezegate pytest plugin reads: pytest.ini cannot be read here (line 3: duplicate name freezegate_ledger) (fix: fix pytest.ini, or set the plugin's ledger plainly (freezegate_ledger = PATH))",
+    );
+  });
+});
+
+describe("refuseForeignPluginLedger", () => {
+  const agreement = (ledgerPath: string, testRoot = ""): LedgerAgreement => ({
+    root,
+    testRoot,
+    ledgerPath: join(root, ledgerPath),
+    judge: "check",
+    ledgerKey: 'the "ledger" key of [tool.freezegate] (or --ledger)',
+  });
+
+  it("refuses a setting that names another file, naming both and the fix", () => {
+    write("pytest.ini", "[pytest]\nfreezegate_ledger = ci/pytest-ledger.json\n");
+    expect(refusal(() => refuseForeignPluginLedger(agreement("freeze-ledger.json")))).toBe(
+      `the freezegate pytest plugin applies the ledger ci/pytest-ledger.json (pytest.ini [pytest] freezegate_ledger), but check judges freeze-ledger.json: a freeze only pytest applies would mute a test the gate counts as live (fix: point both at one ledger: the "ledger" key of [tool.freezegate] (or --ledger), and pytest's freezegate_ledger)`,
+    );
+  });
+
+  it("accepts the same file, also through a symbolic link", () => {
+    write("freeze-ledger.json", "{}");
+    write("pytest.ini", "[pytest]\nfreezegate_ledger = freeze-ledger.json\n");
+    expect(refusal(() => refuseForeignPluginLedger(agreement("freeze-ledger.json")))).toBe(
+      "no refusal",
+    );
+    symlinkSync(join(root, "freeze-ledger.json"), join(root, "link.json"));
+    expect(refusal(() => refuseForeignPluginLedger(agreement("link.json")))).toBe("no refusal");
+  });
+
+  it("a rootdir default counts only when the file exists", () => {
+    write("ledgers/main.json", "{}");
+    mkdirSync(join(root, "backend"));
+    expect(
+      refusal(() => refuseForeignPluginLedger(agreement("ledgers/main.json", "backend"))),
+    ).toBe("no refusal");
+    write("backend/freeze-ledger.json", "{}");
+    expect(
+      refusal(() => refuseForeignPluginLedger(agreement("ledgers/main.json", "backend"))),
+    ).toBe(
+      `the freezegate pytest plugin applies the ledger backend/freeze-ledger.json (freeze-ledger.json in pytest's rootdir, backend), but check judges ledgers/main.json: a freeze only pytest applies would mute a test the gate counts as live (fix: point both at one ledger: the "ledger" key of [tool.freezegate] (or --ledger), and pytest's freezegate_ledger)`,
+    );
+  });
+
+  it("a pytest.toml only pytest 9 reads is judged too", () => {
+    write("freeze-ledger.json", "{}");
+    write("pytest.ini", "[pytest]\nfreezegate_ledger = freeze-ledger.json\n");
+    write("pytest.toml", '[pytest]\nfreezegate_ledger = "other.json"\n');
+    expect(refusal(() => refuseForeignPluginLedger(agreement("freeze-ledger.json")))).toContain(
+      "applies the ledger other.json (pytest.toml [pytest] freezegate_ledger)",
+    );
+  });
+});
+
+describe("refuseForeignAppliedRecord", () => {
+  const HEAD = "a".repeat(40);
+  const ID = "tests/test_a.py::test_x";
+  const ledgerText = '{"version": 1}\n';
+  const sha = createHash("sha256").update(ledgerText).digest("hex");
+  const ledger = { freezes: [{ test_id: ID }] } as unknown as Ledger;
+
+  function record(over: Record<string, unknown>): void {
+    write(
+      ".freezegate/applied.json",
+      JSON.stringify({
+        version: 1,
+        tool: "pytest-freezegate",
+        commit: HEAD,
+        ledger: { path: "freeze-ledger.json", sha256: sha },
+        mode: "run",
+        applied: [ID],
+        expired: [],
+        outcomes: {},
+        ...over,
+      }),
+    );
+  }
+  const judge = () =>
+    refusal(() =>
+      refuseForeignAppliedRecord({
+        root,
+        testRoot: "",
+        ledgerPath: join(root, "freeze-ledger.json"),
+        judge: "check",
+        ledgerKey: "--ledger",
+        recordPath: join(root, ".freezegate/applied.json"),
+        headCommit: HEAD,
+        ledger,
+      }),
+    );
+
+  beforeEach(() => write("freeze-ledger.json", ledgerText));
+
+  it("no record, a matching one, or one from another commit: nothing to refuse", () => {
+    expect(judge()).toBe("no refusal");
+    record({});
+    expect(judge()).toBe("no refusal");
+    record({ commit: "b".repeat(40), ledger: { path: "x.json", sha256: sha } });
+    expect(judge()).toBe("no refusal");
+  });
+
+  it("refuses another ledger file, other bytes, or a test the judged ledger does not freeze", () => {
+    record({ ledger: { path: "ci/x.json", sha256: sha } });
+    expect(judge()).toBe(
+      "the tests ran with the ledger ci/x.json (the freezegate pytest plugin's applied record .freezegate/applied.json), but check judges freeze-ledger.json: a freeze only pytest applied muted a test the gate counts as live (fix: point both at one ledger: --ledger, and pytest's freezegate_ledger; then run the tests again)",
+    );
+    record({ ledger: { path: "freeze-ledger.json", sha256: "0".repeat(64) } });
+    expect(judge()).toBe(
+      `the tests ran with another version of freeze-ledger.json than check judges (the applied record .freezegate/applied.json says sha256 000000000000, the file is ${sha.slice(0, 12)}) (fix: run the tests again on this ledger, and do not change it between the tests and the gate)`,
+    );
+    record({ applied: [ID, "tests/test_a.py::test_y"] });
+    expect(judge()).toBe(
+      "the tests froze 1 test(s) that freeze-ledger.json does not freeze, e.g. tests/test_a.py::test_y (the applied record .freezegate/applied.json) (fix: point both at one ledger: --ledger, and pytest's freezegate_ledger; then run the tests again)",
+    );
+  });
+
+  it("refuses a record it cannot read", () => {
+    record({ version: 2 });
+    expect(judge()).toContain("applied record .freezegate/applied.json: $.version is 2");
+  });
+});
