@@ -142,7 +142,18 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
 
   const shadow = shadowGate(audit.audit, blocking("shadow"));
   const gates: CheckGate[] = [
-    { ...shadow, notes: [...shadow.notes, ...policyNotes(patch, "shadow")] },
+    {
+      ...shadow,
+      notes: [
+        ...shadow.notes,
+        ...policyNotes(patch, "shadow"),
+        ...(audit.settingsChange === null
+          ? []
+          : [
+              `the patch changes ${audit.settingsChange.changed.join(", ")} in the repository's config: judged by the stricter of its settings and those at the merge base`,
+            ]),
+      ],
+    },
   ];
   gates.push({
     gate: "shape",

@@ -126,6 +126,30 @@ describe("freezegate check", () => {
     expect(r.stdout).toMatch(/^check: FAIL \(blocking gate failed: shadow\)$/m);
   });
 
+  it("judges a patch that lists its own source under test-files by the merge base's config too", () => {
+    writeFileSync(
+      join(repo.dir, "pyproject.toml"),
+      '[tool.freezegate]\ntest-files = ["tests/**", "src/**"]\n',
+    );
+    repo.git("add", "pyproject.toml");
+    repo.git("commit", "-q", "-m", "config");
+    try {
+      const r = check();
+      expect(r.stdout).toMatch(/SHADOWED 13: only frozen tests cover it/);
+      expect(r.stdout).toMatch(/^check: FAIL \(blocking gate failed: shadow\)$/m);
+      expect(r.status).toBe(1);
+      const json = check(["--format", "json"]);
+      const shadow = JSON.parse(json.stdout).gates.find(
+        (g: { gate: string }) => g.gate === "shadow",
+      );
+      expect(shadow.notes).toContain(
+        "the patch changes test-files in the repository's config: judged by the stricter of its settings and those at the merge base",
+      );
+    } finally {
+      repo.git("reset", "-q", "--hard", "HEAD~1");
+    }
+  });
+
   it("passes when the policy does not make the shadow gate blocking", () => {
     commitLedger(
       ledger({ policy: { blocking: ["shape", "witness", "deposit", "lock", "ledger-changes"] } }),

@@ -37,6 +37,7 @@ import {
   refuseInputsAsOutputs,
 } from "../output-options.js";
 import { toolVersion } from "../version.js";
+import { settingsForFlags } from "./audit.js";
 
 export const checkCommand: CommandSpec = {
   name: "check",
@@ -112,6 +113,7 @@ ${outputDetails()}`,
         failOn: resolveFailOn(args.values, ctx.config),
         allowUnresolved: data.allowUnresolved,
         testRoot: data.testRoot,
+        settingsFor: settingsForFlags(args.values, ctx.cwd, ctx.root),
         ...(onDataFiles ? { onDataFiles } : {}),
       },
       ...(collected === undefined ? {} : { collected: resolve(ctx.cwd, collected) }),
