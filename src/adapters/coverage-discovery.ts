@@ -186,6 +186,16 @@ function sniff(path: string): Sniffed {
   return "other";
 }
 
+/** Is the file coverage.py data by its first bytes (SQLite, or coverage 4's format)? */
+export function looksLikeDataFile(path: string): boolean {
+  try {
+    const kind = sniff(path);
+    return kind === "sqlite" || kind === "coverage4";
+  } catch {
+    return false;
+  }
+}
+
 function dataFileIsDirectory(path: string): InputError {
   return new InputError(`${path} is a directory, not a coverage.py data file`, {
     fix: "remove or rename that directory, then re-run the tests with coverage (pytest --cov --cov-context=test), which writes the data file there",

@@ -7,7 +7,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, join, relative, sep } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { CONFIG_FILES, configFromTexts, refuseNestedConfig } from "../adapters/config-files.js";
-import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
+import {
+  discoverCoverage,
+  looksLikeDataFile,
+  openCoverage,
+} from "../adapters/coverage-discovery.js";
 import {
   type EarlyRange,
   patchFromRange,
@@ -45,7 +49,7 @@ import {
   resolveFrozen,
 } from "../core/frozen.js";
 import { gitBlobId } from "../core/git-blob.js";
-import { compileGlobs } from "../core/globs.js";
+import { compileGlobs, DEFAULT_TEST_GLOBS } from "../core/globs.js";
 import type {
   ChangedFile,
   CoverageMeta,
@@ -89,6 +93,13 @@ export interface AuditRequest {
   coverage?: string;
   /** Frozen-test file (absolute path). */
   frozen: string;
+  /**
+   * Tests that defend nothing for another reason than the frozen list (e.g. muted by pytest's
+   * xfail, as the plugin's applied record says), judged as frozen: exact node ids. Ids that
+   * name no test in the data are left out: a muted test that ran no measured line hides
+   * nothing. `label` says where they come from.
+   */
+  alsoFrozen?: { ids: readonly string[]; label: string };
   pathMap: PathRule[];
   testGlobs: string[];
   sourceGlobs: string[];
@@ -116,6 +127,7 @@ export interface ConfigurableSettings {
   testGlobs: string[];
   sourceGlobs: string[];
   failOn: FailableVerdict[];
+  pathMap: PathRule[];
 }
 
 /** The stricter settings, and which keys the patch changed (for notes). */
@@ -138,6 +150,8 @@ export interface AuditRun {
     entries: number;
     frozenTests: string[];
     unresolved: string[];
+    /** The request's alsoFrozen ids that name tests in the data (not in frozenTests). */
+    also: { label: string; tests: string[] } | null;
   };
   audit: ShadowAudit;
   /** The text of each audited file as read for the audit (repository path -> text). */
@@ -392,11 +406,21 @@ function sample(items: readonly string[], n = 3): string {
   return items.length > n ? `${shown.join(", ")}, ... (${items.length} in all)` : shown.join(", ");
 }
 
-/** Whether a test of the data lives in a file (repository path), for classifyChangedFiles. */
-export function testFileLookup(
+/**
+ * For classifyChangedFiles: whether a test of the data lives in a file (repository path), when
+ * the test globs are the defaults (never given in a flag or a config). Explicit globs are the
+ * user's word on what a test file is: undefined then.
+ */
+export function productionNamedLikeTests(
+  globs: TestAndSourceGlobs,
   contexts: Pick<ContextIndex, "testIds">,
   testRoot: string,
-): (path: string) => boolean {
+): ((path: string) => boolean) | undefined {
+  const isDefault = (list: readonly string[]) =>
+    list.length === DEFAULT_TEST_GLOBS.length && list.every((g, i) => g === DEFAULT_TEST_GLOBS[i]);
+  if (!isDefault(globs.testGlobs) || (globs.baseTestGlobs && !isDefault(globs.baseTestGlobs))) {
+    return undefined;
+  }
   let files: Set<string> | null = null;
   return (path) => {
     files ??= new Set([...contexts.testIds].map((id) => nodeIdFile(id, testRoot)));
@@ -766,7 +790,10 @@ export async function stricterSettings(
   root: string,
   patch: Patch,
   request: ConfigurableSettings & Pick<AuditRequest, "settingsFor">,
-): Promise<{ settings: ConfigurableSettings & TestAndSourceGlobs; change: SettingsChange } | null> {
+): Promise<{
+  settings: ConfigurableSettings & TestAndSourceGlobs & { basePathMap?: PathRule[] };
+  change: SettingsChange;
+} | null> {
   if (request.settingsFor === undefined) return null;
   const source = patch.source;
   const base =
@@ -776,7 +803,9 @@ export async function stricterSettings(
         ? "HEAD"
         : null;
   const names: readonly string[] = CONFIG_FILES;
-  if (base === null || !patch.files.some((f) => names.includes(f.path))) return null;
+  const touched = (f: ChangedFile) =>
+    names.includes(f.path) || (f.oldPath !== null && names.includes(f.oldPath));
+  if (base === null || !patch.files.some(touched)) return null;
   const [pyproject, packageJson] = await readBlobs(
     root,
     CONFIG_FILES.map((path) => ({ rev: base, path })),
@@ -800,64 +829,121 @@ export async function stricterSettings(
   const changed = (["failOn", "testGlobs", "sourceGlobs"] as const).filter(
     (key) => !same(then[key], request[key]),
   );
-  if (changed.length === 0) return null;
+  const pathMapChanged = JSON.stringify(then.pathMap) !== JSON.stringify(request.pathMap);
+  if (changed.length === 0 && !pathMapChanged) return null;
   return {
     settings: {
       failOn: union(request.failOn, then.failOn),
       testGlobs: request.testGlobs,
       baseTestGlobs: then.testGlobs,
       sourceGlobs: union(request.sourceGlobs, then.sourceGlobs),
+      pathMap: request.pathMap,
+      ...(pathMapChanged ? { basePathMap: then.pathMap } : {}),
     },
     change: {
       base,
-      changed: changed.map(
-        (key) => ({ failOn: "fail-on", testGlobs: "test-files", sourceGlobs: "source-files" })[key],
-      ),
+      changed: [
+        ...changed.map(
+          (key) =>
+            ({ failOn: "fail-on", testGlobs: "test-files", sourceGlobs: "source-files" })[key],
+        ),
+        ...(pathMapChanged ? ["path-map"] : []),
+      ],
     },
   };
 }
 
-/** Files coverage.py (through pytest-cov) reads its configuration from, by name. */
-const COVERAGE_CONFIGS = new Set([".coveragerc", "setup.cfg", "tox.ini", "pyproject.toml"]);
+/**
+ * A path-map the patch changed may not give a changed file other recorded data than the
+ * base's rules give it: a new rule could map a live test's copy of the file onto it. Where the
+ * base's rules map nothing onto the file (the data moved, which is why the rules changed),
+ * the patch's rules decide.
+ */
+export function refuseRemappedChanges(
+  changed: readonly string[],
+  head: PathMapping,
+  base: PathMapping,
+  rules: readonly PathRule[],
+): void {
+  const shown = rules.map((r) => `${r.from}=${r.to}`).join(", ") || "no rules";
+  for (const path of changed) {
+    const then = base.toData.get(path);
+    const now = head.toData.get(path);
+    if (then === undefined || then === now) continue;
+    throw new InputError(
+      `the patch changes path-map (now ${shown}), and the new rules give the changed file ${path} the data recorded as "${now ?? "nothing"}" instead of "${then}"`,
+      {
+        fix: "change path-map in a patch that changes no measured source file, or pass --path-map",
+      },
+    );
+  }
+}
 
 /**
- * What of a file's text configures coverage.py: all of a .coveragerc; the [coverage:*]
- * sections of setup.cfg and tox.ini; [tool.coverage] of pyproject.toml (as JSON, so that
- * formatting does not count). Text that does not parse is taken whole.
+ * Files that may configure coverage.py, by name: its own rc files (`.coveragerc`, or any
+ * other name given with --cov-config), and the ini and TOML files that hold its sections or
+ * pytest's addopts (where `--cov=` and `--cov-config=` live).
+ */
+function mayConfigureCoverage(name: string): boolean {
+  return /(rc|\.cfg|\.ini|\.toml|\.conf)$/.test(name);
+}
+
+/** coverage.py's own section names in an rc file, and pytest-cov's options in addopts. */
+const COVERAGE_SECTION = /^(coverage:.*|run|report|paths|html|xml|json|lcov)$/;
+const COV_OPTION = /--(no-)?cov\b/;
+
+/**
+ * What of a file's text configures coverage.py, or null for nothing: [tool.coverage] and
+ * pytest's addopts when they name a --cov option, of a TOML file (as JSON, so that formatting
+ * does not count); the coverage sections ([run], [coverage:run], ...) and the lines naming a
+ * --cov option, of an ini-style file. Text that does not parse is taken whole.
  */
 export function coverageSettingsIn(name: string, text: string | null): string | null {
   if (text === null) return null;
-  if (name === "pyproject.toml") {
+  if (name.endsWith(".toml")) {
     try {
-      const tool = (parseToml(text) as { tool?: { coverage?: unknown } }).tool;
-      return tool?.coverage === undefined ? null : JSON.stringify(tool.coverage);
+      const tool = (parseToml(text) as { tool?: Record<string, unknown> }).tool ?? {};
+      const pytest = tool.pytest as { ini_options?: { addopts?: unknown } } | undefined;
+      const addopts = JSON.stringify(pytest?.ini_options?.addopts ?? null);
+      const kept = {
+        coverage: tool.coverage ?? null,
+        addopts: COV_OPTION.test(addopts) ? addopts : null,
+      };
+      return kept.coverage === null && kept.addopts === null ? null : JSON.stringify(kept);
     } catch {
       return text;
     }
   }
-  if (name !== "setup.cfg" && name !== "tox.ini") return text;
   const kept: string[] = [];
   let inCoverage = false;
   for (const line of text.split(/\r?\n/)) {
-    const header = /^\[([^\]]*)\]/.exec(line);
-    if (header) inCoverage = (header[1] as string).trim().startsWith("coverage:");
-    if (inCoverage && line.trim() !== "" && !/^[#;]/.test(line.trim())) kept.push(line);
+    const header = /^\s*\[([^\]]*)\]/.exec(line);
+    if (header) inCoverage = COVERAGE_SECTION.test((header[1] as string).trim());
+    const bare = line.trim();
+    if (bare === "" || /^[#;]/.test(bare)) continue;
+    if (inCoverage || COV_OPTION.test(line)) kept.push(line);
   }
   return kept.length === 0 ? null : kept.join("\n");
 }
 
 /**
- * A patch that changes coverage.py's configuration (an `omit`, a narrower `source`) can take
- * its own changed files out of the data, and an unmeasured line fails no gate by default. So
- * when a changed source file is unmeasured and the patch also changes what a coverage.py
- * configuration file says (compared with the patch's base), the audit refuses.
+ * A patch that changes coverage.py's configuration (an `omit`, a narrower `source` or
+ * `--cov=`, another `--cov-config`) can take its own changed files out of the data, and an
+ * unmeasured line fails no gate by default. So when a changed source file is unmeasured and
+ * the patch also changes what a file says about coverage (compared with the patch's base; a
+ * user's diff has none, so any such file it touches counts), the audit refuses.
  */
 export async function refuseUnmeasuredAfterCoverageConfig(
   root: string,
   patch: Patch,
   unmeasured: readonly ChangedFile[],
 ): Promise<void> {
-  const configs = patch.files.filter((f) => COVERAGE_CONFIGS.has(basename(f.path)));
+  const configs = patch.files.filter(
+    (f) =>
+      !f.binary &&
+      (mayConfigureCoverage(basename(f.path)) ||
+        (f.oldPath !== null && mayConfigureCoverage(basename(f.oldPath)))),
+  );
   if (configs.length === 0) return;
   const source = patch.source;
   const base =
@@ -868,20 +954,22 @@ export async function refuseUnmeasuredAfterCoverageConfig(
         : null;
   const before =
     base === null
-      ? configs.map(() => undefined)
+      ? null
       : await readBlobs(
           root,
           configs.map((f) => ({ rev: base, path: f.oldPath ?? f.path })),
         );
   const changed = configs.filter((f, i) => {
-    const name = basename(f.path);
-    const then = before[i];
-    // A user's diff has no base to compare with: a changed .coveragerc counts as a change.
-    if (then === undefined) return name === ".coveragerc";
-    const now = f.status === "deleted" ? null : readTextOrNull(join(root, f.path));
-    return (
-      coverageSettingsIn(name, now) !== coverageSettingsIn(name, then?.toString("utf8") ?? null)
+    const now = coverageSettingsIn(
+      basename(f.path),
+      f.status === "deleted" ? null : readTextOrNull(join(root, f.path)),
     );
+    if (before === null) return now !== null || f.status === "deleted";
+    const then = coverageSettingsIn(
+      basename(f.oldPath ?? f.path),
+      before[i]?.toString("utf8") ?? null,
+    );
+    return now !== then;
   });
   if (changed.length === 0) return;
   throw new InputError(
@@ -903,24 +991,36 @@ function readTextOrNull(path: string): string | null {
 /**
  * Coverage data that the patch itself adds or changes is no evidence of this run: a patch could
  * commit data recorded with a test it then deleted, and a configured `coverage` path or the
- * default discovery of `.coverage.*` files (a fresh clone in CI) would read it.
+ * default discovery of `.coverage.*` files (a fresh clone in CI) would read it, or
+ * `pytest --cov-append` would merge it into the run's own `.coverage`. So a committed or staged
+ * patch may hold no file read as data and no file named like coverage.py's data
+ * (`.coverage`, `.coverage.*`). A work-tree patch is left alone: the run's own data is an
+ * untracked file there.
  */
 export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void {
-  const inPatch = new Set(patch.files.filter((f) => f.status !== "deleted").map((f) => f.path));
-  for (const file of dataFiles) {
-    const path = relative(root, file).split(sep).join("/");
-    if (!inPatch.has(path)) continue;
-    const by =
-      patch.source.kind === "range"
-        ? `${patch.source.base}...${patch.source.head} adds or changes it`
-        : "the patch adds or changes it";
-    throw new InputError(
-      `the coverage data ${path} is part of the patch (${by}): data committed with a patch is not a record of this run`,
-      {
-        fix: `remove ${path} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test`,
-      },
+  const source = patch.source;
+  if (source.kind !== "range" && source.kind !== "staged") return;
+  const read = new Set(dataFiles.map((file) => relative(root, file).split(sep).join("/")));
+  const data = patch.files.find((f) => {
+    if (f.status === "deleted") return false;
+    const name = basename(f.path);
+    return (
+      read.has(f.path) ||
+      ((name === ".coverage" || name.startsWith(".coverage.")) &&
+        looksLikeDataFile(join(root, f.path)))
     );
-  }
+  });
+  if (data === undefined) return;
+  const by =
+    source.kind === "range"
+      ? `${source.base}...${source.head} adds or changes it`
+      : "the staged patch adds or changes it";
+  throw new InputError(
+    `the coverage data ${data.path} is part of the patch (${by}): data committed with a patch is not a record of this run`,
+    {
+      fix: `remove ${data.path} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test`,
+    },
+  );
 }
 
 export async function runAudit(request: AuditRequest): Promise<AuditRun> {
@@ -980,6 +1080,12 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     // tests that no longer exist) does not waive it.
     const bodiless = frozenWithoutRun(request.frozen, testsWithoutRun([...resolution.frozenTests]));
     if (bodiless !== null) throw bodiless;
+    // After that check: an xfail(run=False) test is muted without running, and harmless.
+    const alsoIds = request.alsoFrozen?.ids ?? [];
+    if (alsoIds.length > 0) contexts.preloadTests?.(alsoIds);
+    const also = alsoIds.filter((id) => !resolution.frozenTests.has(id) && contexts.hasTest(id));
+    const frozenTests =
+      also.length === 0 ? resolution.frozenTests : new Set([...resolution.frozenTests, ...also]);
 
     // 3. Data paths onto the repository.
     const { measured, mapping, existing } = mapCoverageToRepo(root, coverage, request.pathMap, {
@@ -1015,7 +1121,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       settings,
       prefix,
       mapping.toData,
-      testFileLookup(contexts, request.testRoot),
+      productionNamedLikeTests(settings, contexts, request.testRoot),
     );
 
     const lost = lostRecording(
@@ -1026,6 +1132,15 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       request.pathMap,
     );
     if (lost !== null) throw lost;
+    if (stricter?.settings.basePathMap !== undefined) {
+      const rules = stricter.settings.basePathMap;
+      refuseRemappedChanges(
+        audited.map((f) => f.path),
+        mapping,
+        mapDataPaths(measured, directorySpellings(root), rules),
+        request.pathMap,
+      );
+    }
 
     const mappedAudited = audited.filter((f) => mapping.toData.has(f.path));
     // New files (and copies, which count as new) may well be unmeasured; changed ones not.
@@ -1149,7 +1264,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       files: inputs,
       skipped,
       contexts,
-      frozen: resolution.frozenTests,
+      frozen: frozenTests,
       failOn: settings.failOn,
     });
     return {
@@ -1164,6 +1279,10 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         entries: frozenList.entries.length,
         frozenTests: [...resolution.frozenTests].sort(),
         unresolved: resolution.unresolved,
+        also:
+          request.alsoFrozen === undefined
+            ? null
+            : { label: request.alsoFrozen.label, tests: [...new Set(also)].sort() },
       },
       audit,
       sources: new Map(prepared.map(({ change, text }) => [change.path, text])),

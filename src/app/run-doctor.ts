@@ -27,7 +27,7 @@ import {
   resolveFrozen,
 } from "../core/frozen.js";
 import type { ChangedFile, CoverageSource } from "../core/model.js";
-import { type PathRule, refuseMappedAway } from "../core/path-map.js";
+import { mapDataPaths, type PathRule, refuseMappedAway } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
 import {
   type AuditRequest,
@@ -37,15 +37,16 @@ import {
   lostRecording,
   mapCoverageToRepo,
   type PatchRequest,
+  productionNamedLikeTests,
   REPORT_LINE_BREAKS,
   readDataContexts,
   readPatch,
   refuseDataInPatch,
   refuseLoneCarriageReturn,
+  refuseRemappedChanges,
   refuseUnmeasuredAfterCoverageConfig,
   statementLinesOf,
   stricterSettings,
-  testFileLookup,
   testsWithoutRunIn,
 } from "./run-audit.js";
 
@@ -205,8 +206,26 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           stricter?.settings ?? request,
           contexts?.prefix ?? "",
           toData,
-          contexts ? testFileLookup(contexts.index, request.testRoot) : undefined,
+          contexts
+            ? productionNamedLikeTests(
+                stricter?.settings ?? request,
+                contexts.index,
+                request.testRoot,
+              )
+            : undefined,
         );
+        if (stricter?.settings.basePathMap !== undefined) {
+          refuseRemappedChanges(
+            audited.map((f) => f.path),
+            mapped.mapping,
+            mapDataPaths(
+              mapped.measured,
+              directorySpellings(request.root),
+              stricter.settings.basePathMap,
+            ),
+            request.pathMap,
+          );
+        }
         // Before the "none measured" prediction: a rule that sends a changed file's own
         // data elsewhere is the reason, and the audit names it.
         const away = refuseMappedAway(

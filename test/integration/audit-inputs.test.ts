@@ -441,12 +441,28 @@ describe("coverage data that the patch itself commits", () => {
       /^freezegate: error: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part of the patch/,
     );
 
+    // Committed but not read (--cov-append would merge it into the run's .coverage): refused.
+    expect(
+      expectOneLineError(
+        runCli(["audit", "--base", "base", "--coverage", ".coverage", "-q"], { cwd: r.dir }),
+      ),
+    ).toMatch(/^freezegate: error: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part/);
+
     // The same data, untracked, is this run's: the audit judges the patch.
     r.git("rm", "-q", "--cached", parallel, "ci/baseline.coverage");
     r.git("commit", "-q", "-m", "untrack");
     const audit = runCli(["audit", "--base", "base", "-q"], { cwd: r.dir });
     expect(audit.stderr).toBe("");
     expect(audit.status).toBe(1);
+
+    // A work-tree patch lists untracked files, the run's own data among them: not refused.
+    r.write(
+      "src/billing/__init__.py",
+      `${readFileSync(r.path("src/billing/__init__.py"), "utf8")}# x\n`,
+    );
+    const worktree = runCli(["audit", "--worktree", "-q"], { cwd: r.dir });
+    expect(worktree.stderr).toBe("");
+    expect(worktree.status).toBe(0);
   });
 });
 
@@ -455,25 +471,40 @@ describe("production code in a file named like a test", () => {
   // them as source and no test lives in them. Outside test directories they are audited.
   it("is audited when the data measures it and no test lives in it", () => {
     const r = demo();
-    const args = (...globs: string[]) => [
-      "audit",
-      "--base",
-      "base",
-      "-q",
-      ...globs.flatMap((g) => ["--test-files", g]),
-    ];
-    const named = runCli(args("tests/**", "**/proration.py"), { cwd: r.dir });
+    // The data recorded the module as src/billing/proration.py; the patch names it like a test.
+    r.git("mv", "src/billing/proration.py", "src/billing/proration_test.py");
+    r.git("commit", "-q", "-m", "rename");
+    const map = ["--path-map", "src/billing/proration.py=src/billing/proration_test.py"];
+    const named = runCli(["audit", "--base", "base", "-q", ...map], { cwd: r.dir });
     expect(named.stderr).toBe("");
     expect(named.stdout).toBe("FAIL: 1 changed line is covered only by frozen tests (shadowed)\n");
     expect(named.status).toBe(1);
 
-    // In a test directory (or a conftest.py) it stays a test file.
+    // Globs given explicitly are the user's word: not audited, as they say.
+    const explicit = runCli(
+      ["audit", "--base", "base", ...map, "--test-files", "tests/**", "--test-files", "*_test.py"],
+      { cwd: r.dir },
+    );
+    expect(explicit.stdout).toMatch(
+      /^not audited: src\/billing\/proration_test\.py \(test file\)/m,
+    );
+    expect(explicit.status).toBe(0);
+
+    // In a test directory it stays a test file.
     r.git("mv", "src", "testing");
     r.git("commit", "-q", "-m", "move");
     const moved = runCli(
-      ["audit", "--base", "base", "--path-map", "src/=testing/", "--test-files", "testing/**"],
+      [
+        "audit",
+        "--base",
+        "base",
+        "--path-map",
+        "src/billing/proration.py=testing/billing/proration_test.py",
+      ],
       { cwd: r.dir },
     );
-    expect(moved.stdout).toMatch(/^not audited: .*testing\/billing\/proration\.py \(test file\)/m);
+    expect(moved.stdout).toMatch(
+      /^not audited: .*testing\/billing\/proration_test\.py \(test file\)/m,
+    );
   });
 });

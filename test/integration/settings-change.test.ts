@@ -79,6 +79,38 @@ describe("a patch that changes the config it is judged by", () => {
     expect(flagged.status).toBe(1);
   });
 
+  it("cannot drop its base's settings by moving the config file away", () => {
+    const r = demo();
+    r.git("switch", "-q", "-c", "strict", "base");
+    commitConfig(r, '[tool.freezegate]\nfail-on = ["uncovered"]\n', "strict base");
+    r.git("switch", "-q", "-c", "moved", "main");
+    r.git("merge", "-q", "--no-edit", "strict");
+    r.git("mv", "pyproject.toml", "tools.toml");
+    r.git("commit", "-q", "-m", "move the config away");
+    const run = runCli(["audit", "--base", "strict", "--frozen", "empty.json", "-q"], {
+      cwd: r.dir,
+    });
+    const base = r.git("merge-base", "strict", "HEAD").trim().slice(0, 12);
+    expect(run.stderr).toBe(noteFor("fail-on", base));
+    expect(run.status).toBe(1);
+  });
+
+  it("cannot give a changed file another file's recording with a path-map rule", () => {
+    const r = demo();
+    const rule = "src/billing/__init__.py=src/billing/proration.py";
+    commitConfig(r, `[tool.freezegate]\npath-map = ["${rule}"]\n`);
+    expect(expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: r.dir }))).toBe(
+      `freezegate: error: the patch changes path-map (now ${rule}), and the new rules give the changed file src/billing/proration.py the data recorded as "src/billing/__init__.py" instead of "src/billing/proration.py" (fix: change path-map in a patch that changes no measured source file, or pass --path-map)`,
+    );
+    const doctor = runCli(["doctor", "--base", "base"], { cwd: r.dir });
+    expect(doctor.stdout).toMatch(/^FAIL {2}freshness: the patch changes path-map/m);
+    expect(doctor.status).toBe(2);
+    // Given as a flag, the rule is the CI's word, and the base's rules do not count.
+    const flag = runCli(["audit", "--base", "base", "-q", "--path-map", rule], { cwd: r.dir });
+    expect(flag.stderr).toBe("");
+    expect(flag.status).toBe(1);
+  });
+
   it("a config change that loosens nothing the audit reads is judged as written, without a note", () => {
     const r = demo();
     commitConfig(r, '[tool.freezegate]\nfrozen = "quarantine.json"\n');
@@ -124,6 +156,23 @@ describe("a patch that changes coverage.py's configuration", () => {
     expect(doctor.status).toBe(2);
     expect(expectOneLineError(runCli(args, { cwd: r.dir }))).toBe(
       'freezegate: error: the patch changes coverage.py\'s configuration (".coveragerc") and its changed source "src/billing/proration.py" is not in the coverage data: the change may have taken it out (fix: land the coverage configuration change in a patch of its own, or make the tests measure these files)',
+    );
+  });
+
+  it("a coverage config under another name, or --cov options in pytest's addopts, count too", () => {
+    const r = demo();
+    withoutProration(r);
+    appendFileSync(join(r.dir, "src/billing/__init__.py"), "# billing\n");
+    r.write("ci/coverage.cfg", "[run]\nsource = src\nomit = src/billing/proration.py\n");
+    r.write("pytest.ini", "[pytest]\naddopts = --cov-config=ci/coverage.cfg\n");
+    r.git("add", "ci/coverage.cfg", "pytest.ini", "src/billing/__init__.py");
+    r.git("commit", "-q", "-m", "coverage config elsewhere");
+    expect(
+      expectOneLineError(
+        runCli(["audit", "--base", "base", "--coverage", "omitted.coverage", "-q"], { cwd: r.dir }),
+      ),
+    ).toBe(
+      `freezegate: error: the patch changes coverage.py's configuration ("ci/coverage.cfg", "pytest.ini") and its changed source "src/billing/proration.py" is not in the coverage data: the change may have taken it out (fix: land the coverage configuration change in a patch of its own, or make the tests measure these files)`,
     );
   });
 

@@ -107,8 +107,8 @@ export function settingsForFlags(
   root: string,
 ): (values: ConfigValues) => ConfigurableSettings {
   return (values) => {
-    const { testGlobs, sourceGlobs } = resolveDataOptions(flags, values, cwd, root);
-    return { testGlobs, sourceGlobs, failOn: resolveFailOn(flags, values) };
+    const { testGlobs, sourceGlobs, pathMap } = resolveDataOptions(flags, values, cwd, root);
+    return { testGlobs, sourceGlobs, pathMap, failOn: resolveFailOn(flags, values) };
   };
 }
 
