@@ -20,7 +20,7 @@ import {
   pytestConfigNames,
   pytestConfigOf,
 } from "../core/pytest-config.js";
-import { parseAppliedRecord } from "../core/queue.js";
+import { type AppliedRecord, parseAppliedRecord } from "../core/queue.js";
 import { readJsonFile } from "./repo-files.js";
 
 /** The plugin's default ledger name in pytest's rootdir (integrations/pytest ledger.py). */
@@ -175,19 +175,28 @@ export interface RecordAgreement extends LedgerAgreement {
   ledger: Ledger;
 }
 
+/** An applied record of the commit being judged, as read. */
+export interface ThisRunsRecord {
+  /** The record file as shown to users. */
+  label: string;
+  record: AppliedRecord;
+}
+
 /**
  * Refuse (InputError) when the plugin's applied record of this commit's run says it applied
- * another ledger (path or bytes) than the one judged, or froze a test that ledger does not
- * freeze. No record, or one made at another commit, is nothing to compare.
+ * another ledger (path or bytes) than the one judged, froze a test that ledger does not
+ * freeze, or did not run a test the ledger freezes (deselected: it leaves no coverage
+ * context, so its lines would read "uncovered", not "shadowed"). No record, or one made at
+ * another commit, is nothing to compare: null. Else the record, for what else it says.
  */
-export function refuseForeignAppliedRecord(a: RecordAgreement): void {
-  if (!isFile(a.recordPath)) return;
+export function refuseForeignAppliedRecord(a: RecordAgreement): ThisRunsRecord | null {
+  if (!isFile(a.recordPath)) return null;
   const label = show(a.root, a.recordPath);
   const record = parseAppliedRecord(
     readJsonFile(a.recordPath, "applied record", "regenerate it: run the tests again"),
     label,
   );
-  if (record.commit !== a.headCommit) return;
+  if (record.commit !== a.headCommit) return null;
   const judged = show(a.root, a.ledgerPath);
   const ran = isAbsolute(record.ledger.path)
     ? record.ledger.path
@@ -219,4 +228,15 @@ export function refuseForeignAppliedRecord(a: RecordAgreement): void {
       { fix: fixFor(a) + again },
     );
   }
+  const deselected = record.deselectedFrozen ?? [];
+  if (deselected.length > 0) {
+    const more = deselected.length > 3 ? `, ... (${deselected.length} in all)` : "";
+    throw new InputError(
+      `the tests did not run ${deselected.length} test(s) that ${judged} freezes: ${deselected.slice(0, 3).join(", ")}${more} (deselected, says the applied record ${label}); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed"`,
+      {
+        fix: "do not deselect frozen tests (a conftest.py hook, -k, -m, --deselect): let them run (the ledger already keeps their failures from failing the run), then run the tests again",
+      },
+    );
+  }
+  return { label, record };
 }

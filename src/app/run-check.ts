@@ -10,6 +10,7 @@ import {
   appliedRecordBeside,
   refuseForeignAppliedRecord,
   refuseForeignPluginLedger,
+  type ThisRunsRecord,
 } from "../adapters/pytest-ledger.js";
 import { InputError } from "../core/errors.js";
 import type { Finding, GateResult } from "../core/findings.js";
@@ -98,6 +99,23 @@ export function shadowGate(audit: ShadowAudit, blocking: boolean): CheckGate {
   };
 }
 
+/** What the applied record says about tests an xfail muted, for the shadow gate's notes. */
+export function mutedNotes(thisRun: ThisRunsRecord | null): string[] {
+  if (thisRun === null) return [];
+  const { label, record } = thisRun;
+  if (record.muted === undefined) {
+    return [
+      `the applied record ${label} does not say which tests an xfail muted (an older pytest plugin): such tests count as live; update the plugin`,
+    ];
+  }
+  if (record.muted.length === 0) return [];
+  const shown = record.muted.slice(0, 5).join(", ");
+  const more = record.muted.length > 5 ? `, ... (${record.muted.length} in all)` : "";
+  return [
+    `${record.muted.length} test(s) muted by an xfail outside the ledger count as frozen (their failures cannot fail the run; the applied record ${label}): ${shown}${more}`,
+  ];
+}
+
 function asCheckGate(run: GateRun): CheckGate {
   return { ...run.result, notes: run.notes };
 }
@@ -116,8 +134,9 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
   const { mergeBase } = await changedFilesInRange(ctx.root, request.base);
   const patch = await patchLedger(ctx, mergeBase);
   const { ledger } = patch;
+  let thisRun: ThisRunsRecord | null = null;
   if (request.samplesPath !== undefined) {
-    refuseForeignAppliedRecord({
+    thisRun = refuseForeignAppliedRecord({
       ...agreement,
       recordPath: appliedRecordBeside(request.samplesPath),
       headCommit: await readHeadCommit(ctx.root),
@@ -131,6 +150,16 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
     root: ctx.root,
     patch: { kind: "range", base: request.base },
     frozen: ctx.ledgerPath,
+    // A test an xfail mutes defends nothing, whoever put the marker there (a conftest.py
+    // of the patch): judged as frozen.
+    ...(thisRun?.record.muted?.length
+      ? {
+          alsoFrozen: {
+            ids: thisRun.record.muted,
+            label: `muted by an xfail outside the ledger (the applied record ${thisRun.label})`,
+          },
+        }
+      : {}),
   });
 
   const knownTests = loadKnownTests({
@@ -147,6 +176,7 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
       notes: [
         ...shadow.notes,
         ...policyNotes(patch, "shadow"),
+        ...mutedNotes(thisRun),
         ...(audit.settingsChange === null
           ? []
           : [

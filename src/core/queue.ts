@@ -60,6 +60,17 @@ export interface AppliedRecord {
   expired: string[];
   /** Node id -> how the test ended in the run. */
   outcomes: Record<string, TestOutcome>;
+  /**
+   * Node ids an xfail the run did not apply (a marker from anywhere, or pytest.xfail())
+   * turned into xfailed or xpassed: their failures cannot fail the run either. Absent: the
+   * record does not say (plugins before it wrote no such key).
+   */
+  muted?: string[];
+  /**
+   * Node ids the ledger freezes that the run collected but did not run (deselected, or
+   * dropped by a hook): they leave no coverage context. Absent: the record does not say.
+   */
+  deselectedFrozen?: string[];
 }
 
 const RECORD_KEYS = [
@@ -72,6 +83,9 @@ const RECORD_KEYS = [
   "expired",
   "outcomes",
 ] as const;
+/** Keys a record may leave out (older plugins wrote none of them). */
+const OPTIONAL_RECORD_KEYS = ["muted", "deselected_frozen"] as const;
+const ALL_RECORD_KEYS: readonly string[] = [...RECORD_KEYS, ...OPTIONAL_RECORD_KEYS];
 const SHA1_OR_256 = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const SHA256 = /^[0-9a-f]{64}$/;
 const OUTCOMES: readonly string[] = ["passed", "failed", "skipped"];
@@ -116,8 +130,8 @@ export function parseAppliedRecord(value: unknown, label: string): AppliedRecord
     if (!(key in value)) fail("$", `has no "${key}"`);
   }
   for (const key of Object.keys(value)) {
-    if (!(RECORD_KEYS as readonly string[]).includes(key)) {
-      fail("$", `has an unknown key "${key}" (allowed: ${RECORD_KEYS.join(", ")})`);
+    if (!ALL_RECORD_KEYS.includes(key)) {
+      fail("$", `has an unknown key "${key}" (allowed: ${ALL_RECORD_KEYS.join(", ")})`);
     }
   }
   const tool = value.tool;
@@ -143,7 +157,7 @@ export function parseAppliedRecord(value: unknown, label: string): AppliedRecord
   }
   const mode = value.mode;
   if (mode !== "run" && mode !== "skip") fail("$.mode", `is ${show(mode)}, not "run" or "skip"`);
-  const ids = (key: "applied" | "expired"): string[] => {
+  const ids = (key: "applied" | "expired" | (typeof OPTIONAL_RECORD_KEYS)[number]): string[] => {
     const list = value[key];
     if (!Array.isArray(list)) return fail(`$.${key}`, `is ${show(list)}, not a list of test ids`);
     return [
@@ -186,6 +200,8 @@ export function parseAppliedRecord(value: unknown, label: string): AppliedRecord
     applied,
     expired,
     outcomes,
+    ...("muted" in value ? { muted: ids("muted") } : {}),
+    ...("deselected_frozen" in value ? { deselectedFrozen: ids("deselected_frozen") } : {}),
   };
 }
 

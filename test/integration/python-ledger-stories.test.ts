@@ -153,6 +153,8 @@ describePython("examples/python-ledger: the five stories", () => {
       applied: [FLAKY],
       expired: [],
       outcomes: { [FLAKY]: "failed" },
+      muted: [],
+      deselected_frozen: [],
     });
     const samples = readJson(join(tree(1), ".freezegate/samples.json")) as {
       properties: Record<string, { distinct: number }>;

@@ -105,7 +105,18 @@ def applied_record(
     applied: Iterable[str],
     expired: Iterable[str],
     outcomes: Mapping[str, str],
+    muted: Iterable[str],
+    deselected_frozen: Iterable[str],
 ) -> Dict[str, Any]:
+    """The applied record (docs/merge-queue.md).
+
+    ``muted``: tests this run did not freeze whose outcome an xfail (a marker from anywhere,
+    or ``pytest.xfail()``) turned into xfailed or xpassed: their failure cannot fail the run,
+    so ``freezegate check`` counts them as frozen. ``deselected_frozen``: tests the ledger
+    freezes that this session collected but did not run (deselected, or dropped from the
+    items): they leave no coverage context, so their lines would read "uncovered", not
+    "shadowed"; ``check`` refuses such a run.
+    """
     return {
         "version": RECORD_VERSION,
         "tool": TOOL,
@@ -115,6 +126,8 @@ def applied_record(
         "applied": sorted(applied),
         "expired": sorted(expired),
         "outcomes": {nodeid: outcomes[nodeid] for nodeid in sorted(outcomes)},
+        "muted": sorted(set(muted)),
+        "deselected_frozen": sorted(set(deselected_frozen)),
     }
 
 

@@ -278,6 +278,11 @@ class FreezegatePlugin:
         # Collection facts of this process.
         self.collected_files: Set[str] = set()
         self.deselected: Set[str] = set()
+        # Every item collection produced, before any hook took items out of the run.
+        self.itemcollected: Set[str] = set()
+        # Frozen tests collected but not run (deselected, or dropped by a conftest.py): they
+        # leave no coverage context, so the gate would read their lines as uncovered.
+        self.deselected_frozen: Set[str] = set()
         # nodeid -> freeze, for the items this process runs (marks and report changes).
         self.local_applied: Dict[str, Freeze] = {}
         # What the record says (filled by the reporting process).
@@ -288,6 +293,9 @@ class FreezegatePlugin:
         # Every test's result, for the samples artifact: whose call passed, who failed.
         self.call_passed: Set[str] = set()
         self.not_passed: Set[str] = set()
+        # Tests an xfail turned into xfailed or xpassed (reports with wasxfail): their failures
+        # cannot fail the run. The frozen ones among them are the plugin's own doing.
+        self.xfail_reported: Set[str] = set()
         self.channel: Optional[Path] = None
         self.written = False
         self.not_written = ""
@@ -312,12 +320,21 @@ class FreezegatePlugin:
     def pytest_deselected(self, items: List[pytest.Item]) -> None:
         self.deselected.update(item.nodeid for item in items)
 
+    def pytest_itemcollected(self, item: pytest.Item) -> None:
+        self.itemcollected.add(item.nodeid)
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         ids = [item.nodeid for item in session.items]
         # Deselected tests exist too: a "*" entry naming one is that test, never a glob
         # (a shard that deselects it must not mute its siblings).
         self.matcher.collected([*ids, *self.deselected])
+        kept = set(ids)
+        self.deselected_frozen = {
+            nodeid
+            for nodeid in self.itemcollected | self.deselected
+            if nodeid not in kept and self.matcher.match(nodeid) is not None
+        }
         for item in session.items:
             freeze = self.matcher.match(item.nodeid)
             if freeze is None:
@@ -360,7 +377,14 @@ class FreezegatePlugin:
         if not channel:
             return  # the controller then reports that this worker said nothing
         target = Path(channel) / f"{workerinput.get('workerid', 'worker')}.json"
-        write_json_atomic(target, {"sha256": self.sha256, "message": message})
+        write_json_atomic(
+            target,
+            {
+                "sha256": self.sha256,
+                "message": message,
+                "deselected_frozen": sorted(self.deselected_frozen),
+            },
+        )
 
     # -- xdist controller -------------------------------------------------------------------
 
@@ -392,6 +416,7 @@ class FreezegatePlugin:
             )
         if told.get("message"):
             raise pytest.UsageError(str(told["message"]))
+        self.deselected_frozen.update(str(n) for n in told.get("deselected_frozen") or [])
         if self.final_ids is None:
             self._set_final(list(ids))
 
@@ -439,6 +464,8 @@ class FreezegatePlugin:
     # -- reporting (the only process, or the xdist controller) ------------------------------
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if getattr(report, "wasxfail", None) is not None and not report.failed:
+            self.xfail_reported.add(report.nodeid)
         if report.failed:
             self.not_passed.add(report.nodeid)
         elif report.when == "call" and report.passed:
@@ -476,16 +503,18 @@ class FreezegatePlugin:
         self.written = True
 
     def _evidence(self, nodeid: str) -> bool:
-        """Whether a test's inputs count: it passed (every phase) and is not frozen here.
+        """Whether a test's inputs count: it passed (every phase) and is not frozen or muted.
 
         A property that failed did not show its invariant holds on those inputs; a frozen
-        one (mode run mutes its failures, mode skip never runs it) gates nothing. Neither
-        may vouch for a freeze, so neither gets a count, not even 0.
+        one (mode run mutes its failures, mode skip never runs it) gates nothing, and so does
+        one an xfail muted (an xpassed test passed, but its failure would not have counted).
+        None may vouch for a freeze, so none gets a count, not even 0.
         """
         return (
             nodeid in self.call_passed
             and nodeid not in self.not_passed
             and nodeid not in self.applied
+            and nodeid not in self.xfail_reported
         )
 
     def _is_property(self, nodeid: str) -> bool:
@@ -500,6 +529,10 @@ class FreezegatePlugin:
             if self._is_property(nodeid) and self._evidence(nodeid) and nodeid not in counts:
                 counts[nodeid] = 0
         return counts
+
+    def _muted(self) -> List[str]:
+        """Tests an xfail this plugin did not apply muted: they defend nothing either."""
+        return sorted(n for n in self.xfail_reported if n not in self.applied)
 
     def _write(self) -> None:
         root = self.config.rootpath
@@ -519,6 +552,8 @@ class FreezegatePlugin:
             applied=self.applied,
             expired=[f.test_id for f in self.expired],
             outcomes={k: v for k, v in self.outcomes.items() if k in self.applied},
+            muted=self._muted(),
+            deselected_frozen=self.deselected_frozen,
         )
         write_json_atomic(self.paths.samples, samples_artifact(commit, self._samples()))
         # The record last: its presence says the whole run's outputs were written.
@@ -576,6 +611,24 @@ class FreezegatePlugin:
                 tr.write_line(
                     f"  {freeze.test_id} ({owner}expired {freeze.expires}, today is {self.today})"
                 )
+        if self.deselected_frozen:
+            tr.write_line(
+                "frozen but not run (deselected): they leave no coverage, so freezegate check "
+                "refuses this run; let frozen tests run:",
+                red=True,
+            )
+            for nodeid in sorted(self.deselected_frozen):
+                tr.write_line(f"  {nodeid}")
+        muted = self._muted()
+        if muted:
+            tr.write_line(
+                f"muted by xfail outside the ledger ({len(muted)}; their failures cannot fail "
+                "the run, so freezegate check counts them as frozen):"
+            )
+            for nodeid in muted[:10]:
+                tr.write_line(f"  {nodeid}")
+            if len(muted) > 10:
+                tr.write_line(f"  ... and {len(muted) - 10} more (see {self.paths.record_label})")
         if self.written:
             n = len(self._samples())
             tr.write_line(

@@ -267,6 +267,8 @@ def test_a_subset_of_files_or_a_deselection_does_not_fail_on_freezes_elsewhere(p
     result.assert_outcomes(passed=1, deselected=3)
     record = record_of(pytester)
     assert record["applied"] == [] and record["outcomes"] == {}
+    # Not an error here, but the record names them: freezegate check refuses the run.
+    assert record["deselected_frozen"] == ["test_a.py::test_flaky", "test_a.py::test_steady", "test_b.py::test_b"]
 
 
 def test_a_star_entry_that_names_a_deselected_case_does_not_mute_its_siblings(pytester):
@@ -305,7 +307,9 @@ def test_the_applied_record_names_commit_ledger_hash_mode_and_tests(pytester):
     assert result.ret == 0
     raw = (pytester.path / ".freezegate" / "applied.json").read_text(encoding="utf-8")
     record = json.loads(raw)
-    assert list(record) == ["version", "tool", "commit", "ledger", "mode", "applied", "expired", "outcomes"]
+    assert list(record) == [
+        "version", "tool", "commit", "ledger", "mode", "applied", "expired", "outcomes", "muted", "deselected_frozen"
+    ]
     assert record == {
         "version": 1,
         "tool": "pytest-freezegate",
@@ -315,6 +319,8 @@ def test_the_applied_record_names_commit_ledger_hash_mode_and_tests(pytester):
         "applied": ["test_a.py::test_flaky"],
         "expired": ["test_a.py::test_plain"],
         "outcomes": {"test_a.py::test_flaky": "failed"},
+        "muted": [],
+        "deselected_frozen": [],
     }
     assert raw.endswith("\n")
     leftovers = [p.name for p in (pytester.path / ".freezegate").iterdir()]

@@ -109,7 +109,26 @@ def test_deselection_and_skip_mode_under_xdist(pytester):
     assert record["outcomes"] == {
         f"test_mod{i}.py::test_frozen_{kind}_{i}": "skipped" for i in (2, 3) for kind in ("fails", "passes")
     }
+    # The deselected frozen tests (reported by the workers): freezegate check refuses the run.
+    assert record["deselected_frozen"] == sorted(
+        f"test_mod{i}.py::test_frozen_{kind}_{i}" for i in (0, 1) for kind in ("fails", "passes")
+    )
+    record.pop("deselected_frozen")
     assert json.dumps(record).count("test_mod0") == 0
+
+
+def test_tests_an_xfail_muted_are_recorded_under_xdist(pytester):
+    pytester.makepyfile(
+        **FILES,
+        test_known="import pytest\n\n@pytest.mark.xfail(reason='known bug')\ndef test_known():\n    assert False\n",
+    )
+    ledger_for(pytester)
+    result = run(pytester, "-n", "2", subprocess_run=True)
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(passed=12, xfailed=5)
+    record = read_json(pytester.path / ".freezegate" / "applied.json")
+    assert record["muted"] == ["test_known.py::test_known"]
+    assert record["deselected_frozen"] == []
 
 
 def test_a_test_run_by_every_worker_counts_its_inputs_once(pytester):

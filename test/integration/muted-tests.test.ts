@@ -1,0 +1,205 @@
+// Tests that stop gating outside the ledger (review 16, patch findings 7 and 8). A patch's
+// conftest.py (a test file, never audited) can mute the test it breaks with pytest's own
+// xfail marker, or deselect a test a glob freeze matches: either way no freeze changed, pytest
+// exits 0, and the gate read the muted test as live (exit 0) or the deselected test's lines as
+// "uncovered" (exit 0). The plugin's applied record now names both; check counts the muted
+// tests as frozen and refuses deselected frozen ones. Real git, real pytest + pytest-cov + the
+// plugin on examples/python-ledger, and the built CLI.
+
+import { copyFileSync, cpSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
+import { describePython, runPython } from "../helpers/python.js";
+
+const EXAMPLE = join(REPO_ROOT, "examples/python-ledger");
+const PLUGIN = join(REPO_ROOT, "integrations/pytest");
+const TODAY = "2026-10-18";
+const STATEMENT = "tests/test_ledger.py::test_statement_lists_entries";
+
+let repo: TempRepo;
+
+/** The CI recipe's test step: pytest with the plugin and per-test coverage contexts. */
+function pytest(): { status: number; output: string } {
+  rmSync(repo.path(".coverage"), { force: true });
+  rmSync(repo.path(".freezegate"), { recursive: true, force: true });
+  const r = runPython(
+    [
+      "-m",
+      "pytest",
+      "-q",
+      "-p",
+      "no:cacheprovider",
+      "--cov",
+      "--cov-context=test",
+      "--cov-report=",
+      "--freezegate-today",
+      TODAY,
+    ],
+    { cwd: repo.dir, env: { PYTHONPATH: PLUGIN } },
+  );
+  return { status: r.status, output: `${r.stdout}\n${r.stderr}` };
+}
+
+/** The CI recipe's gate step. */
+function check(extra: string[] = []) {
+  return runCli(
+    [
+      "check",
+      "--base",
+      "main",
+      "--today",
+      TODAY,
+      "--samples",
+      ".freezegate/samples.json",
+      ...extra,
+    ],
+    { cwd: repo.dir },
+  );
+}
+
+function shadowNotes(): string[] {
+  const r = check(["--format", "json"]);
+  expect(r.stderr).toBe("");
+  const report = JSON.parse(r.stdout);
+  return report.gates.find((g: { gate: string }) => g.gate === "shadow").notes;
+}
+
+function record(): { muted: string[]; deselected_frozen: string[]; applied: string[] } {
+  return JSON.parse(readFileSync(repo.path(".freezegate/applied.json"), "utf8"));
+}
+
+/** A branch off `from` whose patch changes Ledger.statement(), which one test runs. */
+function statementPatch(name: string, from = "main"): void {
+  repo.git("switch", "-q", "-c", name, from);
+  copyFileSync(
+    join(EXAMPLE, "stories/3-shadowed-change/app/ledger.py"),
+    repo.path("app/ledger.py"),
+  );
+}
+
+const XFAIL_CONFTEST = `import pytest
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.name == "test_statement_lists_entries":
+            item.add_marker(pytest.mark.xfail(reason="format change, follow-up"))
+`;
+
+const DESELECT_CONFTEST = `def pytest_collection_modifyitems(config, items):
+    gone = [i for i in items if "statement_lists" in i.nodeid]
+    if gone:
+        config.hook.pytest_deselected(items=gone)
+        items[:] = [i for i in items if i not in gone]
+`;
+
+describePython("tests muted or deselected outside the ledger", () => {
+  beforeAll(() => {
+    repo = makeTempRepo();
+    cpSync(join(EXAMPLE, "project"), repo.dir, { recursive: true });
+    cpSync(join(EXAMPLE, "stories/1-honest-freeze"), repo.dir, { recursive: true });
+    repo.write(".gitignore", ".coverage\n.freezegate/\n");
+    repo.commit("the ledger service with story 1's honest freeze");
+  });
+  afterAll(() => repo?.cleanup());
+
+  it("a test the patch's conftest.py mutes with xfail counts as frozen: its lines are shadowed, exit 1", () => {
+    statementPatch("xfail-conftest");
+    repo.commit("change statement()");
+    // The honest patch: the test it breaks fails the job.
+    expect(pytest().status).toBe(1);
+
+    repo.write("tests/conftest.py", XFAIL_CONFTEST);
+    repo.commit("mute the statement test until the follow-up");
+    const run = pytest();
+    expect(run.status, run.output).toBe(0);
+    expect(record().muted).toEqual([STATEMENT]);
+    expect(record().applied).toEqual(["tests/test_ledger.py::test_withdraw_more_than_balance"]);
+
+    // Before: exit 0, "app/ledger.py: 5 defended", no note.
+    const r = check();
+    expect(r.stderr).toBe("");
+    expect(r.status, r.stdout).toBe(1);
+    expect(r.stdout).toContain("app/ledger.py: 5 shadowed");
+    expect(r.stdout).toContain(`SHADOWED 41: only frozen tests cover it: ${STATEMENT}`);
+    expect(shadowNotes()).toContain(
+      `1 test(s) muted by an xfail outside the ledger count as frozen (their failures cannot fail the run; the applied record .freezegate/applied.json): ${STATEMENT}`,
+    );
+  });
+
+  it("an ordinary xfail (a known bug) is no refusal: the change its live tests defend passes, exit 0", () => {
+    repo.git("switch", "-q", "-c", "known-bug", "main");
+    const ledger = readFileSync(repo.path("app/ledger.py"), "utf8");
+    repo.write(
+      "app/ledger.py",
+      ledger.replace(
+        "return (self._balance, tuple(self._entries))",
+        "return self._balance, tuple(self._entries)",
+      ),
+    );
+    repo.write(
+      "tests/test_known_bug.py",
+      "import pytest\n\nfrom app.ledger import Ledger\n\n\n@pytest.mark.xfail(reason=\"statement() drops the currency\")\ndef test_statement_names_the_currency():\n    assert 'EUR' in Ledger(5).statement()[-1]\n",
+    );
+    repo.commit("snapshot() without parentheses; record a known bug");
+    const run = pytest();
+    expect(run.status, run.output).toBe(0);
+    const known = "tests/test_known_bug.py::test_statement_names_the_currency";
+    expect(record().muted).toEqual([known]);
+
+    const r = check();
+    expect(r.stderr).toBe("");
+    expect(r.status, r.stdout).toBe(0);
+    expect(r.stdout).toContain("app/ledger.py: 1 defended");
+    expect(shadowNotes()).toContain(
+      `1 test(s) muted by an xfail outside the ledger count as frozen (their failures cannot fail the run; the applied record .freezegate/applied.json): ${known}`,
+    );
+  });
+
+  it("a conftest.py that deselects a test a glob freeze matches: exit 2 (it left no coverage)", () => {
+    // The merge base freezes the statement tests by glob.
+    repo.git("switch", "-q", "-c", "glob-base", "main");
+    const ledger = readFileSync(
+      join(EXAMPLE, "stories/3-shadowed-change/freeze-ledger.json"),
+      "utf8",
+    );
+    expect(ledger).toContain(`"${STATEMENT}"`);
+    repo.write(
+      "freeze-ledger.json",
+      ledger.replace(`"${STATEMENT}"`, '"tests/test_ledger.py::test_statement_*"'),
+    );
+    const tests = readFileSync(repo.path("tests/test_ledger.py"), "utf8");
+    repo.write(
+      "tests/test_ledger.py",
+      `${tests}\n\ndef test_statement_is_a_method():\n    assert callable(Ledger.statement)\n`,
+    );
+    repo.commit("freeze the statement tests by glob");
+
+    statementPatch("deselect-control", "glob-base");
+    repo.commit("change statement()");
+    expect(pytest().status).toBe(0);
+    expect(record().deselected_frozen).toEqual([]);
+    const control = runCli(
+      ["check", "--base", "glob-base", "--today", TODAY, "--samples", ".freezegate/samples.json"],
+      { cwd: repo.dir },
+    );
+    expect(control.status, control.stdout).toBe(1);
+    expect(control.stdout).toContain(`SHADOWED 41: only frozen tests cover it: ${STATEMENT}`);
+
+    repo.write("tests/conftest.py", DESELECT_CONFTEST);
+    repo.commit("deselect the slow statement test");
+    const run = pytest();
+    expect(run.status, run.output).toBe(0);
+    expect(record().deselected_frozen).toEqual([STATEMENT]);
+    // Before: exit 0, "app/ledger.py: 5 uncovered".
+    const r = runCli(
+      ["check", "--base", "glob-base", "--today", TODAY, "--samples", ".freezegate/samples.json"],
+      { cwd: repo.dir },
+    );
+    expect(expectOneLineError(r)).toBe(
+      `freezegate: error: the tests did not run 1 test(s) that freeze-ledger.json freezes: ${STATEMENT} (deselected, says the applied record .freezegate/applied.json); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed" (fix: do not deselect frozen tests (a conftest.py hook, -k, -m, --deselect): let them run (the ledger already keeps their failures from failing the run), then run the tests again)`,
+    );
+  });
+});
