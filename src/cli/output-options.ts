@@ -149,9 +149,8 @@ export function parseOutputRequest(values: OptionValues, cwd: string): OutputReq
     throw unknownFormat("--format", formatFlag);
   const raw = listOpt(values, "output") ?? [];
   const single = stringOpt(values, "output");
-  const outputs = [...raw, ...(single === undefined ? [] : [single])].map((v) =>
-    parseOutputTarget(v, cwd),
-  );
+  const given = [...raw, ...(single === undefined ? [] : [single])];
+  const outputs = given.map((v) => parseOutputTarget(v, cwd));
   const plain = outputs.filter((o) => o.format === undefined);
   if (plain.length > 1) {
     throw new UsageError("--output FILE without a format can be given once", {
@@ -176,14 +175,27 @@ export function parseOutputRequest(values: OptionValues, cwd: string): OutputReq
     });
   }
   const seen = new Set<string>();
-  for (const o of outputs) {
+  const files = new Map<string, number>();
+  outputs.forEach((o, i) => {
     if (seen.has(o.path)) {
       throw new UsageError(`--output names ${o.path} twice`, {
         fix: "give each report its own file",
       });
     }
     seen.add(o.path);
-  }
+    if (o.path === STDOUT) return;
+    // Two names for one file (a symbolic or a hard link): the second report would silently
+    // replace the first.
+    const key = fileIdentity(o.path);
+    const first = files.get(key);
+    if (first !== undefined) {
+      throw new UsageError(
+        `--output ${given[first]} and --output ${given[i]} are one file (a link): one report would replace the other`,
+        { fix: "give each report its own file" },
+      );
+    }
+    files.set(key, i);
+  });
   const history = stringOpt(values, "history");
   const request: OutputRequest = {
     format: formatFlag,
@@ -302,6 +314,30 @@ export function preflightOutputs(request: OutputRequest): void {
       });
     }
   }
+}
+
+/**
+ * What a path names, for telling whether two names are one file: an existing regular file's
+ * device and inode (symbolic and hard links alike); else the path a link chain ends at, as
+ * canonicalPath resolves it (so a link to a report not written yet and that report's own name
+ * agree). A device or a pipe is written through, not replaced: /dev/stdout and /dev/stderr
+ * may be one pipe and still both get their report.
+ */
+function fileIdentity(path: string): string {
+  const stat = statOrNull(path);
+  if (stat !== null) {
+    return stat.isFile() ? `inode ${stat.dev}:${stat.ino}` : `path ${canonicalPath(path)}`;
+  }
+  let end = path;
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      if (!fs.lstatSync(end).isSymbolicLink()) break;
+      end = resolve(dirname(end), fs.readlinkSync(end));
+    } catch {
+      break;
+    }
+  }
+  return `path ${canonicalPath(end)}`;
 }
 
 /** A path as the file system resolves it (through links), also for a file not made yet. */

@@ -6,6 +6,7 @@
 // gate that passed never turns into exit 1) and no stack trace is printed. Any other failure
 // to write the output (a full disk) is exit 2: the answer did not arrive.
 
+import { visible } from "../reporters/words.js";
 import type { CommandIo } from "./command.js";
 import type { LazyEntry } from "./commands/index.js";
 import { main } from "./program.js";
@@ -48,7 +49,10 @@ export function runProcess(
       const failed = outputFailure();
       const code = failed ? 2 : answer;
       if (failed && !process.stderr.errored) {
-        process.stderr.write(`freezegate: error: cannot write the output: ${failed.message}\n`);
+        // A system message can quote a path: one line, never a workflow command.
+        process.stderr.write(
+          `freezegate: error: cannot write the output: ${visible(failed.message)}\n`,
+        );
       }
       process.exitCode = code;
       // Writes to files and pipes are synchronous on Linux; elsewhere a pipe may still hold
@@ -57,7 +61,7 @@ export function runProcess(
       if (exitWhenDone && code !== 2 && flushed) process.exit(code);
     },
     (error) => {
-      process.stderr.write(`freezegate: internal error: ${String(error)}\n`);
+      process.stderr.write(`freezegate: internal error: ${visible(String(error))}\n`);
       process.exitCode = 2;
     },
   );

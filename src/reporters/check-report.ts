@@ -8,10 +8,16 @@ import { gateFailed } from "../core/findings.js";
 import { describeSource } from "../core/ledger.js";
 import type { Freeze } from "../core/ledger-model.js";
 import { type AuditReport, buildAuditReport } from "./audit-report.js";
+import { type IssueCode, unresolvedMessage, verdictLevel } from "./issues.js";
 import { renderText as renderAuditText } from "./text.js";
 import { jsonText, visible } from "./words.js";
 
 export const CHECK_SCHEMA_VERSION = 1;
+
+/** A gate finding as the report lists it: a core finding, or a report code (see REPORT_CODES). */
+export interface CheckFinding extends Omit<Finding, "code"> {
+  code: IssueCode;
+}
 
 export interface CheckGateReport {
   gate: string;
@@ -21,7 +27,43 @@ export interface CheckGateReport {
   /** false only when the gate ran and has an error finding (blocking or not). */
   passed: boolean;
   notes: string[];
-  findings: Finding[];
+  findings: CheckFinding[];
+}
+
+/**
+ * The shadow gate's warnings, after its errors (the failing lines): the fixture-only lines
+ * outside fail-on and the frozen ids that matched no test. By the rule every other format
+ * uses (verdictLevel, the unresolved ids), so the JSON, and the Markdown gate table built
+ * from it, list the warnings the annotations, SARIF and JUnit show.
+ */
+function shadowWarnings(audit: AuditReport): CheckFinding[] {
+  const failOn = new Set<string>(audit.gate.failOn);
+  const out: CheckFinding[] = [];
+  for (const file of audit.files) {
+    for (const line of file.lines) {
+      if (verdictLevel(line.verdict, failOn, "error") !== "warning") continue;
+      out.push({
+        gate: "shadow",
+        code: "fixture-only-line",
+        severity: "warning",
+        path: file.path,
+        line: line.line,
+        message: `${file.path}:${line.line} is fixture-only: only the setup/teardown of ${line.fixtureTests.join(", ")} runs it`,
+        ...(line.frozenTests.length > 0 ? { details: { frozenTests: line.frozenTests } } : {}),
+      });
+    }
+  }
+  for (const id of audit.frozen.unresolved) {
+    out.push({
+      gate: "shadow",
+      code: "unresolved-frozen-id",
+      severity: "warning",
+      path: audit.frozen.file,
+      testId: id,
+      message: unresolvedMessage(id),
+    });
+  }
+  return out;
 }
 
 /**
@@ -112,6 +154,7 @@ export function buildCheckReport(
 ): CheckReport {
   const failedGates = run.gates.filter(gateFailed).map((g) => g.gate);
   const depositGate = run.gates.find((g) => g.gate === "deposit");
+  const audit = buildAuditReport(run.audit, version);
   return {
     schema: "freezegate/check",
     schemaVersion: CHECK_SCHEMA_VERSION,
@@ -136,9 +179,9 @@ export function buildCheckReport(
       ...(g.skippedBecause === undefined ? {} : { skippedBecause: g.skippedBecause }),
       passed: !(g.ran && g.findings.some((f) => f.severity === "error")),
       notes: g.notes,
-      findings: g.findings,
+      findings: g.gate === "shadow" ? [...g.findings, ...shadowWarnings(audit)] : g.findings,
     })),
-    audit: buildAuditReport(run.audit, version),
+    audit,
   };
 }
 
@@ -164,7 +207,11 @@ export function renderCheckText(report: CheckReport): string {
       for (const f of g.findings)
         out.push(`  ${f.severity.padEnd(7)} ${f.code}: ${visible(f.message)}`);
     }
-    for (const note of g.notes) if (g.gate !== "shadow") out.push(`  note: ${visible(note)}`);
+    // The shadow gate's reasons are the audit's, printed above; its other notes are not.
+    for (const note of g.notes) {
+      if (g.gate !== "shadow" || !report.audit.gate.reasons.includes(note))
+        out.push(`  note: ${visible(note)}`);
+    }
   }
   out.push("");
   out.push(

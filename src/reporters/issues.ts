@@ -14,12 +14,21 @@ export type AnyReport = AuditReport | CheckReport;
 /** error: fails the build; warning: shown, fails nothing; note: a record. */
 export type Level = "error" | "warning" | "note";
 
+/**
+ * Codes of what a report warns about that is no gate finding of the core: a frozen id that
+ * matched no test (allowed by --allow-unresolved). After the finding codes wherever they are
+ * listed (SARIF rules), so the finding codes' places never move.
+ */
+export const REPORT_CODES = ["unresolved-frozen-id"] as const;
+export type ReportCode = (typeof REPORT_CODES)[number];
+export type IssueCode = FindingCode | ReportCode;
+
 export interface Issue {
-  code: FindingCode;
+  code: IssueCode;
   /** The gate that found it ("shadow" for changed lines). */
   gate: string;
   level: Level;
-  /** Repository path (a ledger finding without one points at the ledger); null: no file. */
+  /** Repository path (a gate finding without one points at the ledger); null: no file. */
   path: string | null;
   /** First and last line of the range (equal for one line); null for a file-level finding. */
   line: number | null;
@@ -41,7 +50,7 @@ export interface CodeInfo {
  * A title and a short explanation per finding code (SARIF rules, Markdown, JUnit). Partial so
  * that a new code does not break the build here; a unit test asks for every code.
  */
-export const CODE_INFO: Partial<Record<FindingCode, CodeInfo>> = {
+export const CODE_INFO: Partial<Record<IssueCode, CodeInfo>> = {
   "missing-field": {
     title: "freeze misses a field",
     help: "Every freeze must say who owns it, why, until when, which invariant it withdraws and which property compensates. Fill in the missing field in the ledger.",
@@ -114,6 +123,10 @@ export const CODE_INFO: Partial<Record<FindingCode, CodeInfo>> = {
     title: "unmeasured line",
     help: "The file is not in the coverage data, so nothing says which test executes this changed line. Measure it ([run] source).",
   },
+  "unresolved-frozen-id": {
+    title: "frozen id matches no test",
+    help: "A frozen id matches no test in the coverage data (allowed by --allow-unresolved): a test that no longer exists, or a mistyped id that freezes nothing the audit can see. Fix the id, or remove the freeze when the test is gone.",
+  },
   "inherited-skip": {
     title: "skip inherited through the merge queue",
     help: "A test skipped in the parent's applied record would be skipped in this commit without a freeze of its own.",
@@ -124,7 +137,7 @@ export const CODE_INFO: Partial<Record<FindingCode, CodeInfo>> = {
   },
 };
 
-export function codeInfo(code: FindingCode): CodeInfo {
+export function codeInfo(code: IssueCode): CodeInfo {
   return CODE_INFO[code] ?? { title: code, help: `freezegate finding ${code}.` };
 }
 
@@ -135,14 +148,6 @@ export const LINE_CODES: Record<FailableVerdict, FindingCode> = {
   uncovered: "uncovered-line",
   unmeasured: "unmeasured-line",
 };
-
-/** Gates whose findings are about ledger entries: without a path they point at the ledger. */
-const LEDGER_GATES: ReadonlySet<string> = new Set([
-  "shape",
-  "witness",
-  "deposit",
-  "ledger-changes",
-]);
 
 export function isCheckReport(report: AnyReport): report is CheckReport {
   return report.schema === "freezegate/check";
@@ -188,21 +193,53 @@ interface LineIssue extends Issue {
   first: LineResult;
 }
 
+/**
+ * Whether a changed line with this verdict is a problem, and at which level: the verdicts in
+ * fail-on at `failingLevel`; a fixture-only line outside fail-on still deserves a look (a
+ * judgement call) as a warning; the other verdicts outside fail-on are the user's choice not
+ * to hear about them (null). The one rule for every format, the check's JSON findings too.
+ */
+export function verdictLevel(
+  verdict: LineResult["verdict"],
+  failOn: ReadonlySet<string>,
+  failingLevel: Level,
+): Level | null {
+  if (verdict === "defended" || verdict === "not-code") return null;
+  if (failOn.has(verdict)) return failingLevel;
+  return verdict === "fixture-only" ? "warning" : null;
+}
+
+/** The sentence for a frozen id that matched no test (allowed by --allow-unresolved). */
+export function unresolvedMessage(id: string): string {
+  return `the frozen id ${id} matches no test in the coverage data (allowed by --allow-unresolved): it freezes nothing the audit can see`;
+}
+
+/**
+ * One warning per frozen id that matched no test, at the file that froze it: shown because
+ * --allow-unresolved lets the run go on, not because anything checked the id.
+ */
+export function unresolvedIssues(audit: AuditReport): Issue[] {
+  return audit.frozen.unresolved.map((id) => ({
+    code: "unresolved-frozen-id",
+    gate: "shadow",
+    level: "warning",
+    path: audit.frozen.file,
+    line: null,
+    endLine: null,
+    message: unresolvedMessage(id),
+    tests: [id],
+    testId: id,
+  }));
+}
+
 function lineIssuesOf(audit: AuditReport, failingLevel: Level): LineIssue[] {
   const failOn = new Set<string>(audit.gate.failOn);
   const out: LineIssue[] = [];
   for (const file of audit.files) {
     for (const result of file.lines) {
       const verdict = result.verdict;
-      if (verdict === "defended" || verdict === "not-code") continue;
-      // A fixture-only line outside fail-on still deserves a look (a judgement call); the
-      // other verdicts outside fail-on are the user's choice not to hear about them.
-      const level: Level | null = failOn.has(verdict)
-        ? failingLevel
-        : verdict === "fixture-only"
-          ? "warning"
-          : null;
-      if (level === null) continue;
+      const level = verdictLevel(verdict, failOn, failingLevel);
+      if (level === null || verdict === "defended" || verdict === "not-code") continue;
       const tests = verdict === "fixture-only" ? result.fixtureTests : result.frozenTests;
       out.push({
         code: LINE_CODES[verdict],
@@ -289,15 +326,19 @@ function gateRank(gate: string): number {
   return i === -1 ? GATE_ORDER.length : i;
 }
 
+const isReportCode = (code: IssueCode) => (REPORT_CODES as readonly string[]).includes(code);
+
 /**
- * Stable order: by gate (the audit's lines first, then the gates in check order), then path
- * (issues without a file last), line, code, test, property, message.
+ * Stable order: by gate (the audit's lines first, then the gates in check order; within a
+ * gate its findings before what the report adds, REPORT_CODES), then path (issues without a
+ * file last), line, code, test, property, message.
  */
 export function sortIssues(issues: readonly Issue[]): Issue[] {
   return [...issues].sort(
     (a, b) =>
       gateRank(a.gate) - gateRank(b.gate) ||
       compare(a.gate, b.gate) ||
+      Number(isReportCode(a.code)) - Number(isReportCode(b.code)) ||
       (a.path === null ? 1 : 0) - (b.path === null ? 1 : 0) ||
       compare(a.path, b.path) ||
       (a.line ?? 0) - (b.line ?? 0) ||
@@ -330,10 +371,12 @@ export function byImportance<T extends Issue>(issues: readonly T[]): T[] {
 function gateIssues(report: CheckReport): Issue[] {
   const out: Issue[] = [];
   for (const gate of report.gates) {
-    // The shadow gate's findings are the audit's lines, taken from the audit itself.
+    // The shadow gate's findings are the audit's lines and frozen ids, taken from the audit.
     if (gate.gate === "shadow" || !gate.ran) continue;
     for (const f of gate.findings) {
-      const path = f.path ?? (LEDGER_GATES.has(gate.gate) ? report.ledger.file : null);
+      // Every finding points at a file (code scanning refuses a result without a location):
+      // its own, else the ledger, whose policy configures every gate.
+      const path = f.path ?? report.ledger.file;
       out.push({
         code: f.code,
         gate: gate.gate,
@@ -359,13 +402,15 @@ function shadowLevel(report: AnyReport): Level {
 
 /** Every issue of a report, one per changed line, in the stable order. */
 export function reportIssues(report: AnyReport): Issue[] {
-  const lines = lineIssues(auditOf(report), shadowLevel(report));
+  const audit = auditOf(report);
+  const lines = [...lineIssues(audit, shadowLevel(report)), ...unresolvedIssues(audit)];
   return sortIssues(isCheckReport(report) ? [...lines, ...gateIssues(report)] : lines);
 }
 
 /** Every issue of a report with runs of lines folded into ranges, in the stable order. */
 export function reportIssueRanges(report: AnyReport): Issue[] {
-  const lines = lineRanges(auditOf(report), shadowLevel(report));
+  const audit = auditOf(report);
+  const lines = [...lineRanges(audit, shadowLevel(report)), ...unresolvedIssues(audit)];
   return sortIssues(isCheckReport(report) ? [...lines, ...gateIssues(report)] : lines);
 }
 

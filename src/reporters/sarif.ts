@@ -1,7 +1,8 @@
 // SARIF 2.1.0 (OASIS), for GitHub code scanning and other SARIF viewers: one rule per finding
 // code, one result per problem (per run of consecutive changed lines with the same verdict and
 // tests, as a region with an endLine), sorted; regions only where there is a line
-// (startLine >= 1), file-level findings without one.
+// (startLine >= 1), file-level findings without one. Every result has a location (code
+// scanning rejects one without): a finding with no file of its own points at the ledger.
 //
 // GitHub code scanning rejects a run with more than 25,000 results and keeps 5,000: past
 // MAX_RESULTS the most important results are kept (shadowed lines, then errors; see
@@ -22,8 +23,10 @@ import {
   byImportance,
   codeInfo,
   type Issue,
+  type IssueCode,
   isCheckReport,
   LINE_CODES,
+  REPORT_CODES,
   reportIssueRanges,
   verdictSentence,
 } from "./issues.js";
@@ -47,16 +50,20 @@ export function pathToUri(path: string): string {
   return path.startsWith("/") ? `file://${encoded}` : encoded;
 }
 
-function ruleCodes(report: AnyReport): FindingCode[] {
-  // Every code the report kind can carry, so that a rule's index never depends on the run.
-  const codes = isCheckReport(report) ? FINDING_CODES : Object.values(LINE_CODES);
-  return [...new Set(codes)].sort();
+function ruleCodes(report: AnyReport): IssueCode[] {
+  // Every code the report kind can carry, so that a rule's index never depends on the run;
+  // the report's own codes after the finding codes, whose indexes stay put.
+  const codes: FindingCode[] = isCheckReport(report)
+    ? [...FINDING_CODES]
+    : Object.values(LINE_CODES);
+  return [...[...new Set(codes)].sort(), ...REPORT_CODES];
 }
 
 const PROBLEM_SEVERITY = { error: "error", warning: "warning", note: "recommendation" } as const;
 
 /** The level a rule's results have when the policy blocks on them. */
-function defaultLevel(code: FindingCode): "error" | "warning" | "note" {
+function defaultLevel(code: IssueCode): "error" | "warning" | "note" {
+  if (code === "unresolved-frozen-id") return "warning";
   return code === "ledger-changed" ? "note" : "error";
 }
 
@@ -126,14 +133,22 @@ function fingerprints(issues: readonly Issue[], sources: ReadonlyMap<string, str
   });
 }
 
-function locationOf(issue: Issue): object {
-  if (issue.path === null) return {};
+/**
+ * The file a result without one of its own points at: GitHub code scanning rejects a result
+ * that has no location. A check's ledger (its policy configures every gate), an audit's
+ * frozen list.
+ */
+function reportFile(report: AnyReport): string {
+  return isCheckReport(report) ? report.ledger.file : report.frozen.file;
+}
+
+function locationOf(issue: Issue, fallback: string): object {
   return {
     locations: [
       {
         physicalLocation: {
-          artifactLocation: { uri: pathToUri(issue.path) },
-          ...(issue.line === null
+          artifactLocation: { uri: pathToUri(issue.path ?? fallback) },
+          ...(issue.path === null || issue.line === null
             ? {}
             : {
                 region: {
@@ -181,6 +196,7 @@ export function renderSarif(
     };
   });
   const all = reportIssueRanges(report);
+  const fallback = reportFile(report);
   const prints = fingerprints(all, ctx.sources);
   const withPrints = all.map((issue, i) => ({ ...issue, print: prints[i] as string }));
   // Past the cap, the most important results are kept, listed in the report's order.
@@ -193,7 +209,7 @@ export function renderSarif(
     ruleIndex: index.get(issue.code) ?? -1,
     level: issue.level,
     message: { text: issue.message },
-    ...locationOf(issue),
+    ...locationOf(issue, fallback),
     partialFingerprints: { [FINGERPRINT_KEY]: issue.print },
     properties: {
       gate: issue.gate,
@@ -204,7 +220,7 @@ export function renderSarif(
   }));
   if (omitted.length > 0) {
     // Code scanning refuses a result without a location: the note sits at the first result
-    // left out.
+    // left out that has a file, else at the report's own file.
     const at = omitted.find((issue) => issue.path !== null);
     rules.push(truncatedRule());
     results.push({
@@ -214,7 +230,9 @@ export function renderSarif(
       message: {
         text: `${omitted.length} more result${omitted.length === 1 ? " is" : "s are"} not listed here${at === undefined ? "" : ", the first at this place"} (GitHub code scanning keeps ${MAX_RESULTS} per run): the JSON report (--format json) has every changed line's verdict`,
       },
-      ...(at === undefined ? {} : locationOf(at)),
+      ...(at === undefined
+        ? locationOf({ ...(omitted[0] as Issue), path: null }, fallback)
+        : locationOf(at, fallback)),
       partialFingerprints: {
         [FINGERPRINT_KEY]: `${createHash("sha256").update(TRUNCATED_RULE).digest("hex").slice(0, 32)}:1`,
       },

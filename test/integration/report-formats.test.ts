@@ -200,7 +200,9 @@ describe("the formats agree (one result object)", () => {
           `${r.locations[0]?.physicalLocation.artifactLocation.uri}:${r.locations[0]?.physicalLocation.region.startLine}`,
       );
     expect(sarifErrors).toEqual(
-      shadow.findings.map((f: { path: string; line: number }) => `${f.path}:${f.line}`),
+      shadow.findings
+        .filter((f: { severity: string }) => f.severity === "error")
+        .map((f: { path: string; line: number }) => `${f.path}:${f.line}`),
     );
     expect(sarifErrors).toEqual(["src/billing/proration.py:13"]);
     expect(readOutput("check", "github")).toMatch(

@@ -40,7 +40,7 @@ import {
   renderGithub,
   TITLE_MAX,
 } from "../../src/reporters/github.js";
-import { CODE_INFO, lineIssues, reportIssues } from "../../src/reporters/issues.js";
+import { CODE_INFO, lineIssues, REPORT_CODES, reportIssues } from "../../src/reporters/issues.js";
 import { escapeXml, renderJunit } from "../../src/reporters/junit.js";
 import { mdCode, mdText, ROWS_SHOWN, renderMarkdown } from "../../src/reporters/markdown.js";
 import {
@@ -265,7 +265,7 @@ describe("the registry", () => {
   });
 
   it("has a title and an explanation for every finding code", () => {
-    for (const code of FINDING_CODES) {
+    for (const code of [...FINDING_CODES, ...REPORT_CODES]) {
       expect(CODE_INFO[code], code).toBeDefined();
     }
   });
@@ -580,11 +580,31 @@ describe("sarif", () => {
     for (const report of [SHADOW_AUDIT, CHECK]) validateSarif(JSON.parse(renderSarif(report)));
   });
 
+  it("every result has a location: a finding without a file points at the ledger", () => {
+    // GitHub code scanning rejects a SARIF result without one ("expected at least one
+    // location"): a lock or any other gate's finding that names no file must still have one.
+    const pathless = checkReport(
+      SHADOW_AUDIT,
+      CHECK.gates.map((g) => ({
+        ...g,
+        findings: g.findings.map(({ path: _, line: __, ...f }) => f),
+      })),
+    );
+    const run = JSON.parse(renderSarif(pathless)).runs[0];
+    validateSarif(JSON.parse(renderSarif(pathless)));
+    const lock = run.results.find((r: { ruleId: string }) => r.ruleId === "lock-moved");
+    expect(lock.locations).toEqual([
+      { physicalLocation: { artifactLocation: { uri: "freeze-ledger.json" } } },
+    ]);
+    for (const r of run.results) expect(r.locations?.length ?? 0, r.ruleId).toBeGreaterThan(0);
+  });
+
   it("one rule per code, results sorted, regions only with a line, URIs encoded", () => {
     const sarif = JSON.parse(renderSarif(CHECK));
     const run = sarif.runs[0];
     const ids = run.tool.driver.rules.map((r: { id: string }) => r.id);
-    expect(ids).toEqual([...new Set(FINDING_CODES)].sort());
+    // The report's own codes after the finding codes: those keep their indexes.
+    expect(ids).toEqual([...[...new Set(FINDING_CODES)].sort(), ...REPORT_CODES]);
     for (const r of run.results) {
       expect(ids[r.ruleIndex]).toBe(r.ruleId);
       const region = r.locations?.[0]?.physicalLocation.region;

@@ -6,6 +6,7 @@
 import { updateLedgerFile } from "../../adapters/ledger-file.js";
 import { addDays, daysBetween, isDay } from "../../core/dates.js";
 import { InputError, UsageError } from "../../core/errors.js";
+import { visible } from "../../reporters/words.js";
 import type { CommandIo, CommandSpec, ParsedArgs } from "../command.js";
 import {
   assertWritableFormat,
@@ -109,11 +110,15 @@ Exit codes:
     );
     const refused = refusal as { problem: string; fix: string } | null;
     if (refused !== null) {
-      io.stderr.write(`freezegate: refused to extend: ${refused.problem} (fix: ${refused.fix})\n`);
+      // Ids and ledger values come from the user and the repository: one line, never a CI
+      // workflow command (visible()).
+      io.stderr.write(
+        `${visible(`freezegate: refused to extend: ${refused.problem} (fix: ${refused.fix})`)}\n`,
+      );
       return 1;
     }
     io.stdout.write(
-      `extended ${testId} from ${result.previous} to ${expires} (opened ${result.opened}, ${daysBetween(result.opened, expires)} of ${result.max} days) in ${context.ledgerLabel}\n`,
+      `${visible(`extended ${testId} from ${result.previous} to ${expires} (opened ${result.opened}, ${daysBetween(result.opened, expires)} of ${result.max} days) in ${context.ledgerLabel}`)}\n`,
     );
     return 0;
   },

@@ -9,6 +9,7 @@ import { addDays } from "../../core/dates.js";
 import { UsageError } from "../../core/errors.js";
 import type { Freeze } from "../../core/ledger-model.js";
 import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
+import { visible } from "../../reporters/words.js";
 import {
   boolOpt,
   type CommandIo,
@@ -251,8 +252,10 @@ Exit codes:
 
     const refused = refusal as { problems: string[]; fix: string } | null;
     if (refused !== null) {
+      // Ids, owners and paths come from the user and the repository: one line, never a CI
+      // workflow command (visible()).
       io.stderr.write(
-        `freezegate: refused to freeze ${testId}: ${refused.problems.join("; ")} (fix: ${refused.fix})\n`,
+        `${visible(`freezegate: refused to freeze ${testId}: ${refused.problems.join("; ")} (fix: ${refused.fix})`)}\n`,
       );
       return 1;
     }
@@ -260,10 +263,12 @@ Exit codes:
     if (freeze === null) throw new Error("freeze: nothing recorded and nothing refused");
     const created = update.before === null ? ` (created ${context.ledgerLabel})` : "";
     io.stdout.write(
-      `froze ${testId} until ${freeze.expires} (owner ${owner}, opened ${freeze.opened}) in ${context.ledgerLabel}${created}\n`,
+      `${visible(`froze ${testId} until ${freeze.expires} (owner ${owner}, opened ${freeze.opened}) in ${context.ledgerLabel}${created}`)}\n`,
     );
     if (withdrawn.length > 0) {
-      io.stdout.write(`recorded with --force; it withdrew: ${withdrawn.join("; ")}\n`);
+      io.stdout.write(
+        `${visible(`recorded with --force; it withdrew: ${withdrawn.join("; ")}`)}\n`,
+      );
     }
     return 0;
   },

@@ -5,6 +5,7 @@ import { updateLedgerFile } from "../../adapters/ledger-file.js";
 import { UsageError } from "../../core/errors.js";
 import type { Freeze } from "../../core/ledger-model.js";
 import { frozenBy, frozenIds } from "../../core/witness.js";
+import { visible } from "../../reporters/words.js";
 import type { CommandIo, CommandSpec, ParsedArgs } from "../command.js";
 import {
   assertWritableFormat,
@@ -53,7 +54,11 @@ export const unfreezeCommand: CommandSpec = {
     const since = first.opened ? `, frozen since ${first.opened}` : "";
     const owner = first.owner ? `owner ${first.owner}` : "no owner";
     const times = removed.length > 1 ? ` (${removed.length} entries)` : "";
-    io.stdout.write(`unfroze ${testId} (${owner}${since})${times} in ${context.ledgerLabel}\n`);
+    // The id, owner and ledger path come from the user and the repository: one line, never a
+    // CI workflow command (visible()).
+    io.stdout.write(
+      `${visible(`unfroze ${testId} (${owner}${since})${times} in ${context.ledgerLabel}`)}\n`,
+    );
     return 0;
   },
 };
