@@ -278,6 +278,13 @@ describe("a patch is judged with the stricter of the merge base's policy and its
         "pyproject.toml": '[tool.freezegate]\nledger = "examples/ledger.json"\n',
       },
     );
+    // The pytest plugin would still apply freeze-ledger.json, pytest's rootdir default.
+    expect(expectOneLineError(check(repo))).toMatch(
+      /^freezegate: error: .*freeze-ledger\.json.*examples\/ledger\.json/,
+    );
+    // With pytest pointed at the same file, the patch is judged, by the stricter policy.
+    repo.write("pytest.ini", "[pytest]\nfreezegate_ledger = examples/ledger.json\n");
+    repo.commit("pytest reads the same ledger");
     const r = check(repo);
     expect(r.status).toBe(1);
     const { failedGates, gate } = report(r);
