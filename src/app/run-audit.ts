@@ -795,13 +795,7 @@ export async function stricterSettings(
   change: SettingsChange;
 } | null> {
   if (request.settingsFor === undefined) return null;
-  const source = patch.source;
-  const base =
-    source.kind === "range"
-      ? source.mergeBase
-      : source.kind === "staged" || source.kind === "worktree"
-        ? "HEAD"
-        : null;
+  const base = baseRevisionOf(patch);
   const names: readonly string[] = CONFIG_FILES;
   const touched = (f: ChangedFile) =>
     names.includes(f.path) || (f.oldPath !== null && names.includes(f.oldPath));
@@ -851,6 +845,16 @@ export async function stricterSettings(
       ],
     },
   };
+}
+
+/**
+ * The commit a patch is measured against, whose files say what the repository said before
+ * it: the merge base of a range, HEAD for a staged or work-tree patch, none for a user's diff.
+ */
+function baseRevisionOf(patch: Patch): string | null {
+  const source = patch.source;
+  if (source.kind === "range") return source.mergeBase;
+  return source.kind === "staged" || source.kind === "worktree" ? "HEAD" : null;
 }
 
 /**
@@ -945,13 +949,7 @@ export async function refuseUnmeasuredAfterCoverageConfig(
         (f.oldPath !== null && mayConfigureCoverage(basename(f.oldPath)))),
   );
   if (configs.length === 0) return;
-  const source = patch.source;
-  const base =
-    source.kind === "range"
-      ? source.mergeBase
-      : source.kind === "staged" || source.kind === "worktree"
-        ? "HEAD"
-        : null;
+  const base = baseRevisionOf(patch);
   const before =
     base === null
       ? null
