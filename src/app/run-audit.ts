@@ -4,7 +4,7 @@
 // as an error instead.
 
 import { existsSync, readFileSync } from "node:fs";
-import { basename, join, relative, sep } from "node:path";
+import { basename, join, posix, relative, sep } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { CONFIG_FILES, configFromTexts, refuseNestedConfig } from "../adapters/config-files.js";
 import {
@@ -848,6 +848,31 @@ export async function stricterSettings(
 }
 
 /**
+ * The data was recorded without the patch's files (or a path map sends them elsewhere): none
+ * of the changed source files is in it, though files that existed before changed in
+ * directories where it measures others. New files (and copies) may well be unmeasured, and so
+ * may a file in a directory the data measures nothing in (docs/conf.py, a root setup.py): those
+ * are unmeasured, not a refusal. The error, or null.
+ */
+export function noneMeasured(
+  audited: readonly ChangedFile[],
+  toData: ReadonlyMap<string, string>,
+): InputError | null {
+  if (audited.length === 0 || audited.some((f) => toData.has(f.path))) return null;
+  const measuredDirs = new Set([...toData.keys()].map((p) => posix.dirname(p)));
+  const beside = audited.filter(
+    (f) => f.status !== "added" && f.status !== "copied" && measuredDirs.has(posix.dirname(f.path)),
+  );
+  if (beside.length === 0) return null;
+  return new InputError(
+    `none of the changed source files is in the coverage data, though it measures other files beside ${sample(beside.map((f) => f.path))}`,
+    {
+      fix: "check that the tests ran with coverage of these files ([run] source) and that --path-map sends no recording elsewhere; if the tests do not run these files, leave them out of the audit with --source-files",
+    },
+  );
+}
+
+/**
  * The commit a patch is measured against, whose files say what the repository said before
  * it: the merge base of a range, HEAD for a staged or work-tree patch, none for a user's diff.
  */
@@ -1141,18 +1166,8 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     }
 
     const mappedAudited = audited.filter((f) => mapping.toData.has(f.path));
-    // New files (and copies, which count as new) may well be unmeasured; changed ones not.
-    const modifiedUnmapped = audited.filter(
-      (f) => !mapping.toData.has(f.path) && f.status !== "added" && f.status !== "copied",
-    );
-    if (audited.length > 0 && mappedAudited.length === 0 && modifiedUnmapped.length > 0) {
-      throw new InputError(
-        `none of the changed source files is in the coverage data: changed ${sample(audited.map((f) => f.path))}; data has ${sample(measured)}`,
-        {
-          fix: "check that the tests ran with coverage of these files ([run] source), or map paths with --path-map FROM=TO",
-        },
-      );
-    }
+    const none = noneMeasured(audited, mapping.toData);
+    if (none !== null) throw none;
 
     const unmeasured = audited.filter((f) => !mapping.toData.has(f.path));
     if (unmeasured.length > 0) await refuseUnmeasuredAfterCoverageConfig(root, patch, unmeasured);

@@ -26,7 +26,7 @@ import {
   refuseParametrizedForCollapsedContexts,
   resolveFrozen,
 } from "../core/frozen.js";
-import type { ChangedFile, CoverageSource } from "../core/model.js";
+import type { CoverageSource } from "../core/model.js";
 import { mapDataPaths, type PathRule, refuseMappedAway } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
 import {
@@ -36,6 +36,7 @@ import {
   loadFrozenList,
   lostRecording,
   mapCoverageToRepo,
+  noneMeasured,
   type PatchRequest,
   productionNamedLikeTests,
   REPORT_LINE_BREAKS,
@@ -239,16 +240,15 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           checks.push(failed("freshness", away));
           return checks;
         }
-        const unmeasured = unmeasuredChanges(audited, toData);
-        if (unmeasured !== null) {
-          checks.push(unmeasured);
+        const none = noneMeasured(audited, toData);
+        if (none !== null) {
+          checks.push(failed("freshness", none));
           return checks;
         }
-        await refuseUnmeasuredAfterCoverageConfig(
-          request.root,
-          patch,
-          audited.filter((f) => !toData.has(f.path)),
-        );
+        const unmeasured = audited.filter((f) => !toData.has(f.path));
+        if (unmeasured.length > 0) {
+          await refuseUnmeasuredAfterCoverageConfig(request.root, patch, unmeasured);
+        }
         const lost = lostRecording(
           request.root,
           audited.map((f) => f.path),
@@ -296,33 +296,6 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
     coverage?.close();
   }
   return checks;
-}
-
-/**
- * The audit's refusal, predicted: changed source files that existed before, and none of the
- * changed source files in the data, means the data was recorded without them (or a path map
- * sends them elsewhere). Names the path-map rule's target when that is what happened.
- */
-function unmeasuredChanges(
-  audited: readonly ChangedFile[],
-  toData: ReadonlyMap<string, string>,
-): DoctorCheck | null {
-  if (audited.length === 0 || audited.some((f) => toData.has(f.path))) return null;
-  const modified = audited.filter((f) => f.status !== "added");
-  if (modified.length === 0) return null;
-  const first = modified[0] as ChangedFile;
-  const elsewhere = [...toData].find(([, dataPath]) => dataPath === first.path);
-  const because = elsewhere
-    ? `; the data has "${first.path}", but the path map sends it to "${elsewhere[0]}"`
-    : "";
-  return {
-    id: "freshness",
-    status: "fail",
-    message: `none of the ${audited.length} changed source file(s) is in the coverage data, e.g. "${first.path}"${because}: the audit would refuse to run`,
-    fix: elsewhere
-      ? "fix the --path-map rule (or the config's path-map) that matches it"
-      : "check that the tests ran with coverage of these files ([run] source), or map paths with --path-map FROM=TO",
-  };
 }
 
 export function doctorStatus(checks: readonly DoctorCheck[]): CheckStatus {

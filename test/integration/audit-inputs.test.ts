@@ -508,3 +508,38 @@ describe("production code in a file named like a test", () => {
     );
   });
 });
+
+describe("a patch none of whose changed files is in the data", () => {
+  function base2(r: TempRepo, files: Record<string, string>): void {
+    commitFiles(r, files, "base2");
+    r.git("branch", "base2");
+  }
+
+  it("is unmeasured where the data measures nothing (docs/conf.py, a release's setup.py)", () => {
+    const r = demo();
+    base2(r, { "docs/conf.py": 'release = "0.3.0"\n', "setup.py": "VERSION = '0.3.0'\n" });
+    commitFiles(r, { "docs/conf.py": 'release = "0.3.1"\n', "setup.py": "VERSION = '0.3.1'\n" });
+    const run = runCli(["audit", "--base", "base2"], { cwd: r.dir });
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toMatch(/^docs\/conf\.py: 1 unmeasured$/m);
+    expect(run.status).toBe(0);
+    const doctor = runCli(["doctor", "--base", "base2"], { cwd: r.dir });
+    expect(doctor.stdout).not.toMatch(/^FAIL/m);
+  });
+
+  it("is refused beside files the data measures: it was recorded without them", () => {
+    const r = demo();
+    base2(r, { "src/billing/extra.py": "RATE = 1\n" });
+    commitFiles(r, { "src/billing/extra.py": "RATE = 2\n" });
+    const message =
+      'none of the changed source files is in the coverage data, though it measures other files beside "src/billing/extra.py" (fix: check that the tests ran with coverage of these files ([run] source) and that --path-map sends no recording elsewhere; if the tests do not run these files, leave them out of the audit with --source-files)';
+    expect(expectOneLineError(runCli(["audit", "--base", "base2"], { cwd: r.dir }))).toBe(
+      `freezegate: error: ${message}`,
+    );
+    const doctor = runCli(["doctor", "--base", "base2"], { cwd: r.dir });
+    expect(doctor.stdout).toContain(
+      `FAIL  freshness: ${message.replace(" (fix: ", "\n")}`.split("\n")[0],
+    );
+    expect(doctor.status).toBe(2);
+  });
+});
