@@ -1030,7 +1030,9 @@ export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonl
     return (
       read.has(f.path) ||
       ((name === ".coverage" || name.startsWith(".coverage.")) &&
-        looksLikeDataFile(join(root, f.path)))
+        // Binary in the diff, or data on disk: pytest --cov-append may have merged the file
+        // into the run's .coverage and deleted it before the audit runs.
+        (f.binary || looksLikeDataFile(join(root, f.path))))
     );
   });
   if (data === undefined) return;

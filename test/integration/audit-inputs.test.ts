@@ -448,6 +448,15 @@ describe("coverage data that the patch itself commits", () => {
       ),
     ).toMatch(/^freezegate: error: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part/);
 
+    // Already merged into .coverage and deleted (pytest --cov-append): still in the patch.
+    rmSync(join(r.dir, parallel));
+    expect(
+      expectOneLineError(
+        runCli(["audit", "--base", "base", "--coverage", ".coverage", "-q"], { cwd: r.dir }),
+      ),
+    ).toMatch(/^freezegate: error: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part/);
+    copyFileSync(join(r.dir, ".coverage"), join(r.dir, parallel));
+
     // The same data, untracked, is this run's: the audit judges the patch.
     r.git("rm", "-q", "--cached", parallel, "ci/baseline.coverage");
     r.git("commit", "-q", "-m", "untrack");
