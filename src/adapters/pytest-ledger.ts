@@ -184,10 +184,9 @@ export interface ThisRunsRecord {
 
 /**
  * Refuse (InputError) when the plugin's applied record of this commit's run says it applied
- * another ledger (path or bytes) than the one judged, froze a test that ledger does not
- * freeze, or did not run a test the ledger freezes (deselected: it leaves no coverage
- * context, so its lines would read "uncovered", not "shadowed"). No record, or one made at
- * another commit, is nothing to compare: null. Else the record, for what else it says.
+ * another ledger (path or bytes) than the one judged, or froze a test that ledger does not
+ * freeze. No record, or one made at another commit, is nothing to compare: null. Else the
+ * record, for what else it says (see refuseDeselectedFrozen).
  */
 export function refuseForeignAppliedRecord(a: RecordAgreement): ThisRunsRecord | null {
   if (!isFile(a.recordPath)) return null;
@@ -228,15 +227,27 @@ export function refuseForeignAppliedRecord(a: RecordAgreement): ThisRunsRecord |
       { fix: fixFor(a) + again },
     );
   }
-  const deselected = record.deselectedFrozen ?? [];
-  if (deselected.length > 0) {
-    const more = deselected.length > 3 ? `, ... (${deselected.length} in all)` : "";
-    throw new InputError(
-      `the tests did not run ${deselected.length} test(s) that ${judged} freezes: ${deselected.slice(0, 3).join(", ")}${more} (deselected, says the applied record ${label}); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed"`,
-      {
-        fix: "do not deselect frozen tests (a conftest.py hook, -k, -m, --deselect): let them run (the ledger already keeps their failures from failing the run), then run the tests again",
-      },
-    );
-  }
   return { label, record };
+}
+
+/**
+ * Refuse (InputError) when the run did not run tests the ledger freezes (deselected: such a
+ * test leaves no coverage context, so the lines only it runs would read "uncovered", not
+ * "shadowed"), unless the coverage data has them all the same (`inData`: a CI that splits the
+ * suite across jobs and combines their data ran them in another job).
+ */
+export function refuseDeselectedFrozen(
+  thisRun: ThisRunsRecord,
+  judged: string,
+  inData: (id: string) => boolean,
+): void {
+  const deselected = (thisRun.record.deselectedFrozen ?? []).filter((id) => !inData(id));
+  if (deselected.length === 0) return;
+  const more = deselected.length > 3 ? `, ... (${deselected.length} in all)` : "";
+  throw new InputError(
+    `the tests did not run ${deselected.length} test(s) that ${judged} freezes: ${deselected.slice(0, 3).join(", ")}${more} (deselected, says the applied record ${thisRun.label}, and not in the coverage data); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed"`,
+    {
+      fix: "do not deselect frozen tests (a conftest.py hook, -k, -m, --deselect): let them run (the ledger already keeps their failures from failing the run), or combine the coverage data of the jobs that ran them, then run the tests again",
+    },
+  );
 }

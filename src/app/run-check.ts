@@ -8,6 +8,7 @@ import { readHeadCommit } from "../adapters/git.js";
 import { changedFilesInRange } from "../adapters/git-history.js";
 import {
   appliedRecordBeside,
+  refuseDeselectedFrozen,
   refuseForeignAppliedRecord,
   refuseForeignPluginLedger,
   type ThisRunsRecord,
@@ -142,6 +143,15 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
       headCommit: await readHeadCommit(ctx.root),
       ledger,
     });
+  }
+  if (thisRun?.record.deselectedFrozen?.length) {
+    // Tests another job ran are in the combined data: only those nobody ran are refused.
+    const inData = loadKnownTests({
+      root: ctx.root,
+      ...(request.audit.coverage === undefined ? {} : { coverage: request.audit.coverage }),
+      testRoot: request.audit.testRoot,
+    }).ids;
+    refuseDeselectedFrozen(thisRun, ctx.ledgerLabel, (id) => inData?.has(id) ?? false);
   }
   const blocking = (g: Gate) => ledger.policy.blocking.includes(g);
 

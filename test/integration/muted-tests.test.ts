@@ -21,8 +21,8 @@ const STATEMENT = "tests/test_ledger.py::test_statement_lists_entries";
 let repo: TempRepo;
 
 /** The CI recipe's test step: pytest with the plugin and per-test coverage contexts. */
-function pytest(): { status: number; output: string } {
-  rmSync(repo.path(".coverage"), { force: true });
+function pytest(append = false): { status: number; output: string } {
+  if (!append) rmSync(repo.path(".coverage"), { force: true });
   rmSync(repo.path(".freezegate"), { recursive: true, force: true });
   const r = runPython(
     [
@@ -34,6 +34,7 @@ function pytest(): { status: number; output: string } {
       "--cov",
       "--cov-context=test",
       "--cov-report=",
+      ...(append ? ["--cov-append"] : []),
       "--freezegate-today",
       TODAY,
     ],
@@ -199,7 +200,20 @@ describePython("tests muted or deselected outside the ledger", () => {
       { cwd: repo.dir },
     );
     expect(expectOneLineError(r)).toBe(
-      `freezegate: error: the tests did not run 1 test(s) that freeze-ledger.json freezes: ${STATEMENT} (deselected, says the applied record .freezegate/applied.json); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed" (fix: do not deselect frozen tests (a conftest.py hook, -k, -m, --deselect): let them run (the ledger already keeps their failures from failing the run), then run the tests again)`,
+      `freezegate: error: the tests did not run 1 test(s) that freeze-ledger.json freezes: ${STATEMENT} (deselected, says the applied record .freezegate/applied.json, and not in the coverage data); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed" (fix: do not deselect frozen tests (a conftest.py hook, -k, -m, --deselect): let them run (the ledger already keeps their failures from failing the run), or combine the coverage data of the jobs that ran them, then run the tests again)`,
     );
+
+    // A CI split across jobs: another job ran the frozen test, and the data is combined.
+    rmSync(repo.path("tests/conftest.py"));
+    expect(pytest().status).toBe(0);
+    repo.write("tests/conftest.py", DESELECT_CONFTEST);
+    expect(pytest(true).status).toBe(0);
+    expect(record().deselected_frozen).toEqual([STATEMENT]);
+    const split = runCli(
+      ["check", "--base", "glob-base", "--today", TODAY, "--samples", ".freezegate/samples.json"],
+      { cwd: repo.dir },
+    );
+    expect(split.stdout).toContain(`SHADOWED 41: only frozen tests cover it: ${STATEMENT}`);
+    expect(split.status).toBe(1);
   });
 });

@@ -8,7 +8,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { refuseForeignAppliedRecord } from "../../src/adapters/pytest-ledger.js";
+import {
+  refuseDeselectedFrozen,
+  refuseForeignAppliedRecord,
+  type ThisRunsRecord,
+} from "../../src/adapters/pytest-ledger.js";
 import { mutedNotes } from "../../src/app/run-check.js";
 import { InputError } from "../../src/core/errors.js";
 import { DEFAULT_POLICY, type Ledger } from "../../src/core/ledger-model.js";
@@ -106,7 +110,7 @@ describe("mutedNotes", () => {
   });
 });
 
-describe("refuseForeignAppliedRecord: deselected frozen tests", () => {
+describe("refuseDeselectedFrozen: deselected frozen tests", () => {
   let dir = "";
   afterEach(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -139,13 +143,22 @@ describe("refuseForeignAppliedRecord: deselected frozen tests", () => {
     };
   }
 
-  it("refuses a record of this commit that names deselected frozen tests", () => {
+  it("refuses deselected frozen tests the coverage data does not have", () => {
     const agreement = setUp({
-      deselected_frozen: [FROZEN, "tests/a.py::b", "tests/a.py::c", "x::y"],
+      deselected_frozen: [FROZEN, "tests/a.py::b", "tests/a.py::c", "x::y", "tests/a.py::ran"],
     });
-    expect(() => refuseForeignAppliedRecord(agreement)).toThrowError(
-      `the tests did not run 4 test(s) that freeze-ledger.json freezes: ${FROZEN}, tests/a.py::b, tests/a.py::c, ... (4 in all) (deselected, says the applied record applied.json); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed"`,
+    const thisRun = refuseForeignAppliedRecord(agreement);
+    expect(thisRun).not.toBeNull();
+    const inData = (id: string) => id === "tests/a.py::ran";
+    expect(() =>
+      refuseDeselectedFrozen(thisRun as ThisRunsRecord, "freeze-ledger.json", inData),
+    ).toThrowError(
+      `the tests did not run 4 test(s) that freeze-ledger.json freezes: ${FROZEN}, tests/a.py::b, tests/a.py::c, ... (4 in all) (deselected, says the applied record applied.json, and not in the coverage data); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed"`,
     );
+    // Another job of a split CI ran them all: their coverage is in the combined data.
+    expect(() =>
+      refuseDeselectedFrozen(thisRun as ThisRunsRecord, "freeze-ledger.json", () => true),
+    ).not.toThrow();
   });
 
   it("returns the record otherwise; a record of another commit is nothing to judge", () => {
