@@ -908,49 +908,91 @@ export function refuseRemappedChanges(
   }
 }
 
+/** The files coverage.py and pytest read their settings from, under their standard names. */
+const STANDARD_CONFIGS = new Set([
+  ".coveragerc",
+  "setup.cfg",
+  "tox.ini",
+  "pyproject.toml",
+  "pytest.ini",
+]);
+
 /**
- * Files that may configure coverage.py, by name: its own rc files (`.coveragerc`, or any
- * other name given with --cov-config), and the ini and TOML files that hold its sections or
- * pytest's addopts (where `--cov=` and `--cov-config=` live).
+ * Files that may configure the run that made the data: a standard one in the repository root
+ * or the test root (one in another directory, an example project's own, configures another
+ * run), and a file of another name anywhere (an rc file that --cov-config names).
  */
-function mayConfigureCoverage(name: string): boolean {
+function mayConfigureCoverage(path: string, testRoot: string): boolean {
+  const name = basename(path);
+  if (STANDARD_CONFIGS.has(name)) {
+    const dir = posix.dirname(path);
+    return dir === "." || dir === (normalizePath(testRoot) || ".");
+  }
   return /(rc|\.cfg|\.ini|\.toml|\.conf)$/.test(name);
 }
 
-/** coverage.py's own section names in an rc file, and pytest-cov's options in addopts. */
-const COVERAGE_SECTION = /^(coverage:.*|run|report|paths|html|xml|json|lcov)$/;
+/**
+ * What decides which files coverage.py measures and where their data goes: in a run section
+ * ([run], [coverage:run], [tool.coverage.run]) these keys, the [paths] section, and pytest-cov's
+ * --cov options in pytest's addopts. Report settings (exclude_lines, fail_under, ...) change
+ * what a report says, never which files the data holds.
+ */
+const RUN_SECTION = /^(coverage:)?run$/;
+const PATHS_SECTION = /^(coverage:)?paths$/;
+const SELECTING_KEYS = new Set([
+  "source",
+  "source_pkgs",
+  "include",
+  "omit",
+  "data_file",
+  "plugins",
+  "relative_files",
+]);
 const COV_OPTION = /--(no-)?cov\b/;
 
 /**
- * What of a file's text configures coverage.py, or null for nothing: [tool.coverage] and
- * pytest's addopts when they name a --cov option, of a TOML file (as JSON, so that formatting
- * does not count); the coverage sections ([run], [coverage:run], ...) and the lines naming a
- * --cov option, of an ini-style file. Text that does not parse is taken whole.
+ * What of a file's text selects the files coverage.py measures (see SELECTING_KEYS), or null
+ * for nothing: of a TOML file as JSON (so that formatting does not count), of an ini-style
+ * file as its lines. Text that does not parse is taken whole.
  */
 export function coverageSettingsIn(name: string, text: string | null): string | null {
   if (text === null) return null;
   if (name.endsWith(".toml")) {
     try {
       const tool = (parseToml(text) as { tool?: Record<string, unknown> }).tool ?? {};
+      const coverage = (tool.coverage ?? {}) as { run?: Record<string, unknown>; paths?: unknown };
+      const run = Object.entries(coverage.run ?? {}).filter(([key]) => SELECTING_KEYS.has(key));
       const pytest = tool.pytest as { ini_options?: { addopts?: unknown } } | undefined;
       const addopts = JSON.stringify(pytest?.ini_options?.addopts ?? null);
       const kept = {
-        coverage: tool.coverage ?? null,
+        run: run.length === 0 ? null : Object.fromEntries(run),
+        paths: coverage.paths ?? null,
         addopts: COV_OPTION.test(addopts) ? addopts : null,
       };
-      return kept.coverage === null && kept.addopts === null ? null : JSON.stringify(kept);
+      return Object.values(kept).every((v) => v === null) ? null : JSON.stringify(kept);
     } catch {
       return text;
     }
   }
   const kept: string[] = [];
-  let inCoverage = false;
+  let section = "";
+  let keeping = false;
   for (const line of text.split(/\r?\n/)) {
     const header = /^\s*\[([^\]]*)\]/.exec(line);
-    if (header) inCoverage = COVERAGE_SECTION.test((header[1] as string).trim());
     const bare = line.trim();
+    if (header) {
+      section = (header[1] as string).trim();
+      keeping = false;
+      continue;
+    }
     if (bare === "" || /^[#;]/.test(bare)) continue;
-    if (inCoverage || COV_OPTION.test(line)) kept.push(line);
+    const continued = /^\s/.test(line);
+    if (!continued) {
+      const key = (/^([^=:]+)[=:]/.exec(line)?.[1] ?? "").trim();
+      keeping =
+        PATHS_SECTION.test(section) || (RUN_SECTION.test(section) && SELECTING_KEYS.has(key));
+    }
+    if (keeping || COV_OPTION.test(line)) kept.push(`[${section}] ${bare}`);
   }
   return kept.length === 0 ? null : kept.join("\n");
 }
@@ -966,12 +1008,13 @@ export async function refuseUnmeasuredAfterCoverageConfig(
   root: string,
   patch: Patch,
   unmeasured: readonly ChangedFile[],
+  testRoot: string,
 ): Promise<void> {
   const configs = patch.files.filter(
     (f) =>
       !f.binary &&
-      (mayConfigureCoverage(basename(f.path)) ||
-        (f.oldPath !== null && mayConfigureCoverage(basename(f.oldPath)))),
+      (mayConfigureCoverage(f.path, testRoot) ||
+        (f.oldPath !== null && mayConfigureCoverage(f.oldPath, testRoot))),
   );
   if (configs.length === 0) return;
   const base = baseRevisionOf(patch);
@@ -1172,7 +1215,9 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     if (none !== null) throw none;
 
     const unmeasured = audited.filter((f) => !mapping.toData.has(f.path));
-    if (unmeasured.length > 0) await refuseUnmeasuredAfterCoverageConfig(root, patch, unmeasured);
+    if (unmeasured.length > 0) {
+      await refuseUnmeasuredAfterCoverageConfig(root, patch, unmeasured, request.testRoot);
+    }
 
     // 5. Per file: statements first, so that only the changed statements' lines get their
     // tests read from the data; then executed lines and the staleness check.

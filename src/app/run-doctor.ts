@@ -247,7 +247,12 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
         }
         const unmeasured = audited.filter((f) => !toData.has(f.path));
         if (unmeasured.length > 0) {
-          await refuseUnmeasuredAfterCoverageConfig(request.root, patch, unmeasured);
+          await refuseUnmeasuredAfterCoverageConfig(
+            request.root,
+            patch,
+            unmeasured,
+            request.testRoot,
+          );
         }
         const lost = lostRecording(
           request.root,

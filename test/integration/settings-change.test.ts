@@ -176,6 +176,34 @@ describe("a patch that changes coverage.py's configuration", () => {
     );
   });
 
+  it("report settings, and an example project's own config, are not such a change", () => {
+    const r = demo();
+    withoutProration(r);
+    appendFileSync(join(r.dir, "src/billing/__init__.py"), "# billing\n");
+    const rc = readFileSync(join(r.dir, ".coveragerc"), "utf8");
+    r.write(".coveragerc", `${rc}\n[report]\nexclude_lines =\n    if TYPE_CHECKING:\n`);
+    r.write("examples/demo/pyproject.toml", '[tool.coverage.run]\nomit = ["src/*"]\n');
+    r.git("add", ".coveragerc", "examples/demo/pyproject.toml", "src/billing/__init__.py");
+    r.git("commit", "-q", "-m", "report settings");
+    const run = runCli(["audit", "--base", "base", "--coverage", "omitted.coverage", "-q"], {
+      cwd: r.dir,
+    });
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+
+    // An omit given on a continuation line of the run section is one.
+    r.write(".coveragerc", `${rc}omit =\n    docs/*\n    src/billing/proration.py\n`);
+    r.git("add", ".coveragerc");
+    r.git("commit", "-q", "-m", "omit");
+    expect(
+      expectOneLineError(
+        runCli(["audit", "--base", "base", "--coverage", "omitted.coverage", "-q"], { cwd: r.dir }),
+      ),
+    ).toMatch(
+      /^freezegate: error: the patch changes coverage\.py's configuration \("\.coveragerc"\)/,
+    );
+  });
+
   it("a pyproject.toml or setup.cfg change outside coverage's sections is not such a change", () => {
     const r = demo();
     withoutProration(r);
