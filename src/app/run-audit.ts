@@ -1149,7 +1149,15 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     const bodiless = frozenWithoutRun(request.frozen, testsWithoutRun([...resolution.frozenTests]));
     if (bodiless !== null) throw bodiless;
     // After that check: an xfail(run=False) test is muted without running, and harmless.
-    const alsoIds = request.alsoFrozen?.ids ?? [];
+    // test_function data merges a test's parametrized cases into one name: a muted case
+    // mutes that name (fail closed: its other cases' lines read shadowed too).
+    const alsoIds = [
+      ...new Set(
+        (request.alsoFrozen?.ids ?? []).map((id) =>
+          contexts.style === "test-function" ? id.replace(/\[.*\]$/s, "") : id,
+        ),
+      ),
+    ];
     if (alsoIds.length > 0) contexts.preloadTests?.(alsoIds);
     const also = alsoIds.filter((id) => !resolution.frozenTests.has(id) && contexts.hasTest(id));
     const frozenTests =

@@ -171,7 +171,11 @@ describePython("tests muted or deselected outside the ledger", () => {
       "freeze-ledger.json",
       ledger.replace(`"${STATEMENT}"`, '"tests/test_ledger.py::test_statement_*"'),
     );
-    const tests = readFileSync(repo.path("tests/test_ledger.py"), "utf8");
+    // Without the example's flaky test, which story 1 froze.
+    const tests = readFileSync(repo.path("tests/test_ledger.py"), "utf8").replace(
+      /def test_withdraw_more_than_balance\(\):\n(?: {4}.*\n)+/,
+      "",
+    );
     repo.write(
       "tests/test_ledger.py",
       `${tests}\n\ndef test_statement_is_a_method():\n    assert callable(Ledger.statement)\n`,
@@ -215,5 +219,53 @@ describePython("tests muted or deselected outside the ledger", () => {
     );
     expect(split.stdout).toContain(`SHADOWED 41: only frozen tests cover it: ${STATEMENT}`);
     expect(split.status).toBe(1);
+  });
+
+  it("under test_function contexts a muted parametrized case mutes its test's one name", () => {
+    repo.git("switch", "-q", "-c", "fn-base", "main");
+    // test_function data: no Hypothesis runners (refused there), no freezes.
+    rmSync(repo.path("tests/properties"), { recursive: true, force: true });
+    const ledger = JSON.parse(readFileSync(repo.path("freeze-ledger.json"), "utf8"));
+    repo.write(
+      "freeze-ledger.json",
+      `${JSON.stringify({ ...ledger, freezes: [], properties: [] }, null, 2)}\n`,
+    );
+    repo.write(".coveragerc", "[run]\nrelative_files = true\ndynamic_context = test_function\n");
+    // Without the example's flaky test, which story 1 froze.
+    const tests = readFileSync(repo.path("tests/test_ledger.py"), "utf8").replace(
+      /def test_withdraw_more_than_balance\(\):\n(?: {4}.*\n)+/,
+      "",
+    );
+    const cases = (mark: string) =>
+      tests.replace(
+        /def test_statement_lists_entries\(\):\n(?: {4}.*\n)+/,
+        `@pytest.mark.parametrize("entries,expected", [\n    pytest.param([], ["balance 10"], id="empty"),\n    pytest.param([5, -3], ["+5", "-3", "balance 12"], id="two"${mark}),\n])\ndef test_statement_cases(entries, expected):\n    ledger = Ledger(initial=10)\n    for e in entries:\n        ledger.apply(e)\n    assert ledger.statement() == expected\n`,
+      );
+    repo.write("tests/test_ledger.py", `import pytest\n${cases("")}`);
+    repo.git("add", "-A");
+    repo.commit("test_function contexts, a parametrized statement test");
+    statementPatch("fn-muted", "fn-base");
+    repo.write(
+      "tests/test_ledger.py",
+      `import pytest\n${cases(', marks=pytest.mark.xfail(reason="follow-up")')}`,
+    );
+    repo.commit("change statement(), mute its case");
+    rmSync(repo.path(".coverage"), { force: true });
+    rmSync(repo.path(".freezegate"), { recursive: true, force: true });
+    const run = runPython(
+      ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov", "--cov-report="],
+      { cwd: repo.dir, env: { PYTHONPATH: PLUGIN } },
+    );
+    expect(run.status, run.stdout).toBe(0);
+    expect(record().muted).toEqual(["tests/test_ledger.py::test_statement_cases[two]"]);
+    const r = runCli(
+      ["check", "--base", "fn-base", "--today", TODAY, "--samples", ".freezegate/samples.json"],
+      { cwd: repo.dir },
+    );
+    // Before: exit 0, "app/ledger.py: 5 defended" (the case's id named nothing in the data).
+    expect(r.stdout).toContain(
+      "SHADOWED 41: only frozen tests cover it: tests/test_ledger.py::test_statement_cases",
+    );
+    expect(r.status).toBe(1);
   });
 });
