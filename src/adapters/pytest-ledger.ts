@@ -9,16 +9,19 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { ConfigError, InputError } from "../core/errors.js";
+import { ConfigError, FreezegateError, InputError } from "../core/errors.js";
 import { frozenListOf, lookupOf, resolveFrozen } from "../core/frozen.js";
 import type { Ledger } from "../core/ledger-model.js";
 import {
+  LEDGER_OPTION,
   type LedgerSetting,
   ledgerSetting,
+  type PluginPathOption,
   PytestConfigUnreadable,
   type PytestDialect,
   pytestConfigNames,
   pytestConfigOf,
+  RECORD_OPTION,
 } from "../core/pytest-config.js";
 import { type AppliedRecord, parseAppliedRecord } from "../core/queue.js";
 import { readJsonFile } from "./repo-files.js";
@@ -67,6 +70,36 @@ export function pluginLedger(
   start: string,
   dialect: PytestDialect,
 ): PluginLedger | null {
+  return pluginPath(root, start, dialect, LEDGER_OPTION, PLUGIN_DEFAULT_LEDGER);
+}
+
+/**
+ * Where the plugin writes its applied record when its settings name the place (a flag in
+ * addopts, or the freezegate_record ini key), by pytest 7's and 9's rules; null when they do
+ * not (then the record is at its default place, next to the samples artifact) or pytest cannot
+ * read its configuration.
+ */
+export function configuredRecord(root: string, testRoot: string): PluginLedger | null {
+  const start = resolve(root, testRoot);
+  if (!statSync(start, { throwIfNoEntry: false })?.isDirectory()) return null;
+  for (const dialect of [7, 9] as const) {
+    try {
+      const found = pluginPath(root, start, dialect, RECORD_OPTION, ".freezegate/applied.json");
+      if (found?.explicit) return found;
+    } catch (error) {
+      if (!(error instanceof FreezegateError)) throw error;
+    }
+  }
+  return null;
+}
+
+function pluginPath(
+  root: string,
+  start: string,
+  dialect: PytestDialect,
+  option: PluginPathOption,
+  defaultPath: string,
+): PluginLedger | null {
   let pyproject: string | null = null;
   for (const dir of upTo(root, start)) {
     for (const name of pytestConfigNames(dialect)) {
@@ -81,7 +114,7 @@ export function pluginLedger(
         const config = pytestConfigOf(name, text, dialect);
         if (config === null) continue;
         section = label.slice(0, label.length - name.length) + config.section;
-        setting = ledgerSetting(config.values);
+        setting = ledgerSetting(config.values, option);
       } catch (error) {
         if (!(error instanceof PytestConfigUnreadable)) throw error;
         // pytest stops on a config it cannot parse, and then runs nothing. Only where the
@@ -94,8 +127,8 @@ export function pluginLedger(
       }
       if (setting === null) {
         return {
-          path: join(dir, PLUGIN_DEFAULT_LEDGER),
-          given: `${PLUGIN_DEFAULT_LEDGER} in pytest's rootdir, ${show(root, dir)}`,
+          path: join(dir, defaultPath),
+          given: `${defaultPath} in pytest's rootdir, ${show(root, dir)}`,
           explicit: false,
         };
       }
@@ -111,8 +144,8 @@ export function pluginLedger(
   let rootdir = dialect === 9 ? pyproject : null;
   rootdir ??= upTo(root, start).find((dir) => isFile(join(dir, "setup.py"))) ?? start;
   return {
-    path: join(rootdir, PLUGIN_DEFAULT_LEDGER),
-    given: `${PLUGIN_DEFAULT_LEDGER} in pytest's rootdir, ${show(root, rootdir)}`,
+    path: join(rootdir, defaultPath),
+    given: `${defaultPath} in pytest's rootdir, ${show(root, rootdir)}`,
     explicit: false,
   };
 }

@@ -8,6 +8,7 @@ import { readHeadCommit } from "../adapters/git.js";
 import { changedFilesInRange } from "../adapters/git-history.js";
 import {
   appliedRecordBeside,
+  configuredRecord,
   refuseDeselectedFrozen,
   refuseForeignAppliedRecord,
   refuseForeignPluginLedger,
@@ -139,7 +140,10 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
   if (request.samplesPath !== undefined) {
     thisRun = refuseForeignAppliedRecord({
       ...agreement,
-      recordPath: appliedRecordBeside(request.samplesPath),
+      // Where pytest's settings put it (freezegate_record), else beside the samples.
+      recordPath:
+        configuredRecord(ctx.root, request.audit.testRoot)?.path ??
+        appliedRecordBeside(request.samplesPath),
       headCommit: await readHeadCommit(ctx.root),
       ledger,
     });

@@ -171,8 +171,20 @@ export interface LedgerSetting {
   given: string;
 }
 
-const LEDGER_FLAG = "--freezegate-ledger";
-const LEDGER_INI = "freezegate_ledger";
+/** A path the plugin takes from a flag or an ini key (the ledger, the applied record). */
+export interface PluginPathOption {
+  flag: string;
+  ini: string;
+}
+
+export const LEDGER_OPTION: PluginPathOption = {
+  flag: "--freezegate-ledger",
+  ini: "freezegate_ledger",
+};
+export const RECORD_OPTION: PluginPathOption = {
+  flag: "--freezegate-record",
+  ini: "freezegate_record",
+};
 
 /**
  * The ledger the plugin reads by the config's settings, as the plugin ranks them: the
@@ -180,7 +192,12 @@ const LEDGER_INI = "freezegate_ledger";
  * in addopts overrides the file's); null when neither names one (the plugin then reads
  * freeze-ledger.json in the rootdir). Throws PytestConfigUnreadable for a value it cannot read.
  */
-export function ledgerSetting(values: Record<string, unknown>): LedgerSetting | null {
+export function ledgerSetting(
+  values: Record<string, unknown>,
+  option: PluginPathOption = LEDGER_OPTION,
+): LedgerSetting | null {
+  const LEDGER_FLAG = option.flag;
+  const LEDGER_INI = option.ini;
   const addopts = values.addopts;
   let args: string[] = [];
   if (typeof addopts === "string") args = shlexSplit(addopts);
@@ -201,8 +218,9 @@ export function ledgerSetting(values: Record<string, unknown>): LedgerSetting | 
       return v;
     };
     if (arg === LEDGER_FLAG) [kind, value] = ["flag", next()];
-    else if (arg.startsWith(`${LEDGER_FLAG}=`)) [kind, value] = ["flag", arg.slice(20)];
-    else if (arg === "-o" || arg === "--override-ini") [kind, value] = ["override", next()];
+    else if (arg.startsWith(`${LEDGER_FLAG}=`)) {
+      [kind, value] = ["flag", arg.slice(LEDGER_FLAG.length + 1)];
+    } else if (arg === "-o" || arg === "--override-ini") [kind, value] = ["override", next()];
     else if (arg.startsWith("--override-ini=")) [kind, value] = ["override", arg.slice(15)];
     else if (arg.startsWith("-o")) [kind, value] = ["override", arg.slice(2)];
     if (kind === "flag") flag = value;

@@ -130,6 +130,22 @@ describePython("tests muted or deselected outside the ledger", () => {
     );
   });
 
+  it("a record that pytest's settings put elsewhere (freezegate_record) is read there", () => {
+    repo.git("switch", "-q", "-c", "record-elsewhere", "xfail-conftest");
+    const ini = readFileSync(repo.path("pytest.ini"), "utf8");
+    repo.write("pytest.ini", `${ini}freezegate_record = build/applied.json\n`);
+    repo.commit("the record goes to build/");
+    rmSync(repo.path("build"), { recursive: true, force: true });
+    expect(pytest().status).toBe(0);
+    expect(JSON.parse(readFileSync(repo.path("build/applied.json"), "utf8")).muted).toEqual([
+      STATEMENT,
+    ]);
+    // Before: no record beside the samples, so the mute went unseen: exit 0.
+    const r = check();
+    expect(r.stdout).toContain(`SHADOWED 41: only frozen tests cover it: ${STATEMENT}`);
+    expect(r.status).toBe(1);
+  });
+
   it("an ordinary xfail (a known bug) is no refusal: the change its live tests defend passes, exit 0", () => {
     repo.git("switch", "-q", "-c", "known-bug", "main");
     const ledger = readFileSync(repo.path("app/ledger.py"), "utf8");
