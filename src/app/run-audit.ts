@@ -1139,7 +1139,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         {
           fix:
             param === undefined
-              ? "use exact pytest node ids (as in `pytest --collect-only -q`), or pass --allow-unresolved for tests that no longer exist"
+              ? "use exact pytest node ids (as in `pytest --collect-only -q`); a frozen test that exists but did not run (deselected with -k, -m or --deselect) must run, its lines are unknown otherwise; pass --allow-unresolved only for tests that no longer exist"
               : `"${param}" is a parametrized test: freeze all its cases with "${param}[*]", or list them as \`pytest --collect-only -q\` prints them`,
         },
       );

@@ -148,7 +148,7 @@ export function checkFrozenResolved(
     id: "frozen",
     status: allowUnresolved ? "warn" : "fail",
     message: `${label}: ${resolution.unresolved.length} of ${entries} frozen id(s) match no test in the data: ${sample(resolution.unresolved)}`,
-    fix: "use exact node ids as printed by pytest --collect-only -q (no suffix matching), or remove freezes of deleted tests",
+    fix: "use exact node ids as printed by pytest --collect-only -q (no suffix matching); let frozen tests that exist run (not deselected with -k, -m or --deselect); remove freezes of deleted tests",
   };
 }
 

@@ -211,6 +211,10 @@ describe("bad input is exit 2 with one line, never a pass", () => {
     expect(expectOneLineError(r)).toMatch(
       /1 frozen id\(s\) in .*typo\.json match no test in the coverage data: "test_billing\.py::test_proration_rounds_half_up"/,
     );
+    // The fix names deselection too: --allow-unresolved is only for tests that are gone.
+    expect(r.stderr).toContain(
+      "(fix: use exact pytest node ids (as in `pytest --collect-only -q`); a frozen test that exists but did not run (deselected with -k, -m or --deselect) must run, its lines are unknown otherwise; pass --allow-unresolved only for tests that no longer exist)",
+    );
     const allowed = runCli(
       ["audit", "--base", "base", "--frozen", "typo.json", "--allow-unresolved"],
       {
