@@ -3,7 +3,7 @@
 // report; the single-gate commands and `freezegate check` both call these, so a gate reads
 // the same inputs whichever command runs it.
 
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { isAbsolute, join, posix, relative } from "node:path";
 import { CONFIG_FILES, configFromTexts } from "../adapters/config-files.js";
 import { readHeadCommit } from "../adapters/git.js";
@@ -386,6 +386,12 @@ export interface DepositGateOptions {
 }
 
 export function readSamples(path: string): SamplesArtifact {
+  if (!existsSync(path)) {
+    // The usual cause: the pytest plugin ran inactive (it found no ledger), so it wrote none.
+    throw new InputError(`samples artifact not found: ${path}`, {
+      fix: "check the path; the freezegate pytest plugin writes it in every run in which it finds a ledger (pytest's freezegate_ledger setting, else freeze-ledger.json in pytest's rootdir): a ledger elsewhere needs freezegate_ledger = PATH in pytest's config",
+    });
+  }
   return parseSamples(
     readJsonFile(path, "samples artifact", "fix the JSON syntax of the samples artifact"),
     path,
