@@ -186,6 +186,10 @@ describe("freezegate init pytest", () => {
       const dry = init(repo, "--dry-run");
       expect(dry.status, dry.stderr).toBe(0);
       expect(dry.stdout).toContain("(dry run: nothing was written)");
+      // The outputs are ignored, not the directory: the ledger may live in .freezegate/.
+      expect(dry.stdout).toContain(
+        "(add those two files to\n.gitignore, not the directory if the ledger lives there",
+      );
       expect(snapshot(repo.dir)).toEqual(before);
 
       const result = init(repo);

@@ -767,7 +767,9 @@ Exit codes:
       `Until it is installed pytest stops with 'Error importing plugin "${PLUGIN_MODULE}"', so a`,
       "missing plugin can never mean an ignored ledger.",
       "The plugin applies freeze-ledger.json from pytest's rootdir (--freezegate-ledger to change it)",
-      "and writes .freezegate/applied.json and .freezegate/samples.json (add .freezegate/ to .gitignore).",
+      "and writes .freezegate/applied.json and .freezegate/samples.json (add those two files to",
+      ".gitignore, not the directory if the ledger lives there: a committed record or samples",
+      "file is not a record of the run).",
     );
     if (dryRun) out.push("(dry run: nothing was written)");
     io.stdout.write(`${out.join("\n")}\n`);
