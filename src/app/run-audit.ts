@@ -848,28 +848,32 @@ export async function stricterSettings(
 }
 
 /**
- * The data was recorded without the patch's files (or a path map sends them elsewhere): none
- * of the changed source files is in it, though files that existed before changed in
- * directories where it measures others. New files (and copies) may well be unmeasured, and so
- * may a file in a directory the data measures nothing in (docs/conf.py, a root setup.py): those
- * are unmeasured, not a refusal. The error, or null.
+ * The tests ran another copy of the patch's files (a built `build/lib/app/`, an unpacked
+ * wheel inside the repository): none of the changed source files is in the data, but it
+ * measures a file whose last two path parts are those of a changed one (`app/mod.py`). A
+ * changed file the data simply does not have (docs/conf.py, a module no test imports) is
+ * unmeasured, not a refusal. The error, or null.
  */
 export function noneMeasured(
   audited: readonly ChangedFile[],
   toData: ReadonlyMap<string, string>,
 ): InputError | null {
   if (audited.length === 0 || audited.some((f) => toData.has(f.path))) return null;
-  const measuredDirs = new Set([...toData.keys()].map((p) => posix.dirname(p)));
-  const beside = audited.filter(
-    (f) => f.status !== "added" && f.status !== "copied" && measuredDirs.has(posix.dirname(f.path)),
-  );
-  if (beside.length === 0) return null;
-  return new InputError(
-    `none of the changed source files is in the coverage data, though it measures other files beside ${sample(beside.map((f) => f.path))}`,
-    {
-      fix: "check that the tests ran with coverage of these files ([run] source) and that --path-map sends no recording elsewhere; if the tests do not run these files, leave them out of the audit with --source-files",
-    },
-  );
+  const tail = (path: string) => path.split("/").slice(-2).join("/");
+  const measured = new Map<string, string>();
+  for (const p of toData.keys()) if (p.includes("/")) measured.set(tail(p), p);
+  for (const f of audited) {
+    if (f.status === "added" || f.status === "copied" || !f.path.includes("/")) continue;
+    const twin = measured.get(tail(f.path));
+    if (twin === undefined) continue;
+    return new InputError(
+      `none of the changed source files is in the coverage data, which measures ${twin} instead of ${f.path}: the tests ran another copy of the code (a build or an installed package)`,
+      {
+        fix: "run the tests against the checkout (an editable install, or PYTHONPATH), or map the copy onto it with --path-map FROM=TO",
+      },
+    );
+  }
+  return null;
 }
 
 /**

@@ -536,19 +536,28 @@ describe("a patch none of whose changed files is in the data", () => {
     expect(doctor.stdout).not.toMatch(/^FAIL/m);
   });
 
-  it("is refused beside files the data measures: it was recorded without them", () => {
+  it("is unmeasured beside measured files too: a module no test imports", () => {
     const r = demo();
-    base2(r, { "src/billing/extra.py": "RATE = 1\n" });
-    commitFiles(r, { "src/billing/extra.py": "RATE = 2\n" });
+    base2(r, { "src/billing/__main__.py": "RATE = 1\n" });
+    commitFiles(r, { "src/billing/__main__.py": "RATE = 2\n" });
+    const run = runCli(["audit", "--base", "base2"], { cwd: r.dir });
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toMatch(/^src\/billing\/__main__\.py: 1 unmeasured$/m);
+    expect(run.status).toBe(0);
+  });
+
+  it("is refused when the data measures another copy of a changed file (a build)", () => {
+    const r = demo();
+    const source = readFileSync(r.path(SOURCE), "utf8");
+    base2(r, { "lib/billing/proration.py": source });
+    commitFiles(r, { "lib/billing/proration.py": `${source}# edited\n` });
     const message =
-      'none of the changed source files is in the coverage data, though it measures other files beside "src/billing/extra.py" (fix: check that the tests ran with coverage of these files ([run] source) and that --path-map sends no recording elsewhere; if the tests do not run these files, leave them out of the audit with --source-files)';
+      "none of the changed source files is in the coverage data, which measures src/billing/proration.py instead of lib/billing/proration.py: the tests ran another copy of the code (a build or an installed package) (fix: run the tests against the checkout (an editable install, or PYTHONPATH), or map the copy onto it with --path-map FROM=TO)";
     expect(expectOneLineError(runCli(["audit", "--base", "base2"], { cwd: r.dir }))).toBe(
       `freezegate: error: ${message}`,
     );
     const doctor = runCli(["doctor", "--base", "base2"], { cwd: r.dir });
-    expect(doctor.stdout).toContain(
-      `FAIL  freshness: ${message.replace(" (fix: ", "\n")}`.split("\n")[0],
-    );
+    expect(doctor.stdout).toContain(`FAIL  freshness: ${message.split(" (fix: ")[0]}`);
     expect(doctor.status).toBe(2);
   });
 });
