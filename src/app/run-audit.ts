@@ -922,17 +922,24 @@ const STANDARD_CONFIGS = new Set([
 ]);
 
 /**
- * Files that may configure the run that made the data: a standard one in the repository root
- * or the test root (one in another directory, an example project's own, configures another
- * run), and a file of another name anywhere (an rc file that --cov-config names).
+ * Files that may configure the run that made the data: coverage.py's own rc files (named
+ * like .coveragerc, or holding "cov" in the name) anywhere, since --cov-config or
+ * COVERAGE_RCFILE may name any of them; an ini or TOML file of another name anywhere, for the
+ * same reason; and a standard multi-purpose file (setup.cfg, tox.ini, pyproject.toml,
+ * pytest.ini) in the root, the test root, or a directory that holds measured files (one in an
+ * example project's directory configures another run).
  */
-function mayConfigureCoverage(path: string, testRoot: string): boolean {
+function mayConfigureCoverage(
+  path: string,
+  testRoot: string,
+  measuredDirs: ReadonlySet<string>,
+): boolean {
   const name = basename(path);
-  if (STANDARD_CONFIGS.has(name)) {
+  if (STANDARD_CONFIGS.has(name) && name !== ".coveragerc") {
     const dir = posix.dirname(path);
-    return dir === "." || dir === (normalizePath(testRoot) || ".");
+    return dir === "." || dir === (normalizePath(testRoot) || ".") || measuredDirs.has(dir);
   }
-  return /(rc|\.cfg|\.ini|\.toml|\.conf)$/.test(name);
+  return /cov/i.test(name) || /(rc|\.cfg|\.ini|\.toml|\.conf)$/.test(name);
 }
 
 /**
@@ -941,7 +948,7 @@ function mayConfigureCoverage(path: string, testRoot: string): boolean {
  * --cov options in pytest's addopts. Report settings (exclude_lines, fail_under, ...) change
  * what a report says, never which files the data holds.
  */
-const RUN_SECTION = /^(coverage:)?run$/;
+const RUN_SECTION = /^((coverage:)?run|DEFAULT)$/;
 const PATHS_SECTION = /^(coverage:)?paths$/;
 const SELECTING_KEYS = new Set([
   "source",
@@ -992,7 +999,8 @@ export function coverageSettingsIn(name: string, text: string | null): string | 
     if (bare === "" || /^[#;]/.test(bare)) continue;
     const continued = /^\s/.test(line);
     if (!continued) {
-      const key = (/^([^=:]+)[=:]/.exec(line)?.[1] ?? "").trim();
+      // configparser folds option names to lower case.
+      const key = (/^([^=:]+)[=:]/.exec(line)?.[1] ?? "").trim().toLowerCase();
       keeping =
         PATHS_SECTION.test(section) || (RUN_SECTION.test(section) && SELECTING_KEYS.has(key));
     }
@@ -1013,12 +1021,18 @@ export async function refuseUnmeasuredAfterCoverageConfig(
   patch: Patch,
   unmeasured: readonly ChangedFile[],
   testRoot: string,
+  measured: Iterable<string>,
 ): Promise<void> {
+  // Every directory above a measured file (repository paths).
+  const measuredDirs = new Set<string>();
+  for (const p of measured) {
+    for (let d = posix.dirname(p); d !== "." && !measuredDirs.has(d); d = posix.dirname(d)) {
+      measuredDirs.add(d);
+    }
+  }
+  const may = (p: string) => mayConfigureCoverage(p, testRoot, measuredDirs);
   const configs = patch.files.filter(
-    (f) =>
-      !f.binary &&
-      (mayConfigureCoverage(f.path, testRoot) ||
-        (f.oldPath !== null && mayConfigureCoverage(f.oldPath, testRoot))),
+    (f) => !f.binary && (may(f.path) || (f.oldPath !== null && may(f.oldPath))),
   );
   if (configs.length === 0) return;
   const base = baseRevisionOf(patch);
@@ -1228,7 +1242,13 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
 
     const unmeasured = audited.filter((f) => !mapping.toData.has(f.path));
     if (unmeasured.length > 0) {
-      await refuseUnmeasuredAfterCoverageConfig(root, patch, unmeasured, request.testRoot);
+      await refuseUnmeasuredAfterCoverageConfig(
+        root,
+        patch,
+        unmeasured,
+        request.testRoot,
+        mapping.toData.keys(),
+      );
     }
 
     // 5. Per file: statements first, so that only the changed statements' lines get their

@@ -252,6 +252,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
             patch,
             unmeasured,
             request.testRoot,
+            toData.keys(),
           );
         }
         const lost = lostRecording(

@@ -176,6 +176,34 @@ describe("a patch that changes coverage.py's configuration", () => {
     );
   });
 
+  it("however the selecting setting is spelled or wherever its rc file lies", () => {
+    for (const [path, text] of [
+      [
+        ".coveragerc",
+        "[run]\nsource = src\nrelative_files = True\nOMIT = src/billing/proration.py\n",
+      ],
+      [".coveragerc", "[DEFAULT]\nomit = src/billing/proration.py\n[run]\nsource = src\n"],
+      ["ci/.coveragerc", "[run]\nomit = src/billing/proration.py\n"],
+      [".coveragerc-ci", "[run]\nomit = src/billing/proration.py\n"],
+      ["src/setup.cfg", "[coverage:run]\nomit = src/billing/proration.py\n"],
+    ] as const) {
+      const r = demo();
+      withoutProration(r);
+      appendFileSync(join(r.dir, "src/billing/__init__.py"), "# billing\n");
+      r.write(path, text);
+      r.git("add", path, "src/billing/__init__.py");
+      r.git("commit", "-q", "-m", `omit in ${path}`);
+      expect(
+        expectOneLineError(
+          runCli(["audit", "--base", "base", "--coverage", "omitted.coverage", "-q"], {
+            cwd: r.dir,
+          }),
+        ),
+        path,
+      ).toMatch(/^freezegate: error: the patch changes coverage\.py's configuration/);
+    }
+  });
+
   it("report settings, and an example project's own config, are not such a change", () => {
     const r = demo();
     withoutProration(r);
