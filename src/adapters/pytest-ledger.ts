@@ -43,7 +43,8 @@ function isFile(path: string): boolean {
   return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
 }
 
-function show(root: string, path: string): string {
+/** `path` relative to `root` when inside it (with /), else as given. */
+export function show(root: string, path: string): string {
   const rel = relative(root, path);
   if (rel === "") return ".";
   return rel.startsWith("..") || isAbsolute(rel) ? path : rel.split("\\").join("/");
@@ -283,4 +284,27 @@ export function refuseDeselectedFrozen(
       fix: "do not deselect frozen tests (a conftest.py hook, -k, -m, --deselect): let them run (the ledger already keeps their failures from failing the run), or combine the coverage data of the jobs that ran them, then run the tests again",
     },
   );
+}
+
+/**
+ * The pytest config file that loads or sets up the freezegate plugin (it names freezegate), as
+ * pytest would pick it when it runs in the test root; null when none does.
+ */
+export function pluginConfigFile(root: string, testRoot: string): string | null {
+  const start = resolve(root, testRoot);
+  if (!statSync(start, { throwIfNoEntry: false })?.isDirectory()) return null;
+  for (const dir of upTo(root, start)) {
+    for (const name of pytestConfigNames(7)) {
+      const file = join(dir, name);
+      if (!isFile(file)) continue;
+      const text = readFileSync(file, "utf8");
+      try {
+        if (pytestConfigOf(name, text, 7) === null) continue;
+      } catch {
+        return null;
+      }
+      return /freezegate/i.test(text) ? show(root, file) : null;
+    }
+  }
+  return null;
 }

@@ -9,9 +9,11 @@ import { changedFilesInRange } from "../adapters/git-history.js";
 import {
   appliedRecordBeside,
   configuredRecord,
+  pluginConfigFile,
   refuseDeselectedFrozen,
   refuseForeignAppliedRecord,
   refuseForeignPluginLedger,
+  show,
   type ThisRunsRecord,
 } from "../adapters/pytest-ledger.js";
 import { InputError } from "../core/errors.js";
@@ -25,6 +27,7 @@ import {
   type GateRun,
   patchLedger,
   policyNotes,
+  readSamples,
   runDepositGate,
   runLedgerChangesGate,
   runLockGate,
@@ -137,16 +140,30 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
   const patch = await patchLedger(ctx, mergeBase);
   const { ledger } = patch;
   let thisRun: ThisRunsRecord | null = null;
-  if (request.samplesPath !== undefined) {
-    thisRun = refuseForeignAppliedRecord({
-      ...agreement,
-      // Where pytest's settings put it (freezegate_record), else beside the samples.
-      recordPath:
-        configuredRecord(ctx.root, request.audit.testRoot)?.path ??
-        appliedRecordBeside(request.samplesPath),
-      headCommit: await readHeadCommit(ctx.root),
-      ledger,
-    });
+  const headCommit = await readHeadCommit(ctx.root);
+  // Where pytest's settings put it (freezegate_record), else beside the samples.
+  const recordPath =
+    request.samplesPath === undefined
+      ? null
+      : (configuredRecord(ctx.root, request.audit.testRoot)?.path ??
+        appliedRecordBeside(request.samplesPath));
+  if (recordPath !== null) {
+    thisRun = refuseForeignAppliedRecord({ ...agreement, recordPath, headCommit, ledger });
+  }
+  if (thisRun === null && recordPath !== null && request.samplesPath !== undefined) {
+    // pytest's config loads the plugin, which writes its record in every run: a record moved
+    // where nothing here looks (--freezegate-record on pytest's command line) would switch off
+    // the checks of what the run muted, deselected and applied.
+    const config = pluginConfigFile(ctx.root, request.audit.testRoot);
+    const samples = config === null ? null : readSamples(request.samplesPath);
+    if (samples !== null && samples.kind !== "session" && samples.commit === headCommit) {
+      throw new InputError(
+        `the freezegate pytest plugin (loaded by ${config}) ran at this commit and wrote ${show(ctx.root, request.samplesPath)}, but no applied record of that run is at ${show(ctx.root, recordPath)}: what the run froze, muted and deselected cannot be checked`,
+        {
+          fix: "leave the record where it goes by default (beside the samples artifact), or set its place with freezegate_record in pytest's config, not on pytest's command line",
+        },
+      );
+    }
   }
   if (thisRun?.record.deselectedFrozen?.length) {
     // Tests another job ran are in the combined data: only those nobody ran are refused.

@@ -146,6 +146,34 @@ describePython("tests muted or deselected outside the ledger", () => {
     expect(r.status).toBe(1);
   });
 
+  it("a record moved on pytest's command line, where check cannot see it, is exit 2", () => {
+    repo.git("switch", "-q", "-c", "record-on-command-line", "xfail-conftest");
+    rmSync(repo.path(".coverage"), { force: true });
+    rmSync(repo.path(".freezegate"), { recursive: true, force: true });
+    const run = runPython(
+      [
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--cov",
+        "--cov-context=test",
+        "--cov-report=",
+        "--freezegate-today",
+        TODAY,
+        "--freezegate-record",
+        "elsewhere/applied.json",
+      ],
+      { cwd: repo.dir, env: { PYTHONPATH: PLUGIN } },
+    );
+    expect(run.status, run.stdout).toBe(0);
+    // Before: no record beside the samples, the mute unseen, exit 0.
+    expect(expectOneLineError(check())).toBe(
+      "freezegate: error: the freezegate pytest plugin (loaded by pytest.ini) ran at this commit and wrote .freezegate/samples.json, but no applied record of that run is at .freezegate/applied.json: what the run froze, muted and deselected cannot be checked (fix: leave the record where it goes by default (beside the samples artifact), or set its place with freezegate_record in pytest's config, not on pytest's command line)",
+    );
+  });
+
   it("an ordinary xfail (a known bug) is no refusal: the change its live tests defend passes, exit 0", () => {
     repo.git("switch", "-q", "-c", "known-bug", "main");
     const ledger = readFileSync(repo.path("app/ledger.py"), "utf8");
