@@ -847,6 +847,14 @@ export async function stricterSettings(
   };
 }
 
+function sameText(a: string, b: string): boolean {
+  try {
+    return readFileSync(a).equals(readFileSync(b));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The tests ran another copy of the patch's files (a built `build/lib/app/`, an unpacked
  * wheel inside the repository): none of the changed source files is in the data, but it
@@ -855,6 +863,7 @@ export async function stricterSettings(
  * unmeasured, not a refusal. The error, or null.
  */
 export function noneMeasured(
+  root: string,
   audited: readonly ChangedFile[],
   toData: ReadonlyMap<string, string>,
 ): InputError | null {
@@ -865,7 +874,9 @@ export function noneMeasured(
   for (const f of audited) {
     if (f.status === "added" || f.status === "copied" || !f.path.includes("/")) continue;
     const twin = measured.get(tail(f.path));
-    if (twin === undefined) continue;
+    // A copy has the file's text (a build of this checkout); another module of the same
+    // name (api/models.py beside web/api/models.py) does not.
+    if (twin === undefined || !sameText(join(root, twin), join(root, f.path))) continue;
     return new InputError(
       `none of the changed source files is in the coverage data, which measures ${twin} instead of ${f.path}: the tests ran another copy of the code (a build or an installed package)`,
       {
@@ -1004,9 +1015,32 @@ export function coverageSettingsIn(name: string, text: string | null): string | 
       keeping =
         PATHS_SECTION.test(section) || (RUN_SECTION.test(section) && SELECTING_KEYS.has(key));
     }
-    if (keeping || COV_OPTION.test(line)) kept.push(`[${section}] ${bare}`);
+    if (keeping) kept.push(`[${section}] ${bare}`);
+    else if (COV_OPTION.test(line)) kept.push(`[${section}] ${covOptions(bare).join(" ")}`);
   }
-  return kept.length === 0 ? null : kept.join("\n");
+  // [DEFAULT]'s keys reach coverage.py only in a file it reads as its own: one with a run
+  // section (an application's ini file with a [DEFAULT] source = ... is no coverage config).
+  const ownFile = /^\s*\[(coverage:)?run\]/m.test(text);
+  const selected = kept.filter((k) => ownFile || !k.startsWith("[DEFAULT] "));
+  return selected.length === 0 ? null : selected.join("\n");
+}
+
+/** pytest-cov's options in an addopts line, with their values (the rest of the line aside). */
+function covOptions(line: string): string[] {
+  const words = line.split(/\s+/);
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as string;
+    const at = word.search(COV_OPTION);
+    if (at < 0) continue;
+    const option = word.slice(at);
+    const next = words[i + 1];
+    if (!option.includes("=") && next !== undefined && !next.startsWith("-")) {
+      out.push(`${option} ${next}`);
+      i++;
+    } else out.push(option);
+  }
+  return out;
 }
 
 /**
@@ -1237,7 +1271,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     }
 
     const mappedAudited = audited.filter((f) => mapping.toData.has(f.path));
-    const none = noneMeasured(audited, mapping.toData);
+    const none = noneMeasured(root, audited, mapping.toData);
     if (none !== null) throw none;
 
     const unmeasured = audited.filter((f) => !mapping.toData.has(f.path));

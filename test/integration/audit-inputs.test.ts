@@ -549,8 +549,14 @@ describe("a patch none of whose changed files is in the data", () => {
   it("is refused when the data measures another copy of a changed file (a build)", () => {
     const r = demo();
     const source = readFileSync(r.path(SOURCE), "utf8");
-    base2(r, { "lib/billing/proration.py": source });
-    commitFiles(r, { "lib/billing/proration.py": `${source}# edited\n` });
+    // Another module of the same name, with its own text: simply unmeasured.
+    base2(r, { "lib/billing/proration.py": "RATE = 1\n" });
+    commitFiles(r, { "lib/billing/proration.py": "RATE = 2\n" });
+    const other = runCli(["audit", "--base", "base2", "-q"], { cwd: r.dir });
+    expect(other.stderr).toBe("");
+    expect(other.status).toBe(0);
+    // A copy of the measured file (a build of this checkout): the tests ran the copy.
+    commitFiles(r, { "lib/billing/proration.py": source });
     const message =
       "none of the changed source files is in the coverage data, which measures src/billing/proration.py instead of lib/billing/proration.py: the tests ran another copy of the code (a build or an installed package) (fix: run the tests against the checkout (an editable install, or PYTHONPATH), or map the copy onto it with --path-map FROM=TO)";
     expect(expectOneLineError(runCli(["audit", "--base", "base2"], { cwd: r.dir }))).toBe(

@@ -232,6 +232,27 @@ describe("a patch that changes coverage.py's configuration", () => {
     );
   });
 
+  it("another option on pytest-cov's addopts line, or an application ini's [DEFAULT], is not such a change", () => {
+    const r = demo();
+    withoutProration(r);
+    r.git("switch", "-q", "-c", "b2", "base");
+    r.write("pytest.ini", "[pytest]\naddopts = --cov=src\n");
+    r.git("add", "pytest.ini");
+    r.git("commit", "-q", "-m", "pytest-cov in addopts");
+    r.git("switch", "-q", "main");
+    r.git("merge", "-q", "--no-edit", "b2");
+    appendFileSync(join(r.dir, "src/billing/__init__.py"), "# billing\n");
+    r.write("pytest.ini", "[pytest]\naddopts = --cov=src --strict-markers\n");
+    r.write("app.ini", "[DEFAULT]\nsource = billing-api\n[server]\nport = 8080\n");
+    r.git("add", "pytest.ini", "app.ini", "src/billing/__init__.py");
+    r.git("commit", "-q", "-m", "strict markers; an app config");
+    const run = runCli(["audit", "--base", "b2", "--coverage", "omitted.coverage", "-q"], {
+      cwd: r.dir,
+    });
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+  });
+
   it("a pyproject.toml or setup.cfg change outside coverage's sections is not such a change", () => {
     const r = demo();
     withoutProration(r);
