@@ -75,23 +75,26 @@ export function pluginLedger(
 }
 
 /**
- * Where the plugin writes its applied record when its settings name the place (a flag in
- * addopts, or the freezegate_record ini key), by pytest 7's and 9's rules; null when they do
- * not (then the record is at its default place, next to the samples artifact) or pytest cannot
- * read its configuration.
+ * Where the plugin's applied record of a run may be, in order: where pytest's settings put it
+ * (the freezegate_record ini key or a flag in addopts, by pytest 7's and 9's rules), beside
+ * the samples artifact (the CI recipes' place), and its default place in pytest's rootdir
+ * (`.freezegate/applied.json`, also when the samples were moved). Absolute paths, no repeats.
  */
-export function configuredRecord(root: string, testRoot: string): PluginLedger | null {
+export function recordCandidates(root: string, testRoot: string, samplesPath: string): string[] {
   const start = resolve(root, testRoot);
-  if (!statSync(start, { throwIfNoEntry: false })?.isDirectory()) return null;
-  for (const dialect of [7, 9] as const) {
-    try {
-      const found = pluginPath(root, start, dialect, RECORD_OPTION, ".freezegate/applied.json");
-      if (found?.explicit) return found;
-    } catch (error) {
-      if (!(error instanceof FreezegateError)) throw error;
+  const explicit: string[] = [];
+  const defaults: string[] = [];
+  if (statSync(start, { throwIfNoEntry: false })?.isDirectory()) {
+    for (const dialect of [7, 9] as const) {
+      try {
+        const found = pluginPath(root, start, dialect, RECORD_OPTION, ".freezegate/applied.json");
+        if (found !== null) (found.explicit ? explicit : defaults).push(found.path);
+      } catch (error) {
+        if (!(error instanceof FreezegateError)) throw error;
+      }
     }
   }
-  return null;
+  return [...new Set([...explicit, appliedRecordBeside(samplesPath), ...defaults])];
 }
 
 function pluginPath(
@@ -284,27 +287,4 @@ export function refuseDeselectedFrozen(
       fix: "do not deselect frozen tests (a conftest.py hook, -k, -m, --deselect): let them run (the ledger already keeps their failures from failing the run), or combine the coverage data of the jobs that ran them, then run the tests again",
     },
   );
-}
-
-/**
- * The pytest config file that loads or sets up the freezegate plugin (it names freezegate), as
- * pytest would pick it when it runs in the test root; null when none does.
- */
-export function pluginConfigFile(root: string, testRoot: string): string | null {
-  const start = resolve(root, testRoot);
-  if (!statSync(start, { throwIfNoEntry: false })?.isDirectory()) return null;
-  for (const dir of upTo(root, start)) {
-    for (const name of pytestConfigNames(7)) {
-      const file = join(dir, name);
-      if (!isFile(file)) continue;
-      const text = readFileSync(file, "utf8");
-      try {
-        if (pytestConfigOf(name, text, 7) === null) continue;
-      } catch {
-        return null;
-      }
-      return /freezegate/i.test(text) ? show(root, file) : null;
-    }
-  }
-  return null;
 }

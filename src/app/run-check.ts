@@ -4,12 +4,11 @@
 // an input error in any of them stops the whole check (exit 2): a gate that could not run must
 // never count as a gate that passed.
 
+import { existsSync } from "node:fs";
 import { readHeadCommit } from "../adapters/git.js";
 import { changedFilesInRange } from "../adapters/git-history.js";
 import {
-  appliedRecordBeside,
-  configuredRecord,
-  pluginConfigFile,
+  recordCandidates,
   refuseDeselectedFrozen,
   refuseForeignAppliedRecord,
   refuseForeignPluginLedger,
@@ -21,6 +20,7 @@ import type { Finding, GateResult } from "../core/findings.js";
 import { gateFailed, sortFindings } from "../core/findings.js";
 import type { Gate, Ledger } from "../core/ledger-model.js";
 import { checkShape } from "../core/ledger-shape.js";
+import { PLUGIN_TOOL } from "../core/samples.js";
 import type { ShadowAudit } from "../core/shadow-audit.js";
 import {
   type GateContext,
@@ -141,26 +141,29 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
   const { ledger } = patch;
   let thisRun: ThisRunsRecord | null = null;
   const headCommit = await readHeadCommit(ctx.root);
-  // Where pytest's settings put it (freezegate_record), else beside the samples.
-  const recordPath =
+  const candidates =
     request.samplesPath === undefined
-      ? null
-      : (configuredRecord(ctx.root, request.audit.testRoot)?.path ??
-        appliedRecordBeside(request.samplesPath));
+      ? []
+      : recordCandidates(ctx.root, request.audit.testRoot, request.samplesPath);
+  const recordPath = candidates.find((path) => existsSync(path)) ?? null;
   if (recordPath !== null) {
     thisRun = refuseForeignAppliedRecord({ ...agreement, recordPath, headCommit, ledger });
   }
-  if (thisRun === null && recordPath !== null && request.samplesPath !== undefined) {
-    // pytest's config loads the plugin, which writes its record in every run: a record moved
-    // where nothing here looks (--freezegate-record on pytest's command line) would switch off
-    // the checks of what the run muted, deselected and applied.
-    const config = pluginConfigFile(ctx.root, request.audit.testRoot);
-    const samples = config === null ? null : readSamples(request.samplesPath);
-    if (samples !== null && samples.kind !== "session" && samples.commit === headCommit) {
+  if (thisRun === null && request.samplesPath !== undefined) {
+    // The pytest plugin writes its record with its samples in every run: its samples of this
+    // commit's run without a record of it means the record was moved out of sight (a flag on
+    // pytest's command line), which would switch off the checks of what the run muted,
+    // deselected and applied.
+    const samples = readSamples(request.samplesPath);
+    if (
+      samples.kind !== "session" &&
+      samples.tool === PLUGIN_TOOL &&
+      samples.commit === headCommit
+    ) {
       throw new InputError(
-        `the freezegate pytest plugin (loaded by ${config}) ran at this commit and wrote ${show(ctx.root, request.samplesPath)}, but no applied record of that run is at ${show(ctx.root, recordPath)}: what the run froze, muted and deselected cannot be checked`,
+        `the samples artifact ${show(ctx.root, request.samplesPath)} is from the freezegate pytest plugin's run at this commit, but no applied record of that run is at ${candidates.map((c) => show(ctx.root, c)).join(" or ")}: what the run froze, muted and deselected cannot be checked`,
         {
-          fix: "leave the record where it goes by default (beside the samples artifact), or set its place with freezegate_record in pytest's config, not on pytest's command line",
+          fix: "keep the plugin's record at its default place, or set freezegate_record in pytest's config (not --freezegate-record on pytest's command line)",
         },
       );
     }

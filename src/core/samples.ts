@@ -14,6 +14,9 @@ import { InputError } from "./errors.js";
 
 export const SAMPLES_VERSION = 2;
 
+/** The pytest plugin's name in the artifacts it writes ("tool"). */
+export const PLUGIN_TOOL = "pytest-freezegate";
+
 /** A full lowercase commit id (SHA-1 or SHA-256), as `git rev-parse` prints it. */
 const COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
@@ -22,6 +25,8 @@ export type SamplesArtifact =
       kind: "per-property";
       /** The commit the tests ran at, or null when the runner could not tell. */
       commit: string | null;
+      /** Who wrote it ("pytest-freezegate" for the plugin), when it says. */
+      tool?: string;
       /** The file, as named in messages. */
       label: string;
       /** Property test node id -> distinct inputs it ran on. */
@@ -86,7 +91,11 @@ export function parseSamples(value: unknown, label: string): SamplesArtifact {
       `is ${JSON.stringify(value.version)}; this freezegate reads version ${SAMPLES_VERSION} (or the seed's {"distinct": N})`,
     );
   }
-  onlyKeys(value, ["version", "commit", "properties"], label, "the top level");
+  onlyKeys(value, ["version", "tool", "commit", "properties"], label, "the top level");
+  const tool = value.tool;
+  if (tool !== undefined && (typeof tool !== "string" || tool.trim() === "")) {
+    fail(label, '"tool"', `is ${JSON.stringify(tool)}, not the name of the runner that wrote it`);
+  }
   if (!("commit" in value)) fail(label, "the top level", 'lacks "commit"');
   const commit = value.commit;
   if (commit !== null && (typeof commit !== "string" || !COMMIT.test(commit))) {
@@ -104,7 +113,13 @@ export function parseSamples(value: unknown, label: string): SamplesArtifact {
     if (!("distinct" in entry)) fail(label, where, 'lacks "distinct"');
     properties.set(id, count(entry.distinct, label, `${where}.distinct`));
   }
-  return { kind: "per-property", commit: commit as string | null, label, properties };
+  return {
+    kind: "per-property",
+    commit: commit as string | null,
+    label,
+    properties,
+    ...(tool === undefined ? {} : { tool: tool as string }),
+  };
 }
 
 /**

@@ -170,8 +170,39 @@ describePython("tests muted or deselected outside the ledger", () => {
     expect(run.status, run.stdout).toBe(0);
     // Before: no record beside the samples, the mute unseen, exit 0.
     expect(expectOneLineError(check())).toBe(
-      "freezegate: error: the freezegate pytest plugin (loaded by pytest.ini) ran at this commit and wrote .freezegate/samples.json, but no applied record of that run is at .freezegate/applied.json: what the run froze, muted and deselected cannot be checked (fix: leave the record where it goes by default (beside the samples artifact), or set its place with freezegate_record in pytest's config, not on pytest's command line)",
+      "freezegate: error: the samples artifact .freezegate/samples.json is from the freezegate pytest plugin's run at this commit, but no applied record of that run is at .freezegate/applied.json: what the run froze, muted and deselected cannot be checked (fix: keep the plugin's record at its default place, or set freezegate_record in pytest's config (not --freezegate-record on pytest's command line))",
     );
+  });
+
+  it("samples moved on pytest's command line: the record at its default place is read", () => {
+    repo.git("switch", "-q", "-c", "samples-elsewhere", "xfail-conftest");
+    rmSync(repo.path(".coverage"), { force: true });
+    rmSync(repo.path(".freezegate"), { recursive: true, force: true });
+    const run = runPython(
+      [
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--cov",
+        "--cov-context=test",
+        "--cov-report=",
+        "--freezegate-today",
+        TODAY,
+        "--freezegate-samples",
+        "out/samples.json",
+      ],
+      { cwd: repo.dir, env: { PYTHONPATH: PLUGIN } },
+    );
+    expect(run.status, run.stdout).toBe(0);
+    const r = runCli(
+      ["check", "--base", "main", "--today", TODAY, "--samples", "out/samples.json"],
+      { cwd: repo.dir },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain(`SHADOWED 41: only frozen tests cover it: ${STATEMENT}`);
+    expect(r.status).toBe(1);
   });
 
   it("an ordinary xfail (a known bug) is no refusal: the change its live tests defend passes, exit 0", () => {

@@ -24,6 +24,23 @@ describe("parseSamples", () => {
     expect(distinctFor(s, "tests/props/test_other.py::test_x")).toBeNull();
   });
 
+  it("reads who wrote it when it says (the plugin's samples go with its applied record)", () => {
+    const s = parseSamples(
+      { version: 2, tool: "pytest-freezegate", commit: C, properties: {} },
+      "s.json",
+    );
+    expect(s).toEqual({
+      kind: "per-property",
+      commit: C,
+      label: "s.json",
+      properties: new Map(),
+      tool: "pytest-freezegate",
+    });
+    expect(() =>
+      parseSamples({ version: 2, tool: " ", commit: C, properties: {} }, "s.json"),
+    ).toThrow('samples artifact s.json: "tool" is " ", not the name of the runner that wrote it');
+  });
+
   it("reads seed 004's single session count and applies it to every property", () => {
     const s = parseSamples({ distinct: 3 }, "gate/prop_samples.json");
     expect(s).toEqual({ kind: "session", distinct: 3 });

@@ -142,6 +142,7 @@ def samples_artifact(commit: Optional[str], counts: Mapping[str, int]) -> Dict[s
     ids = sorted(n for n in counts if n.strip() == n and n.find("::") > 0)
     return {
         "version": SAMPLES_VERSION,
+        "tool": TOOL,
         "commit": commit,
         "properties": {nodeid: {"distinct": counts[nodeid]} for nodeid in ids},
     }

@@ -73,6 +73,7 @@ def test_hypothesis_inputs_are_counted_and_explicit_records_win(pytester):
     assert result.ret == 0, result.stdout.str()
     assert samples_of(pytester) == {
         "version": 2,
+        "tool": "pytest-freezegate",
         "commit": None,
         "properties": {
             "test_props.py::TestInAClass::test_method": {"distinct": 20},
@@ -205,6 +206,7 @@ def test_only_tests_that_passed_and_are_not_frozen_count_as_evidence(pytester, m
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     assert samples_of(pytester) == {
         "version": 2,
+        "tool": "pytest-freezegate",
         "commit": None,
         "properties": {"test_o.py::test_passes": {"distinct": 20}},
     }

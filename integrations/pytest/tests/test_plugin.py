@@ -327,8 +327,8 @@ def test_the_applied_record_names_commit_ledger_hash_mode_and_tests(pytester):
     assert sorted(leftovers) == ["applied.json", "samples.json"]
     # The samples artifact names the same commit: the deposit gate refuses one from another.
     samples = read_json(pytester.path / ".freezegate" / "samples.json")
-    assert list(samples) == ["version", "commit", "properties"]
-    assert samples == {"version": 2, "commit": head, "properties": {}}
+    assert list(samples) == ["version", "tool", "commit", "properties"]
+    assert samples == {"version": 2, "tool": "pytest-freezegate", "commit": head, "properties": {}}
 
 
 def test_the_ledger_path_is_relative_to_the_git_root_and_absolute_outside_git(pytester, monkeypatch):
@@ -428,7 +428,12 @@ def test_ini_settings_are_relative_to_the_ini_file(pytester, monkeypatch):
     result.assert_outcomes(passed=2, skipped=1)
     record = read_json(pytester.path / "out" / "record.json")
     assert record["mode"] == "skip" and record["applied"] == ["tests/test_a.py::test_flaky"]
-    assert read_json(pytester.path / "out" / "samples.json") == {"version": 2, "commit": None, "properties": {}}
+    assert read_json(pytester.path / "out" / "samples.json") == {
+        "version": 2,
+        "tool": "pytest-freezegate",
+        "commit": None,
+        "properties": {},
+    }
     # Command-line paths are relative to where pytest was started.
     result = run(pytester, str(pytester.path / "tests"), "--freezegate-record", "here.json")
     assert result.ret == 0

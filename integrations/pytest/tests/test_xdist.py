@@ -64,6 +64,7 @@ def test_one_record_from_all_workers(pytester):
     samples = read_json(pytester.path / ".freezegate" / "samples.json")
     assert samples == {
         "version": 2,
+        "tool": "pytest-freezegate",
         "commit": None,
         "properties": {f"test_mod{i}.py::test_recorded_{i}": {"distinct": i + 3} for i in range(4)},
     }
