@@ -78,9 +78,14 @@ export function pluginLedger(
  * Where the plugin's applied record of a run may be, in order: where pytest's settings put it
  * (the freezegate_record ini key or a flag in addopts, by pytest 7's and 9's rules), beside
  * the samples artifact (the CI recipes' place), and its default place in pytest's rootdir
- * (`.freezegate/applied.json`, also when the samples were moved). Absolute paths, no repeats.
+ * (`.freezegate/applied.json`, also when the samples were moved or not given). Absolute paths,
+ * no repeats.
  */
-export function recordCandidates(root: string, testRoot: string, samplesPath: string): string[] {
+export function recordCandidates(
+  root: string,
+  testRoot: string,
+  samplesPath: string | undefined,
+): string[] {
   const start = resolve(root, testRoot);
   const explicit: string[] = [];
   const defaults: string[] = [];
@@ -94,7 +99,8 @@ export function recordCandidates(root: string, testRoot: string, samplesPath: st
       }
     }
   }
-  return [...new Set([...explicit, appliedRecordBeside(samplesPath), ...defaults])];
+  const beside = samplesPath === undefined ? [] : [appliedRecordBeside(samplesPath)];
+  return [...new Set([...explicit, ...beside, ...defaults])];
 }
 
 function pluginPath(

@@ -19,6 +19,7 @@ import {
   patchFromWorktree,
   readHeadCommit,
   resolveCommit,
+  runGit,
   workTreeBlobIds,
 } from "../adapters/git.js";
 import { readBlobs } from "../adapters/git-history.js";
@@ -847,6 +848,11 @@ export async function stricterSettings(
   };
 }
 
+async function isTracked(root: string, path: string): Promise<boolean> {
+  const result = await runGit(root, ["ls-files", "--error-unmatch", "--", path]);
+  return result.code === 0;
+}
+
 function sameText(a: string, b: string): boolean {
   try {
     return readFileSync(a).equals(readFileSync(b));
@@ -862,11 +868,11 @@ function sameText(a: string, b: string): boolean {
  * changed file the data simply does not have (docs/conf.py, a module no test imports) is
  * unmeasured, not a refusal. The error, or null.
  */
-export function noneMeasured(
+export async function noneMeasured(
   root: string,
   audited: readonly ChangedFile[],
   toData: ReadonlyMap<string, string>,
-): InputError | null {
+): Promise<InputError | null> {
   if (audited.length === 0 || audited.some((f) => toData.has(f.path))) return null;
   const tail = (path: string) => path.split("/").slice(-2).join("/");
   const measured = new Map<string, string>();
@@ -874,9 +880,13 @@ export function noneMeasured(
   for (const f of audited) {
     if (f.status === "added" || f.status === "copied" || !f.path.includes("/")) continue;
     const twin = measured.get(tail(f.path));
-    // A copy has the file's text (a build of this checkout); another module of the same
-    // name (api/models.py beside web/api/models.py) does not.
-    if (twin === undefined || !sameText(join(root, twin), join(root, f.path))) continue;
+    if (twin === undefined) continue;
+    // A copy has the file's text (a build of this checkout), or git does not track it (a
+    // build kept from before the patch); another module of the same name (api/models.py
+    // beside web/api/models.py) is tracked and has its own text.
+    if (!sameText(join(root, twin), join(root, f.path)) && (await isTracked(root, twin))) {
+      continue;
+    }
     return new InputError(
       `none of the changed source files is in the coverage data, which measures ${twin} instead of ${f.path}: the tests ran another copy of the code (a build or an installed package)`,
       {
@@ -1271,7 +1281,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     }
 
     const mappedAudited = audited.filter((f) => mapping.toData.has(f.path));
-    const none = noneMeasured(root, audited, mapping.toData);
+    const none = await noneMeasured(root, audited, mapping.toData);
     if (none !== null) throw none;
 
     const unmeasured = audited.filter((f) => !mapping.toData.has(f.path));

@@ -141,13 +141,13 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
   const { ledger } = patch;
   let thisRun: ThisRunsRecord | null = null;
   const headCommit = await readHeadCommit(ctx.root);
-  const candidates =
-    request.samplesPath === undefined
-      ? []
-      : recordCandidates(ctx.root, request.audit.testRoot, request.samplesPath);
-  const recordPath = candidates.find((path) => existsSync(path)) ?? null;
-  if (recordPath !== null) {
+  // The first record of this commit's run among the places the plugin may have put it (also
+  // without --samples: what the run muted counts whether or not deposits are judged).
+  const candidates = recordCandidates(ctx.root, request.audit.testRoot, request.samplesPath);
+  for (const recordPath of candidates) {
+    if (!existsSync(recordPath)) continue;
     thisRun = refuseForeignAppliedRecord({ ...agreement, recordPath, headCommit, ledger });
+    if (thisRun !== null) break;
   }
   if (thisRun === null && request.samplesPath !== undefined) {
     // The pytest plugin writes its record with its samples in every run: its samples of this

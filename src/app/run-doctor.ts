@@ -240,7 +240,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           checks.push(failed("freshness", away));
           return checks;
         }
-        const none = noneMeasured(request.root, audited, toData);
+        const none = await noneMeasured(request.root, audited, toData);
         if (none !== null) {
           checks.push(failed("freshness", none));
           return checks;

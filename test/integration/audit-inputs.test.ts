@@ -566,4 +566,24 @@ describe("a patch none of whose changed files is in the data", () => {
     expect(doctor.stdout).toContain(`FAIL  freshness: ${message.split(" (fix: ")[0]}`);
     expect(doctor.status).toBe(2);
   });
+
+  it("is refused when the data measures a build git does not track, kept from before the patch", () => {
+    const r = demo();
+    // The data as a run of a build/lib copy made at the merge base writes it.
+    const built = join(r.dir, "built.coverage");
+    copyFileSync(join(r.dir, ".coverage"), built);
+    const db = new Database(built);
+    db.prepare("UPDATE file SET path = replace(path, 'src/', 'build/lib/')").run();
+    db.close();
+    r.write(
+      "build/lib/billing/__init__.py",
+      readFileSync(r.path("src/billing/__init__.py"), "utf8"),
+    );
+    r.write("build/lib/billing/proration.py", r.git("show", `base:${SOURCE}`));
+    expect(
+      expectOneLineError(runCli(["audit", "--base", "base", "--coverage", built], { cwd: r.dir })),
+    ).toBe(
+      `freezegate: error: none of the changed source files is in the coverage data, which measures build/lib/billing/proration.py instead of ${SOURCE}: the tests ran another copy of the code (a build or an installed package) (fix: run the tests against the checkout (an editable install, or PYTHONPATH), or map the copy onto it with --path-map FROM=TO)`,
+    );
+  });
 });

@@ -128,6 +128,9 @@ describePython("tests muted or deselected outside the ledger", () => {
     expect(shadowNotes()).toContain(
       `1 test(s) muted by an xfail outside the ledger count as frozen (their failures cannot fail the run; the applied record .freezegate/applied.json): ${STATEMENT}`,
     );
+    // Without --samples too: the record is at its default place.
+    const bare = runCli(["check", "--base", "main", "--today", TODAY], { cwd: repo.dir });
+    expect(bare.stdout).toContain(`SHADOWED 41: only frozen tests cover it: ${STATEMENT}`);
   });
 
   it("a record that pytest's settings put elsewhere (freezegate_record) is read there", () => {
@@ -196,6 +199,9 @@ describePython("tests muted or deselected outside the ledger", () => {
       { cwd: repo.dir, env: { PYTHONPATH: PLUGIN } },
     );
     expect(run.status, run.stdout).toBe(0);
+    // An older run's record left beside the moved samples is not this run's: passed over.
+    const record = JSON.parse(readFileSync(repo.path(".freezegate/applied.json"), "utf8"));
+    repo.write("out/applied.json", JSON.stringify({ ...record, commit: "0".repeat(40) }));
     const r = runCli(
       ["check", "--base", "main", "--today", TODAY, "--samples", "out/samples.json"],
       { cwd: repo.dir },
