@@ -412,7 +412,7 @@ function sample(items: readonly string[], n = 3): string {
  * the test globs are the defaults (never given in a flag or a config). Explicit globs are the
  * user's word on what a test file is: undefined then.
  */
-export function productionNamedLikeTests(
+function productionNamedLikeTests(
   globs: TestAndSourceGlobs,
   contexts: Pick<ContextIndex, "testIds">,
   testRoot: string,
@@ -642,7 +642,7 @@ export function mapCoverageToRepo(
  * be recorded under a path no rule maps onto it, and that recording's tests would be lost.
  * The error to stop with, or null.
  */
-export function lostRecording(
+function lostRecording(
   root: string,
   changed: readonly string[],
   measured: readonly string[],
@@ -676,7 +676,7 @@ export interface PatchOnDisk {
  * file missing from disk, unstaged edits under --staged, a user's diff of other lines, a range
  * over files edited since. The audit stops at the error; doctor reports it as a check.
  */
-export async function checkPatchOnDisk(
+async function checkPatchOnDisk(
   root: string,
   request: PatchRequest,
   patch: ReadPatch,
@@ -779,6 +779,71 @@ export async function checkPatchOnDisk(
   return { audited, skipped, sources };
 }
 
+export interface PatchAgainstData {
+  root: string;
+  request: PatchRequest;
+  patch: ReadPatch;
+  /** The settings as the flags and the patch's own config give them. */
+  settings: ConfigurableSettings & Pick<AuditRequest, "settingsFor">;
+  /** The data's tests, or null when doctor could not read them. */
+  contexts: Pick<ContextIndex, "testIds"> | null;
+  testRoot: string;
+  /** "" or "dir/": the test root. */
+  prefix: string;
+  /** The data's recorded paths, and how they map onto the repository. */
+  measured: readonly string[];
+  mapping: PathMapping;
+  pathMap: readonly PathRule[];
+  /** The data files read (absolute). */
+  dataFiles: readonly string[];
+}
+
+/**
+ * Once the patch is read: which changed files are judged, and every refusal of a patch that
+ * does not fit the data, or that changes what it is judged by (data committed with it, the
+ * config, a path-map, coverage.py's configuration). Shared by the audit, which stops at the
+ * error, and doctor, which reports it as its freshness check.
+ */
+export async function checkPatchAgainstData(
+  a: PatchAgainstData,
+): Promise<PatchOnDisk & { stricter: Awaited<ReturnType<typeof stricterSettings>> }> {
+  const { root, patch, mapping } = a;
+  refuseDataInPatch(root, patch, a.dataFiles);
+  const stricter = await stricterSettings(root, patch, a.settings);
+  const settings = stricter?.settings ?? a.settings;
+  const named =
+    a.contexts === null ? undefined : productionNamedLikeTests(settings, a.contexts, a.testRoot);
+  const onDisk = await checkPatchOnDisk(
+    root,
+    a.request,
+    patch,
+    settings,
+    a.prefix,
+    mapping.toData,
+    named,
+  );
+  const changed = onDisk.audited.map((f) => f.path);
+  const lost = lostRecording(root, changed, a.measured, mapping, a.pathMap);
+  if (lost !== null) throw lost;
+  if (stricter?.settings.basePathMap !== undefined) {
+    const base = mapDataPaths(a.measured, directorySpellings(root), stricter.settings.basePathMap);
+    refuseRemappedChanges(changed, mapping, base, a.pathMap);
+  }
+  const none = await noneMeasured(root, onDisk.audited, mapping.toData);
+  if (none !== null) throw none;
+  const unmeasured = onDisk.audited.filter((f) => !mapping.toData.has(f.path));
+  if (unmeasured.length > 0) {
+    await refuseUnmeasuredAfterCoverageConfig(
+      root,
+      patch,
+      unmeasured,
+      a.testRoot,
+      mapping.toData.keys(),
+    );
+  }
+  return { ...onDisk, stricter };
+}
+
 /**
  * When the patch changes the root's config file (pyproject.toml, package.json), the settings
  * at the patch's base (the merge base of a range; HEAD for a staged or work-tree patch), with
@@ -787,7 +852,7 @@ export async function checkPatchOnDisk(
  * a source file when either does. A base config that cannot be read counts as no config.
  * Null when the config did not change or there is no base (a user's diff).
  */
-export async function stricterSettings(
+async function stricterSettings(
   root: string,
   patch: Patch,
   request: ConfigurableSettings & Pick<AuditRequest, "settingsFor">,
@@ -868,7 +933,7 @@ function sameText(a: string, b: string): boolean {
  * changed file the data simply does not have (docs/conf.py, a module no test imports) is
  * unmeasured, not a refusal. The error, or null.
  */
-export async function noneMeasured(
+async function noneMeasured(
   root: string,
   audited: readonly ChangedFile[],
   toData: ReadonlyMap<string, string>,
@@ -913,7 +978,7 @@ function baseRevisionOf(patch: Patch): string | null {
  * base's rules map nothing onto the file (the data moved, which is why the rules changed),
  * the patch's rules decide.
  */
-export function refuseRemappedChanges(
+function refuseRemappedChanges(
   changed: readonly string[],
   head: PathMapping,
   base: PathMapping,
@@ -987,7 +1052,7 @@ const COV_OPTION = /--(no-)?cov\b/;
  * for nothing: of a TOML file as JSON (so that formatting does not count), of an ini-style
  * file as its lines. Text that does not parse is taken whole.
  */
-export function coverageSettingsIn(name: string, text: string | null): string | null {
+function coverageSettingsIn(name: string, text: string | null): string | null {
   if (text === null) return null;
   if (name.endsWith(".toml")) {
     try {
@@ -1060,7 +1125,7 @@ function covOptions(line: string): string[] {
  * the patch also changes what a file says about coverage (compared with the patch's base; a
  * user's diff has none, so any such file it touches counts), the audit refuses.
  */
-export async function refuseUnmeasuredAfterCoverageConfig(
+async function refuseUnmeasuredAfterCoverageConfig(
   root: string,
   patch: Patch,
   unmeasured: readonly ChangedFile[],
@@ -1125,7 +1190,7 @@ function readTextOrNull(path: string): string | null {
  * (`.coverage`, `.coverage.*`). A work-tree patch is left alone: the run's own data is an
  * untracked file there.
  */
-export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void {
+function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void {
   const source = patch.source;
   if (source.kind !== "range" && source.kind !== "staged") return;
   const read = new Set(dataFiles.map((file) => relative(root, file).split(sep).join("/")));
@@ -1249,51 +1314,21 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     // 4. Which changed files are audited.
     const patch = await patchPromise;
     mark("git (waited)");
-    refuseDataInPatch(root, patch, coverage.meta.dataFiles);
-    const stricter = await stricterSettings(root, patch, request);
-    const settings = stricter?.settings ?? request;
-    const { audited, skipped, sources } = await checkPatchOnDisk(
+    const { audited, skipped, sources, stricter } = await checkPatchAgainstData({
       root,
-      request.patch,
+      request: request.patch,
       patch,
-      settings,
+      settings: request,
+      contexts,
+      testRoot: request.testRoot,
       prefix,
-      mapping.toData,
-      productionNamedLikeTests(settings, contexts, request.testRoot),
-    );
-
-    const lost = lostRecording(
-      root,
-      audited.map((f) => f.path),
       measured,
       mapping,
-      request.pathMap,
-    );
-    if (lost !== null) throw lost;
-    if (stricter?.settings.basePathMap !== undefined) {
-      const rules = stricter.settings.basePathMap;
-      refuseRemappedChanges(
-        audited.map((f) => f.path),
-        mapping,
-        mapDataPaths(measured, directorySpellings(root), rules),
-        request.pathMap,
-      );
-    }
-
+      pathMap: request.pathMap,
+      dataFiles: coverage.meta.dataFiles,
+    });
+    const settings = stricter?.settings ?? request;
     const mappedAudited = audited.filter((f) => mapping.toData.has(f.path));
-    const none = await noneMeasured(root, audited, mapping.toData);
-    if (none !== null) throw none;
-
-    const unmeasured = audited.filter((f) => !mapping.toData.has(f.path));
-    if (unmeasured.length > 0) {
-      await refuseUnmeasuredAfterCoverageConfig(
-        root,
-        patch,
-        unmeasured,
-        request.testRoot,
-        mapping.toData.keys(),
-      );
-    }
 
     // 5. Per file: statements first, so that only the changed statements' lines get their
     // tests read from the data; then executed lines and the staleness check.

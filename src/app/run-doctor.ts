@@ -4,12 +4,7 @@
 
 import { isAbsolute, join, relative } from "node:path";
 import { openCoverage } from "../adapters/coverage-discovery.js";
-import {
-  directorySpellings,
-  fileExists,
-  modifiedTime,
-  readTextFile,
-} from "../adapters/repo-files.js";
+import { modifiedTime, readTextFile } from "../adapters/repo-files.js";
 import {
   type CheckStatus,
   checkContextsPresent,
@@ -27,27 +22,20 @@ import {
   resolveFrozen,
 } from "../core/frozen.js";
 import type { CoverageSource } from "../core/model.js";
-import { mapDataPaths, type PathRule, refuseMappedAway } from "../core/path-map.js";
+import type { PathRule } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
 import {
   type AuditRequest,
-  checkPatchOnDisk,
+  checkPatchAgainstData,
   type DataContexts,
   loadFrozenList,
-  lostRecording,
   mapCoverageToRepo,
-  noneMeasured,
   type PatchRequest,
-  productionNamedLikeTests,
   REPORT_LINE_BREAKS,
   readDataContexts,
   readPatch,
-  refuseDataInPatch,
   refuseLoneCarriageReturn,
-  refuseRemappedChanges,
-  refuseUnmeasuredAfterCoverageConfig,
   statementLinesOf,
-  stricterSettings,
   testsWithoutRunIn,
 } from "./run-audit.js";
 
@@ -196,76 +184,21 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           checkedFiles: 0,
         };
         const toData = mapped.mapping.toData;
-        // The audit's own checks that the patch describes the files on disk, and of what
-        // the patch changes about its own judgement.
-        refuseDataInPatch(request.root, patch, coverage.meta.dataFiles);
-        const stricter = await stricterSettings(request.root, patch, { ...request, failOn: [] });
-        const { audited, sources } = await checkPatchOnDisk(
-          request.root,
-          request.patch,
+        // The audit's own checks that the patch describes the files on disk and fits the data,
+        // and of what it changes about its own judgement: an error is the failed check.
+        const { audited, sources } = await checkPatchAgainstData({
+          root: request.root,
+          request: request.patch,
           patch,
-          stricter?.settings ?? request,
-          contexts?.prefix ?? "",
-          toData,
-          contexts
-            ? productionNamedLikeTests(
-                stricter?.settings ?? request,
-                contexts.index,
-                request.testRoot,
-              )
-            : undefined,
-        );
-        if (stricter?.settings.basePathMap !== undefined) {
-          refuseRemappedChanges(
-            audited.map((f) => f.path),
-            mapped.mapping,
-            mapDataPaths(
-              mapped.measured,
-              directorySpellings(request.root),
-              stricter.settings.basePathMap,
-            ),
-            request.pathMap,
-          );
-        }
-        // Before the "none measured" prediction: a rule that sends a changed file's own
-        // data elsewhere is the reason, and the audit names it.
-        const away = refuseMappedAway(
-          audited.map((f) => f.path),
-          mapped.measured,
-          directorySpellings(request.root),
-          request.pathMap,
-          (p) => fileExists(join(request.root, p)),
-        );
-        if (away !== null) {
-          checks.push(failed("freshness", away));
-          return checks;
-        }
-        const none = await noneMeasured(request.root, audited, toData);
-        if (none !== null) {
-          checks.push(failed("freshness", none));
-          return checks;
-        }
-        const unmeasured = audited.filter((f) => !toData.has(f.path));
-        if (unmeasured.length > 0) {
-          await refuseUnmeasuredAfterCoverageConfig(
-            request.root,
-            patch,
-            unmeasured,
-            request.testRoot,
-            toData.keys(),
-          );
-        }
-        const lost = lostRecording(
-          request.root,
-          audited.map((f) => f.path),
-          mapped.measured,
-          mapped.mapping,
-          request.pathMap,
-        );
-        if (lost !== null) {
-          checks.push(failed("freshness", lost));
-          return checks;
-        }
+          settings: { ...request, failOn: [] },
+          contexts: contexts?.index ?? null,
+          testRoot: request.testRoot,
+          prefix: contexts?.prefix ?? "",
+          measured: mapped.measured,
+          mapping: mapped.mapping,
+          pathMap: request.pathMap,
+          dataFiles: coverage.meta.dataFiles,
+        });
         for (const file of audited) {
           const bytes = sources.get(file.path);
           if (bytes && toData.has(file.path)) {
