@@ -407,6 +407,11 @@ function sample(items: readonly string[], n = 3): string {
   return items.length > n ? `${shown.join(", ")}, ... (${items.length} in all)` : shown.join(", ");
 }
 
+/** The same strings in the same order. */
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 /**
  * For classifyChangedFiles: whether a test of the data lives in a file (repository path), when
  * the test globs are the defaults (never given in a flag or a config). Explicit globs are the
@@ -417,8 +422,7 @@ function productionNamedLikeTests(
   contexts: Pick<ContextIndex, "testIds">,
   testRoot: string,
 ): ((path: string) => boolean) | undefined {
-  const isDefault = (list: readonly string[]) =>
-    list.length === DEFAULT_TEST_GLOBS.length && list.every((g, i) => g === DEFAULT_TEST_GLOBS[i]);
+  const isDefault = (list: readonly string[]) => sameStrings(list, DEFAULT_TEST_GLOBS);
   if (!isDefault(globs.testGlobs) || (globs.baseTestGlobs && !isDefault(globs.baseTestGlobs))) {
     return undefined;
   }
@@ -884,10 +888,8 @@ async function stricterSettings(
   }
   const then = request.settingsFor(values);
   const union = <T>(a: readonly T[], b: readonly T[]): T[] => [...new Set([...a, ...b])];
-  const same = (a: readonly string[], b: readonly string[]) =>
-    a.length === b.length && a.every((x, i) => x === b[i]);
   const changed = (["failOn", "testGlobs", "sourceGlobs"] as const).filter(
-    (key) => !same(then[key], request[key]),
+    (key) => !sameStrings(then[key], request[key]),
   );
   const pathMapChanged = JSON.stringify(then.pathMap) !== JSON.stringify(request.pathMap);
   if (changed.length === 0 && !pathMapChanged) return null;

@@ -149,12 +149,18 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
     thisRun = refuseForeignAppliedRecord({ ...agreement, recordPath, headCommit, ledger });
     if (thisRun !== null) break;
   }
+  // Samples that do not name their writer, of this commit's run with no record of it: said in
+  // the shadow gate's notes (the checks of the record did not run).
+  let unnamedSamples: string | null = null;
   if (thisRun === null && request.samplesPath !== undefined) {
     // The pytest plugin writes its record with its samples in every run: its samples of this
     // commit's run without a record of it means the record was moved out of sight (a flag on
     // pytest's command line), which would switch off the checks of what the run muted,
     // deselected and applied.
     const samples = readSamples(request.samplesPath);
+    if (samples.kind !== "session" && samples.tool === undefined && samples.commit === headCommit) {
+      unnamedSamples = `the samples artifact ${show(ctx.root, request.samplesPath)} does not name the tool that wrote it (a pytest plugin older than this freezegate, or written by hand) and no applied record of this commit's run was found: what the run muted and deselected is not checked; update the pytest plugin`;
+    }
     if (
       samples.kind !== "session" &&
       samples.tool === PLUGIN_TOOL &&
@@ -211,6 +217,7 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
         ...shadow.notes,
         ...policyNotes(patch, "shadow"),
         ...mutedNotes(thisRun),
+        ...(unnamedSamples === null ? [] : [unnamedSamples]),
         ...(audit.settingsChange === null
           ? []
           : [

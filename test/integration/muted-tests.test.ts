@@ -175,6 +175,15 @@ describePython("tests muted or deselected outside the ledger", () => {
     expect(expectOneLineError(check())).toBe(
       "freezegate: error: the samples artifact .freezegate/samples.json is from the freezegate pytest plugin's run at this commit, but no applied record of that run is at .freezegate/applied.json: what the run froze, muted and deselected cannot be checked (fix: keep the plugin's record at its default place, or set freezegate_record in pytest's config (not --freezegate-record on pytest's command line))",
     );
+    // Samples that do not name their writer (an older plugin) cannot be told from hand-written
+    // ones: no refusal, but the shadow gate says the record's checks did not run.
+    const samples = JSON.parse(readFileSync(repo.path(".freezegate/samples.json"), "utf8"));
+    expect(samples.tool).toBe("pytest-freezegate");
+    delete samples.tool;
+    repo.write(".freezegate/samples.json", JSON.stringify(samples));
+    expect(shadowNotes()).toContain(
+      "the samples artifact .freezegate/samples.json does not name the tool that wrote it (a pytest plugin older than this freezegate, or written by hand) and no applied record of this commit's run was found: what the run muted and deselected is not checked; update the pytest plugin",
+    );
   });
 
   it("samples moved on pytest's command line: the record at its default place is read", () => {
