@@ -18,7 +18,7 @@ export interface KnownTestsRequest {
   collected?: string;
   /** Coverage data path (absolute); without it the root is searched. */
   coverage?: string;
-  /** Directory pytest ran in, relative to the root ("" for the root). */
+  /** pytest's rootdir, relative to the root ("" for the root). */
   testRoot: string;
 }
 

@@ -37,6 +37,7 @@ import {
   type ContextIndex,
   indexContextOverview,
   indexContexts,
+  NO_LINES_RECORDED,
   parsePytestCovContext,
 } from "../core/contexts.js";
 import { nodeIdFile } from "../core/deposits.js";
@@ -60,12 +61,12 @@ import type {
 } from "../core/model.js";
 import {
   findLostRecording,
-  isWindowsPath,
   mapDataPaths,
   normalizePath,
   type PathMapping,
   type PathRule,
   refuseMappedAway,
+  unmappedPathsFix,
 } from "../core/path-map.js";
 import { analyzePython, isPythonSource } from "../core/python-statements.js";
 import {
@@ -106,7 +107,7 @@ export interface AuditRequest {
   sourceGlobs: string[];
   failOn: FailableVerdict[];
   allowUnresolved: boolean;
-  /** Directory pytest ran in, relative to the repository root ("" for the root). */
+  /** pytest's rootdir, relative to the repository root ("" for the root). */
   testRoot: string;
   /**
    * The settings above that the config gives, as a config with `values` would give them (the
@@ -534,13 +535,13 @@ function testRootOf(root: string, testRoot: string) {
   const normalized = normalizePath(testRoot);
   if (normalized.startsWith("/") || normalized.startsWith("..")) {
     throw new UsageError(`--test-root "${testRoot}" is outside the repository`, {
-      fix: "give the directory pytest ran in, relative to the repository root",
+      fix: "give pytest's rootdir (the rootdir: line pytest prints), relative to the repository root",
     });
   }
   // A mistyped test root would only show as node ids naming missing files, or not at all.
   if (normalized !== "" && !existsSync(join(root, normalized))) {
     throw new UsageError(`--test-root "${testRoot}" does not exist in the repository`, {
-      fix: "give the directory pytest ran in, relative to the repository root",
+      fix: "give pytest's rootdir (the rootdir: line pytest prints), relative to the repository root",
     });
   }
   if (normalized !== "") refuseNestedConfig(root, join(root, normalized));
@@ -833,7 +834,11 @@ export async function checkPatchAgainstData(
     const base = mapDataPaths(a.measured, directorySpellings(root), stricter.settings.basePathMap);
     refuseRemappedChanges(changed, mapping, base, a.pathMap);
   }
-  const none = await noneMeasured(root, onDisk.audited, mapping.toData);
+  const testGlob = compileGlobs([...settings.testGlobs]);
+  const isTestFile = (path: string) =>
+    testGlob(path) ||
+    (a.prefix !== "" && path.startsWith(a.prefix) && testGlob(path.slice(a.prefix.length)));
+  const none = await noneMeasured(root, onDisk.audited, mapping.toData, isTestFile);
   if (none !== null) throw none;
   const unmeasured = onDisk.audited.filter((f) => !mapping.toData.has(f.path));
   if (unmeasured.length > 0) {
@@ -939,6 +944,7 @@ async function noneMeasured(
   root: string,
   audited: readonly ChangedFile[],
   toData: ReadonlyMap<string, string>,
+  isTestFile: (path: string) => boolean,
 ): Promise<InputError | null> {
   if (audited.length === 0 || audited.some((f) => toData.has(f.path))) return null;
   const tail = (path: string) => path.split("/").slice(-2).join("/");
@@ -961,7 +967,48 @@ async function noneMeasured(
       },
     );
   }
+  // Data that measures test files only, while a test imports the changed module: the tests ran
+  // a copy coverage.py leaves out (a package installed into site-packages, which `--cov`
+  // without a source does not measure), so "unmeasured" would be an accident, not a choice.
+  const measuredFiles = [...toData.keys()];
+  if (measuredFiles.length === 0 || !measuredFiles.every(isTestFile)) return null;
+  const imports = measuredFiles.map((path) => ({ path, names: importedNames(join(root, path)) }));
+  for (const f of audited) {
+    const words = moduleWords(f.path);
+    const importer = imports.find(({ names }) => words.some((w) => names.has(w)));
+    if (importer === undefined) continue;
+    return new InputError(
+      `the coverage data measures test files only (${measuredFiles.length}, e.g. ${importer.path}), not ${f.path}, which ${importer.path} imports: the tests ran a copy of the code that coverage.py did not measure (an installed package)`,
+      {
+        fix: "run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO",
+      },
+    );
+  }
   return null;
+}
+
+/** The parts of a Python file's module name (`src/pkg/calc.py`: src, pkg, calc). */
+function moduleWords(path: string): string[] {
+  if (!path.endsWith(".py")) return [];
+  return path
+    .slice(0, -3)
+    .split("/")
+    .filter((part) => part !== "__init__" && /^[A-Za-z_]\w*$/.test(part));
+}
+
+/** Every name on a file's `import` and `from ... import` lines (module names and parts). */
+function importedNames(path: string): Set<string> {
+  const names = new Set<string>();
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return names;
+  }
+  for (const match of text.matchAll(/^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t][^\n]*/gm)) {
+    for (const word of match[0].split(/[^\w]+/)) if (word !== "") names.add(word);
+  }
+  return names;
 }
 
 /**
@@ -1242,9 +1289,11 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     if (contexts.style === "none") {
       // Without tests every name is outside them.
       const names = contexts.nonTestContexts;
-      const seen = names.length === 0 ? "no contexts at all" : `only ${sample(names)}`;
+      if (names.length === 0) {
+        throw new InputError(NO_LINES_RECORDED.message, { fix: NO_LINES_RECORDED.fix });
+      }
       throw new InputError(
-        `the coverage data names no tests (${seen}), so it cannot say which test ran a line`,
+        `the coverage data names no tests (only ${sample(names)}), so it cannot say which test ran a line`,
         {
           fix: "record per-test contexts: pytest --cov --cov-context=test (or [run] dynamic_context = test_function)",
         },
@@ -1305,9 +1354,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       throw new InputError(
         `no file in the coverage data maps onto the repository ${root}: data has ${sample(measured)}`,
         {
-          fix: measured.every((p) => !p.startsWith("/") && !isWindowsPath(p))
-            ? "the data's paths are relative to the directory coverage ran in: give it with --path-map =DIR/ (e.g. --path-map =backend/)"
-            : "map the recorded prefix with --path-map FROM=TO (e.g. --path-map /app/=.), or record with relative_files = true",
+          fix: unmappedPathsFix(measured),
         },
       );
     }

@@ -82,7 +82,7 @@ export const DATA_OPTIONS: OptionSpec[] = [
     type: "string",
     value: "FILE",
     description:
-      'frozen tests: {"frozen": [...]}, properties.json, or a freeze ledger (default: quarantine.json)',
+      'frozen tests: {"frozen": [...]}, properties.json, or a freeze ledger (default: quarantine.json or freeze-ledger.json at the repository root, whichever exists; both: exit 2)',
   },
   {
     name: "path-map",
@@ -95,7 +95,8 @@ export const DATA_OPTIONS: OptionSpec[] = [
     name: "test-root",
     type: "string",
     value: "DIR",
-    description: "directory pytest ran in, relative to the repository root (default: the root)",
+    description:
+      "pytest's rootdir (the rootdir: line pytest prints), relative to the repository root (default: the root)",
   },
   {
     name: "test-files",

@@ -15,8 +15,8 @@ import { findRepoRoot } from "../adapters/git.js";
 import type { UpdateOptions } from "../adapters/ledger-file.js";
 import type { KnownTestsRequest } from "../app/known-tests.js";
 import type { ConfigValues } from "../core/config.js";
-import { isDay, todayUtc } from "../core/dates.js";
-import { InputError, UsageError } from "../core/errors.js";
+import { isDay, todayUtc, utcDayOfInstant } from "../core/dates.js";
+import { ConfigError, InputError, UsageError } from "../core/errors.js";
 import { describeSource } from "../core/ledger.js";
 import { DEFAULT_LEDGER_PATH, type Ledger } from "../core/ledger-model.js";
 import { commandDirectory, DIRECTORY_OPTION } from "./audit-options.js";
@@ -65,7 +65,8 @@ export const TEST_ROOT_OPTION: OptionSpec = {
   name: "test-root",
   type: "string",
   value: "DIR",
-  description: "directory pytest ran in, relative to the repository root (default: the root)",
+  description:
+    "pytest's rootdir (the rootdir: line pytest prints), relative to the repository root (default: the root)",
 };
 
 /** The options for knowing which tests exist (unknown-test, freeze's existence check). */
@@ -87,6 +88,22 @@ export interface LedgerContext {
   ledgerPath: string;
   /** The ledger path as shown to users (relative to the root when inside it). */
   ledgerLabel: string;
+}
+
+/**
+ * check and stats judge the ledger's freezes. A config `frozen` key naming another file is
+ * what audit judges: a test frozen only there would count as live in one and frozen in the
+ * other, without a word.
+ */
+export function refuseOtherFrozenKey(ctx: LedgerContext, command: string): void {
+  const frozen = ctx.config.frozen;
+  if (typeof frozen !== "string" || resolve(ctx.root, frozen) === ctx.ledgerPath) return;
+  throw new ConfigError(
+    `the config's frozen key names ${frozen}, but ${command} judges the ledger's freezes (${ctx.ledgerLabel}): a test frozen only in ${frozen} would count as live here and as frozen in audit`,
+    {
+      fix: "move its freezes into the ledger (freezegate ledger migrate) and remove the frozen key, or set it to the ledger's path",
+    },
+  );
 }
 
 /** -C, the repository root, the config file and the ledger path. */
@@ -140,13 +157,13 @@ export function resolveToday(values: OptionValues, env: NodeJS.ProcessEnv): stri
   }
   const fake = env.FREEZEGATE_NOW;
   if (fake !== undefined && fake !== "") {
-    const now = new Date(fake);
-    if (Number.isNaN(now.getTime())) {
-      throw new UsageError(`FREEZEGATE_NOW "${fake}" is not a date and time`, {
+    const day = utcDayOfInstant(fake);
+    if (day === null) {
+      throw new UsageError(`FREEZEGATE_NOW "${fake}" is not an ISO date and time`, {
         fix: "unset it, or write an ISO instant such as 2026-10-18T23:30:00Z",
       });
     }
-    return todayUtc(now);
+    return day;
   }
   return todayUtc();
 }

@@ -15,6 +15,16 @@ import type { ContextOverview, ParsedContext, TestPhase } from "./model.js";
 
 const PHASES = new Set(["run", "setup", "teardown"]);
 
+/**
+ * Data without a single context recorded no executed line: the tests ran none of the code
+ * coverage.py measured (an installed copy), whatever the context setting was.
+ */
+export const NO_LINES_RECORDED = {
+  message:
+    "the coverage data records no executed line at all (no contexts): the tests ran none of the code coverage.py was told to measure (an installed copy of the package, or a --cov source the tests do not import from)",
+  fix: "run the tests against the checkout (pip install -e ., or PYTHONPATH=src) and record per-test contexts: pytest --cov --cov-context=test",
+};
+
 export type ContextStyle = "pytest-cov" | "test-function" | "none";
 
 /**
@@ -193,6 +203,8 @@ interface SourceFacts {
   inheritedTest(mapped: Iterable<ParsedContext>): string | null;
   /** Why the test node id `id` is not what ran: its file defines no such function; or null. */
   undefinedTest(id: string): string | null;
+  /** Is the test node id `id` a fixture named test* (every such def in its file is one)? */
+  fixture(id: string): boolean;
 }
 
 /** pytest.ini and the like, where a `python_files` setting would change what is collected. */
@@ -277,10 +289,61 @@ function classDefs(file: string, text: string): ClassDef[] {
   return out;
 }
 
+/** `def name(` (or `async def`), at module level or at any indentation. */
+function functionDef(name: string, where: "module level" | "any level"): RegExp {
+  const indent = where === "module level" ? "" : "[ \\t]*";
+  return new RegExp(`^${indent}(?:async[ \\t]+)?def[ \\t]+${name}[ \\t]*\\(`, "gm");
+}
+
 /** Does `text` hold `def name(` (or `async def`), at module level or at any indentation? */
 function definesFunction(text: string, name: string, where: "module level" | "any level"): boolean {
-  const indent = where === "module level" ? "" : "[ \\t]*";
-  return new RegExp(`^${indent}(?:async[ \\t]+)?def[ \\t]+${name}[ \\t]*\\(`, "m").test(text);
+  return functionDef(name, where).test(text);
+}
+
+/** `@pytest.fixture`, `@fixture(...)`, `@pytest_asyncio.fixture`, `@pytest.yield_fixture`. */
+const FIXTURE_DECORATOR = /^@[ \t]*(?:[A-Za-z_][\w.]*\.)?(?:yield_)?fixture\b/;
+
+/**
+ * The decorators right above the line at `at` (multi-line calls whole, comments and blank
+ * lines between them passed over), from the nearest up.
+ */
+function decoratorsAbove(lines: readonly string[], at: number): string[] {
+  const found: string[] = [];
+  let depth = 0;
+  let pending: string[] = [];
+  for (let i = at - 1; i >= 0; i--) {
+    const line = lines[i] as string;
+    const trimmed = line.trim();
+    if (depth === 0 && (trimmed === "" || trimmed.startsWith("#"))) continue;
+    // Read upwards, a closing bracket opens a group and an opening one closes it.
+    for (const c of line.replace(/#.*$/, "")) {
+      if (c === ")" || c === "]" || c === "}") depth++;
+      else if (c === "(" || c === "[" || c === "{") depth--;
+    }
+    pending.unshift(trimmed);
+    if (depth > 0) continue;
+    depth = 0;
+    if (!trimmed.startsWith("@")) break;
+    found.push(pending.join(" "));
+    pending = [];
+  }
+  return found;
+}
+
+/**
+ * Is every `def name(` of the file a pytest fixture? pytest does not collect a fixture named
+ * test* (`test_client`), but coverage.py's test_function starts a context for it when it runs
+ * between tests, as the setup of the test that asked for it.
+ */
+function onlyFixtures(text: string, name: string): boolean {
+  const lines = text.split(/\r?\n|\r/);
+  let defs = 0;
+  for (const match of text.matchAll(functionDef(name, "any level"))) {
+    defs++;
+    const at = text.slice(0, match.index).split(/\r?\n|\r/).length - 1;
+    if (!decoratorsAbove(lines, at).some((d) => FIXTURE_DECORATOR.test(d))) return false;
+  }
+  return defs > 0;
 }
 
 function sourceFacts(modules: ModuleIndex): SourceFacts {
@@ -331,6 +394,11 @@ function sourceFacts(modules: ModuleIndex): SourceFacts {
       return definesFunction(text, name, "any level")
         ? null
         : `${file} defines no function ${name}: a decorator without functools.wraps gives a test its own module's name`;
+    },
+    fixture(id) {
+      const file = id.slice(0, id.indexOf("::"));
+      const text = read?.(file);
+      return typeof text === "string" && onlyFixtures(text, id.slice(id.lastIndexOf("::") + 2));
     },
     inheritedTest(mapped) {
       // Classes that define a test the data names, with one name each for the message.
@@ -504,6 +572,12 @@ export function indexContexts(
       } else if (candidates.length > 1) {
         ambiguous.push(`${raw} -> ${candidates.join(" or ")}`);
       } else if (kinds[0] === "test") {
+        // A fixture named test* ran between tests, for the one that asked for it: outside
+        // tests, as any fixture under test_function (pytest-cov knows the test it set up).
+        if (source.fixture(candidates[0] as string)) {
+          skippedHelpers++;
+          continue;
+        }
         const why = source.undefinedTest(candidates[0] as string);
         if (why !== null) {
           phantom.push(`"${raw}" -> ${candidates[0]} (${why})`);
@@ -566,7 +640,7 @@ export function indexContexts(
       throw new InputError(
         `${unmapped.length} test_function context name(s) match no test file in the repository, e.g. "${unmapped[0]}"`,
         {
-          fix: "check --test-root (the directory pytest ran in), or record node ids with pytest --cov --cov-context=test",
+          fix: "check --test-root (pytest's rootdir), or record node ids with pytest --cov --cov-context=test",
         },
       );
     }

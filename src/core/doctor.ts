@@ -2,9 +2,9 @@
 // assertions" and more). Each check is a pure function of values the app layer gathered and
 // returns one line with a fix; the doctor runs them all rather than stopping at the first.
 
-import type { ContextIndex } from "./contexts.js";
+import { type ContextIndex, NO_LINES_RECORDED } from "./contexts.js";
 import type { FrozenResolution } from "./frozen.js";
-import { type PathMapping, slashSeparated } from "./path-map.js";
+import { type PathMapping, slashSeparated, unmappedPathsFix } from "./path-map.js";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
 
@@ -30,14 +30,15 @@ function sampleOf(shown: readonly string[], n = 3): string {
 
 /** Seed 000 assertion 1: contexts exist and are not all the empty "no test" context. */
 export function checkContextsPresent(names: readonly string[], index: ContextIndex): DoctorCheck {
-  if (names.length === 0 || names.every((n) => n === "")) {
+  if (names.length === 0) {
+    return { id: "contexts", status: "fail", ...NO_LINES_RECORDED };
+  }
+  if (names.every((n) => n === "")) {
     return {
       id: "contexts",
       status: "fail",
       message:
-        names.length === 0
-          ? "the coverage data has no contexts: it cannot say which test ran a line"
-          : 'every line is recorded under the empty context "": no per-test contexts were recorded',
+        'every line is recorded under the empty context "": no per-test contexts were recorded',
       fix: "run pytest --cov --cov-context=test (or set [run] dynamic_context = test_function)",
     };
   }
@@ -81,7 +82,7 @@ export function checkNodeIdFiles(
     id: "node-ids",
     status: "fail",
     message: `test ids name ${missing.size} file(s) that do not exist in the repository: ${sample([...missing].sort())}`,
-    fix: "set --test-root to the directory pytest ran in, or re-record the data on this checkout",
+    fix: "set --test-root to pytest's rootdir (the rootdir: line pytest prints), or re-record the data on this checkout",
   };
 }
 
@@ -103,7 +104,7 @@ export function checkPathMapping(
       id: "paths",
       status: "fail",
       message: `no data path maps onto a file in the repository: data has ${sample(measured)}`,
-      fix: "map the recorded prefix with --path-map FROM=TO (e.g. --path-map /app/=.), or record with relative_files = true",
+      fix: unmappedPathsFix(measured),
     };
   }
   const lost = measured.length - existing.length;

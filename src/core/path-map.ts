@@ -31,6 +31,24 @@ export function isWindowsPath(path: string): boolean {
 }
 
 /**
+ * The fix when no data path maps onto the repository, by what the paths look like: relative
+ * (recorded in a subdirectory), an installed copy's (site-packages, which relative_files
+ * cannot make relative), or another machine's root.
+ */
+export function unmappedPathsFix(measured: readonly string[]): string {
+  if (measured.every((p) => !p.startsWith("/") && !isWindowsPath(p))) {
+    return "the data's paths are relative to the directory coverage ran in: give it with --path-map =DIR/ (e.g. --path-map =backend/)";
+  }
+  for (const p of measured) {
+    const site = /^(.*?[\\/](?:site|dist)-packages[\\/])/.exec(p)?.[1];
+    if (site !== undefined) {
+      return `the tests ran an installed copy of the code: run them against the checkout (pip install -e .), or map the copy with --path-map ${site}=DIR/ (the directory that holds the package, e.g. src/)`;
+    }
+  }
+  return "map the recorded prefix with --path-map FROM=TO (e.g. --path-map /app/=.), or record with relative_files = true";
+}
+
+/**
  * A relative path with backslashes and no "/" could be either a Windows path
  * (`src\a.py`, recorded with relative_files on Windows) or a POSIX name holding a backslash.
  */

@@ -231,7 +231,7 @@ describePython("doctor refuses what the audit refuses (review14-ids findings 4, 
       runCli(["audit", "--base", "main", "--test-root", "tset"], { cwd: repo.dir }),
     );
     expect(error).toBe(
-      'freezegate: error: --test-root "tset" does not exist in the repository (fix: give the directory pytest ran in, relative to the repository root)',
+      `freezegate: error: --test-root "tset" does not exist in the repository (fix: give pytest's rootdir (the rootdir: line pytest prints), relative to the repository root)`,
     );
     const doctor = runCli(["doctor", "--base", "main", "--test-root", "tset"], { cwd: repo.dir });
     expect(doctor.status).toBe(2);

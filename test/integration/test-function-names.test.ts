@@ -189,6 +189,66 @@ describePython("test_function names mapped to node ids", () => {
     expect(r.stdout).toMatch(/UNCOVERED 2-3: ran only outside tests \(import time\)/);
   });
 
+  it("reads a fixture named test* as outside tests: pytest does not collect it, it ran for the frozen test", () => {
+    const repo = recorded({
+      "conftest.py": SYS_PATH,
+      "tests/test_api.py": [
+        "import pytest",
+        "import lib",
+        "",
+        "@pytest.fixture(",
+        "    scope='function',  # (a call over two lines)",
+        ")",
+        "def test_value():",
+        "    return lib.f(4)",
+        "",
+        "def test_four(test_value):",
+        "    assert test_value == 4",
+        "",
+        "def test_one():",
+        "    assert lib.f(1) == 1",
+        "",
+        "class TestMore:",
+        "    @pytest.fixture",
+        "    # a comment between",
+        "    def test_other(self):",
+        "        return lib.f(4)",
+        "",
+        "    def test_other_four(self, test_other):",
+        "        assert test_other == 4",
+        "",
+      ].join("\n"),
+    });
+    // coverage.py names the fixtures' runs after them, not after the tests that asked for them.
+    expect(truth(repo, "lib.py")["3"]).toEqual([
+      "test_api.TestMore.test_other",
+      "test_api.test_value",
+    ]);
+    // Before: both fixtures counted as live tests, and line 3 read "defended" (exit 0).
+    const r = audit(
+      repo,
+      ["tests/test_api.py::test_four", "tests/test_api.py::TestMore::*"],
+      ["--fail-on", "uncovered"],
+    );
+    expect(r.stdout).toContain("line data, 3 tests)");
+    expect(r.stdout).toContain("lib.py: 1 defended, 1 uncovered\n");
+    expect(r.stdout).toContain("UNCOVERED 3: ran only outside tests (import time)");
+    expect(r.status).toBe(1);
+  });
+
+  it("still maps a test whose name a fixture of another file shares", () => {
+    const repo = recorded({
+      "conftest.py": `${SYS_PATH}import pytest\n@pytest.fixture\ndef test_four():\n    return 4\n`,
+      "tests/test_api.py": "import lib\n\ndef test_four():\n    assert lib.f(4) == 4\n",
+    });
+    expect(truth(repo, "lib.py")["3"]).toEqual(["test_api.test_four"]);
+    const r = audit(repo, ["tests/test_api.py::test_four"]);
+    expect(r.stdout).toMatch(
+      /SHADOWED 3: only frozen tests cover it: tests\/test_api\.py::test_four/,
+    );
+    expect(r.status).toBe(1);
+  });
+
   it("maps unittest tests: unittest's testPartExecutor context runs no test body", () => {
     const repo = recorded({
       "conftest.py": SYS_PATH,

@@ -7,7 +7,33 @@ import {
   normalizePath,
   parsePathRule,
   refuseMappedAway,
+  unmappedPathsFix,
 } from "../../src/core/path-map.js";
+
+describe("unmappedPathsFix", () => {
+  it("names a =DIR/ rule for relative paths (relative_files is already on)", () => {
+    expect(unmappedPathsFix(["pkg/calc.py", "tests/test_calc.py"])).toBe(
+      "the data's paths are relative to the directory coverage ran in: give it with --path-map =DIR/ (e.g. --path-map =backend/)",
+    );
+  });
+
+  it("names the installed copy for site-packages paths, which relative_files cannot help", () => {
+    expect(
+      unmappedPathsFix(["/ci/venv/lib/python3.11/site-packages/pkg/calc.py", "/ci/app/other.py"]),
+    ).toBe(
+      "the tests ran an installed copy of the code: run them against the checkout (pip install -e .), or map the copy with --path-map /ci/venv/lib/python3.11/site-packages/=DIR/ (the directory that holds the package, e.g. src/)",
+    );
+    expect(unmappedPathsFix(["C:\\py\\Lib\\site-packages\\pkg\\calc.py"])).toContain(
+      "--path-map C:\\py\\Lib\\site-packages\\=DIR/",
+    );
+  });
+
+  it("names a prefix rule or relative_files for another machine's root", () => {
+    expect(unmappedPathsFix(["/app/pkg/calc.py"])).toBe(
+      "map the recorded prefix with --path-map FROM=TO (e.g. --path-map /app/=.), or record with relative_files = true",
+    );
+  });
+});
 
 describe("mapDataPath", () => {
   const roots = ["/work/repo", "/private/work/repo"];

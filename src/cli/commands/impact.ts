@@ -13,6 +13,7 @@ import type { Finding } from "../../core/findings.js";
 import { compileGlobs } from "../../core/globs.js";
 import { type ImpactFile, resolveTestIds, withdrawnLines } from "../../core/impact.js";
 import type { Ledger } from "../../core/ledger-model.js";
+import { unmappedPathsFix } from "../../core/path-map.js";
 import { staleEvidence } from "../../core/stale.js";
 import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
 import { foldRanges } from "../../reporters/text.js";
@@ -157,13 +158,13 @@ Exit codes:
         notes.push(`already frozen in the ledger: ${alreadyFrozen.sort().join(", ")}`);
       }
 
-      const { mapping, existing } = mapCoverageToRepo(root, coverage, data.pathMap);
+      const { measured, mapping, existing } = mapCoverageToRepo(root, coverage, data.pathMap);
       const chosen = existing.filter(
         (p) => isSource(p) && (sourceFilter !== undefined || !isTest(p)),
       );
       if (existing.length === 0) {
         throw new InputError("no file in the coverage data maps onto the repository", {
-          fix: "map the recorded prefix with --path-map FROM=TO, or record with relative_files = true",
+          fix: unmappedPathsFix(measured),
         });
       }
       if (chosen.length === 0) {

@@ -1,0 +1,126 @@
+// Tests that ran an installed copy of the package instead of the checkout (`pip install .`
+// in CI, tox's default): coverage.py leaves site-packages out unless `--cov` names the
+// package, so the data measures the test files only, or no line at all. The changed module
+// must then not read "unmeasured" (which passes), and the error must name the real cause.
+// The copy goes into a user site-packages (PYTHONUSERBASE), which coverage.py treats as
+// third-party code just like a virtualenv's.
+
+import { cpSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
+import { describePython, makeTempDir, runPython } from "../helpers/python.js";
+
+const CALC = "def add(a, b):\n    return a + b\n\n\ndef half_up(x):\n    return int(x + 0.5)\n";
+const TESTS = [
+  "from pkg.calc import add, half_up",
+  "",
+  "def test_add():",
+  "    assert add(1, 2) == 3",
+  "",
+  "def test_half_up():",
+  "    assert half_up(1.5) == 2",
+  "",
+].join("\n");
+
+let repo: TempRepo;
+let userBase: string;
+
+/** Runs the suite with the installed copy first on the path; returns pytest's output. */
+function pytest(cov: string): string {
+  const run = runPython(
+    ["-m", "pytest", "-q", "-p", "no:cacheprovider", cov, "--cov-context=test", "--cov-report="],
+    // The user site is where the copy is; the checkout's src/ is not on the path.
+    { cwd: repo.dir, env: { PYTHONUSERBASE: userBase, PYTHONNOUSERSITE: "" } },
+  );
+  expect(run.status, run.stdout + run.stderr).toBe(0);
+  return run.stdout + run.stderr;
+}
+
+function where(): string {
+  const r = runPython(["-c", "import pkg.calc; print(pkg.calc.__file__)"], {
+    cwd: repo.dir,
+    env: { PYTHONUSERBASE: userBase, PYTHONNOUSERSITE: "" },
+  });
+  return r.stdout.trim();
+}
+
+beforeAll(() => {
+  repo = makeTempRepo();
+  repo.write(".gitignore", ".coverage*\n");
+  repo.write("src/pkg/__init__.py", "");
+  repo.write("src/pkg/calc.py", CALC);
+  repo.write("tests/test_calc.py", TESTS);
+  repo.write("quarantine.json", JSON.stringify({ frozen: ["tests/test_calc.py::test_half_up"] }));
+  repo.commit("base");
+  repo.git("branch", "base");
+  repo.write("src/pkg/calc.py", CALC.replace("int(x + 0.5)", "int(x + 0.5) if x >= 0 else 0"));
+  repo.commit("half_up of a negative number");
+  // The "installed" package: a copy of the base's code in the user site-packages.
+  userBase = makeTempDir("installed");
+  const site = runPython(
+    ["-c", "import sysconfig; print(sysconfig.get_paths('posix_user')['purelib'])"],
+    { cwd: repo.dir, env: { PYTHONUSERBASE: userBase, PYTHONNOUSERSITE: "" } },
+  ).stdout.trim();
+  expect(site.startsWith(userBase)).toBe(true);
+  mkdirSync(site, { recursive: true });
+  cpSync(repo.path("src/pkg"), join(site, "pkg"), { recursive: true });
+});
+
+afterAll(() => repo?.cleanup());
+
+describePython("tests that ran an installed copy of the package", () => {
+  it("--cov without a source measures the tests only: exit 2, not an unmeasured pass", () => {
+    pytest("--cov");
+    expect(where().startsWith(userBase)).toBe(true);
+    // Before: "src/pkg/calc.py: 1 unmeasured", PASS, exit 0 (doctor: usable).
+    const error =
+      "freezegate: error: the coverage data measures test files only (1, e.g. tests/test_calc.py), not src/pkg/calc.py, which tests/test_calc.py imports: the tests ran a copy of the code that coverage.py did not measure (an installed package) (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
+    expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toBe(error);
+    const doctor = runCli(["doctor", "--base", "base"], { cwd: repo.dir });
+    expect(doctor.stdout).toContain(
+      "the coverage data measures test files only (1, e.g. tests/test_calc.py), not src/pkg/calc.py",
+    );
+    expect(doctor.status).toBe(2);
+  });
+
+  it("the same data passes a patch that changes no module a test imports (unmeasured)", () => {
+    pytest("--cov");
+    repo.git("switch", "-q", "-c", "docs-only", "base");
+    repo.write("docs/conf.py", "project = 'pkg'\n");
+    repo.commit("docs");
+    const r = runCli(["audit", "--base", "base"], { cwd: repo.dir });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain("docs/conf.py: 1 unmeasured");
+    expect(r.status).toBe(0);
+    repo.git("switch", "-q", "main");
+  });
+
+  it("--cov=src records no line at all: the error says so, not that contexts are missing", () => {
+    pytest("--cov=src");
+    // Before: "the coverage data names no tests (no contexts at all)", fix: --cov-context=test,
+    // which the run already had.
+    const error =
+      "freezegate: error: the coverage data records no executed line at all (no contexts): the tests ran none of the code coverage.py was told to measure (an installed copy of the package, or a --cov source the tests do not import from) (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src) and record per-test contexts: pytest --cov --cov-context=test)";
+    expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toBe(error);
+    const doctor = runCli(["doctor", "--base", "base"], { cwd: repo.dir });
+    expect(doctor.stdout).toContain(
+      "the coverage data records no executed line at all (no contexts)",
+    );
+    expect(doctor.status).toBe(2);
+  });
+
+  it("with the package measured and mapped, the frozen test's line is shadowed", () => {
+    pytest("--cov=pkg");
+    const site = where().slice(0, -"pkg/calc.py".length);
+    const r = runCli(["audit", "--base", "base", "--path-map", `${site}=src/`], {
+      cwd: repo.dir,
+    });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain(
+      "SHADOWED 6: only frozen tests cover it: tests/test_calc.py::test_half_up",
+    );
+    expect(r.status).toBe(1);
+  });
+});
