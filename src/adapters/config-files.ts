@@ -170,7 +170,7 @@ export function refuseNestedConfig(root: string, cwd: string): void {
       throw new ConfigError(
         `${where} has ${what}, but freezegate reads its settings only from the repository root's pyproject.toml or package.json`,
         {
-          fix: "move the settings to the repository root's file (their paths are relative to the root), or pass them as flags",
+          fix: "move the settings to the repository root's file (their paths are relative to the root) and delete them here: flags do not make freezegate pass over them",
         },
       );
     }

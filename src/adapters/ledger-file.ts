@@ -12,6 +12,7 @@
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
+  existsSync,
   fsyncSync,
   linkSync,
   lstatSync,
@@ -64,6 +65,12 @@ export interface LedgerUpdate {
 
 /** Read and parse a ledger file (any readable format). */
 export function readLedgerFile(path: string): Ledger {
+  // A repository with only a quarantine list has no ledger yet: say how to get one.
+  if (!existsSync(path)) {
+    throw new InputError(`ledger not found: ${path}`, {
+      fix: "check --ledger (or the ledger config key), or create it with freezegate freeze or freezegate ledger migrate",
+    });
+  }
   const value = readJsonFile(
     path,
     "ledger",
@@ -114,7 +121,7 @@ export async function updateLedgerFile(
     const before = readLedgerIfExists(path);
     if (before === null && !opts.createIfMissing) {
       throw new InputError(`ledger not found: ${path}`, {
-        fix: "check --ledger, or create it with freezegate freeze or freezegate ledger migrate",
+        fix: "check --ledger (or the ledger config key), or create it with freezegate freeze or freezegate ledger migrate",
       });
     }
     const after = change(before ?? emptyLedger());

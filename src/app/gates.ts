@@ -381,7 +381,7 @@ export interface DepositGateOptions {
   samplesPath?: string;
   /** The suite's tests (loadKnownTests); ids must not be null: the caller refuses that. */
   known: KnownTests & { ids: ReadonlySet<string> };
-  /** Directory pytest ran in, relative to the root ("" for the root). */
+  /** pytest's rootdir, relative to the root ("" for the root). */
   testRoot: string;
 }
 
@@ -561,7 +561,9 @@ export async function runLockGate(ctx: GateContext, opts: LockGateOptions): Prom
     if (dirty.length > 0) {
       throw new InputError(
         `${dirty.join(", ")} differ${dirty.length === 1 ? "s" : ""} from HEAD, so the lock cannot be checked against ${opts.base}...HEAD`,
-        { fix: "commit the changes (or run freezegate lock --check without --base)" },
+        {
+          fix: "commit the changes first: with a base, the lock is checked against the range's commits",
+        },
       );
     }
     const { changed, mergeBase } = rangeFiles;

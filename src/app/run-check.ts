@@ -159,7 +159,7 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
     // deselected and applied.
     const samples = readSamples(request.samplesPath);
     if (samples.kind !== "session" && samples.tool === undefined && samples.commit === headCommit) {
-      unnamedSamples = `the samples artifact ${show(ctx.root, request.samplesPath)} does not name the tool that wrote it (a pytest plugin older than this freezegate, or written by hand) and no applied record of this commit's run was found: what the run muted and deselected is not checked; update the pytest plugin`;
+      unnamedSamples = `the samples artifact ${show(ctx.root, request.samplesPath)} names no writer ("tool") and no applied record of this commit's run was found, so what the run muted and deselected is not checked: update the freezegate pytest plugin (samples from another writer may name it in "tool")`;
     }
     if (
       samples.kind !== "session" &&

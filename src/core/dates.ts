@@ -46,6 +46,37 @@ export function daysBetween(from: string, to: string): number {
 }
 
 /** The UTC calendar day of an instant (default: now). */
+/** `YYYY-MM-DD`, then optionally `THH:MM[:SS[.fraction]]` (or a space), then `Z` or `±HH:MM`. */
+const INSTANT =
+  /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))?)?$/;
+
+/**
+ * The UTC day of an ISO instant, as the pytest plugin reads FREEZEGATE_NOW: with a zone, the
+ * day it is in UTC; without one, the day as written (never the machine's local time). Null for
+ * anything else (`1`, `2026/10/20`, `2026-02-30`, `24:00`), which JavaScript's Date would
+ * read as some day.
+ */
+export function utcDayOfInstant(text: string): string | null {
+  const m = INSTANT.exec(text.trim());
+  if (m === null) return null;
+  const day = m[1] as string;
+  const days = parseDay(day);
+  if (days === null) return null;
+  const [hour, minute, second] = [m[2], m[3], m[4]].map((v) => Number(v ?? 0)) as [
+    number,
+    number,
+    number,
+  ];
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  const zone = m[5];
+  if (zone === undefined || zone === "Z") return day;
+  const [zh, zm] = [Number(m[6]), Number(m[7])];
+  if (zh > 23 || zm > 59) return null;
+  const offset = (zone.startsWith("-") ? -1 : 1) * (zh * 60 + zm);
+  const minutes = days * 24 * 60 + hour * 60 + minute - offset;
+  return formatDay(Math.floor(minutes / (24 * 60)));
+}
+
 export function todayUtc(now: Date = new Date()): string {
   return formatDay(Math.floor(now.getTime() / DAY_MS));
 }

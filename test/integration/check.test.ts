@@ -150,6 +150,35 @@ describe("freezegate check", () => {
     }
   });
 
+  it("refuses a config frozen key that names another file than the ledger it judges (check, stats)", () => {
+    writeFileSync(
+      join(repo.dir, "pyproject.toml"),
+      '[tool.freezegate]\nfrozen = "quarantine.json"\n',
+    );
+    repo.git("add", "pyproject.toml");
+    repo.git("commit", "-q", "-m", "config");
+    try {
+      // Before: check took the ledger's freezes without a word, while audit took the list's.
+      const refusal = (command: string) =>
+        `freezegate: error: the config's frozen key names quarantine.json, but ${command} judges the ledger's freezes (freeze-ledger.json): a test frozen only in quarantine.json would count as live here and as frozen in audit (fix: move its freezes into the ledger (freezegate ledger migrate) and remove the frozen key, or set it to the ledger's path)`;
+      expect(expectOneLineError(check())).toBe(refusal("check"));
+      expect(
+        expectOneLineError(
+          runCli(["stats", "--today", TODAY, "--base", "base"], { cwd: repo.dir }),
+        ),
+      ).toBe(refusal("stats"));
+      writeFileSync(
+        join(repo.dir, "pyproject.toml"),
+        '[tool.freezegate]\nfrozen = "freeze-ledger.json"\n',
+      );
+      const same = check();
+      expect(same.stderr).toBe("");
+      expect(same.stdout).toMatch(/^check: FAIL \(blocking gate failed: shadow\)$/m);
+    } finally {
+      repo.git("reset", "-q", "--hard", "HEAD~1");
+    }
+  });
+
   it("a samples artifact that is not there: the fix names the plugin's ledger setting", () => {
     const r = check(["--samples", "missing/samples.json"]);
     expect(expectOneLineError(r)).toBe(

@@ -567,7 +567,7 @@ describe("settings in a subdirectory's config file", () => {
     mkdirSync(join(sub, "api"), { recursive: true });
     try {
       writeFileSync(join(sub, "pyproject.toml"), '[tool.freezegate]\nfail-on = ["uncovered"]\n');
-      const message = `freezegate: error: backend/pyproject.toml has [tool.freezegate], but freezegate reads its settings only from the repository root's pyproject.toml or package.json (fix: move the settings to the repository root's file (their paths are relative to the root), or pass them as flags)`;
+      const message = `freezegate: error: backend/pyproject.toml has [tool.freezegate], but freezegate reads its settings only from the repository root's pyproject.toml or package.json (fix: move the settings to the repository root's file (their paths are relative to the root) and delete them here: flags do not make freezegate pass over them)`;
       for (const [args, cwd] of [
         [["audit", "--base", "base", "-q"], join(sub, "api")],
         [["audit", "-C", "backend", "--base", "base", "-q"], repo.dir],
@@ -597,7 +597,7 @@ describe("settings in a subdirectory's config file", () => {
       expect(r.status).toBe(1);
       writeFileSync(join(sub, "package.json"), JSON.stringify({ freezegate: { base: "base" } }));
       expect(expectOneLineError(runCli(["audit", "-q"], { cwd: sub }))).toBe(
-        `freezegate: error: backend/package.json has a "freezegate" key, but freezegate reads its settings only from the repository root's pyproject.toml or package.json (fix: move the settings to the repository root's file (their paths are relative to the root), or pass them as flags)`,
+        `freezegate: error: backend/package.json has a "freezegate" key, but freezegate reads its settings only from the repository root's pyproject.toml or package.json (fix: move the settings to the repository root's file (their paths are relative to the root) and delete them here: flags do not make freezegate pass over them)`,
       );
     } finally {
       rmSync(sub, { recursive: true, force: true });

@@ -426,7 +426,11 @@ describe("lock and lock --check", () => {
     repo.write("tests/properties/conftest.py", "import pytest  # edited\n");
     try {
       const r = runCli(["lock", "--check", "--base", "main"], { cwd: repo.dir });
-      expect(expectOneLineError(r)).toContain("tests/properties/conftest.py differs from HEAD");
+      // The fix is one that works when the base comes from the config key too (no flag
+      // turns that off).
+      expect(expectOneLineError(r)).toBe(
+        "freezegate: error: tests/properties/conftest.py differs from HEAD, so the lock cannot be checked against main...HEAD (fix: commit the changes first: with a base, the lock is checked against the range's commits)",
+      );
     } finally {
       repo.git("checkout", "-q", "--", "tests/properties/conftest.py");
     }

@@ -227,8 +227,13 @@ describe("freezegate ledger check", () => {
       knownTests: null,
       passed: false,
       exitCode: 1,
-      gate: { gate: "shape", blocking: true, ran: true },
+      // As check's gates[] (docs/json-contract.md): passed and notes too.
+      gate: { gate: "shape", blocking: true, ran: true, passed: false },
     });
+    expect(report.gate.notes).toEqual([
+      "judged on 2026-10-30 (UTC)",
+      expect.stringMatching(/^unknown-test not judged: /),
+    ]);
     expect(report.gate.findings.map((f: { code: string }) => f.code)).toEqual(["expired"]);
   });
 
@@ -261,18 +266,25 @@ describe("freezegate ledger check", () => {
       expectOneLineError(
         runCli(["ledger", "check", "--ledger", "missing.json"], { cwd: repo.dir }),
       ),
-    ).toMatch(/ledger not found: .*missing\.json/);
+    ).toBe(
+      `freezegate: error: ledger not found: ${repo.path("missing.json")} (fix: check --ledger (or the ledger config key), or create it with freezegate freeze or freezegate ledger migrate)`,
+    );
     for (const day of ["2026-02-30", "2026-10-1", "yesterday"]) {
       const r = runCli(["ledger", "check", "--ledger", "gate/freeze_ledger.json", "--today", day], {
         cwd: repo.dir,
       });
       expect(expectOneLineError(r)).toContain(`--today "${day}" is not a real day`);
     }
-    const clock = runCli(["ledger", "check", "--ledger", "gate/freeze_ledger.json"], {
-      cwd: repo.dir,
-      env: { FREEZEGATE_NOW: "not a time" },
-    });
-    expect(expectOneLineError(clock)).toMatch(/FREEZEGATE_NOW/);
+    // Values JavaScript's Date reads as some day (2001-01-01 for "1") are no instants.
+    for (const now of ["not a time", "1", "2026/10/20", "2026-02-30"]) {
+      const clock = runCli(["ledger", "check", "--ledger", "gate/freeze_ledger.json"], {
+        cwd: repo.dir,
+        env: { FREEZEGATE_NOW: now },
+      });
+      expect(expectOneLineError(clock)).toBe(
+        `freezegate: error: FREEZEGATE_NOW "${now}" is not an ISO date and time (fix: unset it, or write an ISO instant such as 2026-10-18T23:30:00Z)`,
+      );
+    }
     repo.write("ids.txt", "tests/test_a.py: 3\n");
     const qq = runCli(
       ["ledger", "check", "--ledger", "gate/freeze_ledger.json", "--collected", "ids.txt"],

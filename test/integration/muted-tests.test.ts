@@ -182,7 +182,7 @@ describePython("tests muted or deselected outside the ledger", () => {
     delete samples.tool;
     repo.write(".freezegate/samples.json", JSON.stringify(samples));
     expect(shadowNotes()).toContain(
-      "the samples artifact .freezegate/samples.json does not name the tool that wrote it (a pytest plugin older than this freezegate, or written by hand) and no applied record of this commit's run was found: what the run muted and deselected is not checked; update the pytest plugin",
+      'the samples artifact .freezegate/samples.json names no writer ("tool") and no applied record of this commit\'s run was found, so what the run muted and deselected is not checked: update the freezegate pytest plugin (samples from another writer may name it in "tool")',
     );
   });
 

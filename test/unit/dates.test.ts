@@ -9,6 +9,7 @@ import {
   isDay,
   parseDay,
   todayUtc,
+  utcDayOfInstant,
 } from "../../src/core/dates.js";
 
 describe("parseDay / isDay", () => {
@@ -69,6 +70,39 @@ describe("day arithmetic", () => {
   it("refuses to compute with a day that is not real (callers validate first)", () => {
     expect(() => addDays("2026-02-30", 1)).toThrow(RangeError);
     expect(() => daysBetween("2026-10-12", "soon")).toThrow(RangeError);
+  });
+});
+
+describe("utcDayOfInstant (FREEZEGATE_NOW, as the pytest plugin reads it)", () => {
+  it.each([
+    ["2026-10-18T23:30:00Z", "2026-10-18"],
+    ["2026-10-18", "2026-10-18"],
+    ["2026-10-18T23:30", "2026-10-18"],
+    ["2026-10-18 23:30:59.123456", "2026-10-18"],
+    // No zone: the day as written, never the machine's local time.
+    ["2026-10-27T05:00:00", "2026-10-27"],
+    ["2026-10-27T05:00:00+09:00", "2026-10-26"],
+    ["2026-10-26T20:00:00-05:00", "2026-10-27"],
+    ["2024-12-31T23:59:59-00:30", "2025-01-01"],
+    [" 2026-10-18T00:00:00Z\n", "2026-10-18"],
+  ])("%s is the UTC day %s", (text, day) => {
+    expect(utcDayOfInstant(text)).toBe(day);
+  });
+
+  it.each([
+    "1",
+    "12",
+    "2026/10/20",
+    "October 20, 2026",
+    "2026-02-30",
+    "2026-10-18T24:00",
+    "2026-10-18T23:60",
+    "2026-10-18T23:30:00+24:00",
+    "2026-10-18T23:30:00 Z",
+    "20261018",
+    "now",
+  ])("%j is no instant", (text) => {
+    expect(utcDayOfInstant(text)).toBeNull();
   });
 });
 

@@ -146,8 +146,8 @@ export const auditCommand: CommandSpec = {
 Defaults may also come from [tool.freezegate] in pyproject.toml or the "freezegate" key of
 package.json (flags win), for these keys only: base, coverage, frozen, ledger, path-map,
 test-files, source-files, test-root, fail-on, allow-unresolved, format. Without --frozen or
-a frozen key, the frozen list is the ledger key's file, else quarantine.json, else
-freeze-ledger.json in the repository root.
+a frozen key, the frozen list is the ledger key's file, else quarantine.json or
+freeze-ledger.json in the repository root, whichever exists (both there: exit 2).
 
 ${outputDetails()}`,
   async run(args: ParsedArgs, io: CommandIo): Promise<number> {

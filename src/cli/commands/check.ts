@@ -21,6 +21,7 @@ import {
   COLLECTED_OPTION,
   DIRECTORY_OPTION,
   LEDGER_OPTION,
+  refuseOtherFrozenKey,
   resolveLedgerContext,
   resolveToday,
   TODAY_OPTION,
@@ -88,6 +89,7 @@ ${outputDetails()}`,
     preflightOutputs(request);
     const history = readHistoryOption(request);
     const ctx = await resolveLedgerContext(args, io);
+    refuseOtherFrozenKey(ctx, "check");
     const plan = planOutputs(request, ctx.config.format);
     const onDataFiles = dataReadProgress(io);
     const base = resolveBase(args.values, ctx.config);

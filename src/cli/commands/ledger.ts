@@ -46,7 +46,8 @@ export interface LedgerCheckReport {
   today: string;
   /** null: no source of test ids, so unknown-test was not judged. */
   knownTests: { from: "collected" | "coverage"; count: number; files: string[] } | null;
-  gate: GateResult;
+  /** The shape gate, as in check's gates[]: with passed and notes. */
+  gate: GateResult & { passed: boolean; notes: string[] };
   passed: boolean;
   exitCode: 0 | 1;
 }
@@ -120,6 +121,14 @@ per-test contexts); the output says when they were not.`,
         gate: "shape",
         blocking: ledger.policy.blocking.includes("shape"),
         ran: true,
+        passed: !failed,
+        // The same notes as check's shape gate.
+        notes: [
+          `judged on ${today} (UTC)`,
+          known.ids === null
+            ? `unknown-test not judged: ${known.description}`
+            : `known tests: ${known.description}`,
+        ],
         findings,
       },
       passed: !failed,

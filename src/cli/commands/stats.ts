@@ -27,6 +27,7 @@ import {
   COLLECTED_OPTION,
   DIRECTORY_OPTION,
   LEDGER_OPTION,
+  refuseOtherFrozenKey,
   resolveLedgerContext,
   resolveToday,
   TODAY_OPTION,
@@ -89,6 +90,7 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
   async run(args, io) {
     const format = resolveFormat(args.values);
     const ctx = await resolveLedgerContext(args, io);
+    refuseOtherFrozenKey(ctx, "stats");
     const today = resolveToday(args.values, io.env);
     const staleRaw = stringOpt(args.values, "stale-runs") ?? "5";
     const staleRuns = Number(staleRaw);
