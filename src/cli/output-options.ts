@@ -81,7 +81,7 @@ export function outputDetails(): string {
     "Reports: --format picks the one on stdout; each --output FORMAT=FILE writes one more, e.g.",
     '  --output markdown="$GITHUB_STEP_SUMMARY" --output sarif=freezegate.sarif',
     "Files are written together or not at all (temporary files, then renames). Colour when",
-    "stdout is a terminal; NO_COLOR turns it off, FORCE_COLOR on (FORCE_COLOR=0 off).",
+    "stdout is a terminal; NO_COLOR or TERM=dumb turns it off, FORCE_COLOR on (FORCE_COLOR=0 off).",
     "Formats:",
     ...names.map((n) => `  ${n.padEnd(width)}${FORMATS[n].description}`),
   ].join("\n");

@@ -53,7 +53,11 @@ export function checkWitnesses(
   frozen: Iterable<string> = frozenIds(ledger),
   known: ReadonlySet<string> | null = null,
 ): Finding[] {
-  const named = ledger.properties.flatMap((p) => [p.check, ...p.witnessed_by]);
+  // An empty id (a field left out: ledger check's missing-field) names no test, and an empty
+  // freeze freezes none of them.
+  const named = ledger.properties
+    .flatMap((p) => [p.check, ...p.witnessed_by])
+    .filter((id) => id !== "");
   const by = frozenBy(frozen, named, known);
   const shown = (id: string): string => {
     const entry = by.get(id);

@@ -95,6 +95,14 @@ describe("checkWitnesses: frozen as the audit resolves it", () => {
     ]);
   });
 
+  it("an empty freeze (a test_id left out) freezes no property's empty check", () => {
+    // ledger check reports both as missing-field; before, this read "property 's own check
+    // is frozen".
+    const empty: Property = { id: "prop.empty", check: "", witnessed_by: [REJECTED] };
+    expect(checkWitnesses(ledger([""], [empty]))).toEqual([]);
+    expect(checkWitnesses(ledger([""], [{ ...empty, witnessed_by: ["", REJECTED] }]))).toEqual([]);
+  });
+
   it("frozenBy maps each frozen test to the entry that freezes it", () => {
     expect(frozenBy(["a::t_*", "a::t_1"], ["a::t_1", "a::t_2", "b::t_1"])).toEqual(
       new Map([
