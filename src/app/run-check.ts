@@ -264,6 +264,7 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
         ...(request.samplesPath === undefined ? {} : { samplesPath: request.samplesPath }),
         known: { ...knownTests, ids: knownTests.ids },
         testRoot: request.audit.testRoot,
+        ...(thisRun?.record.muted ? { muted: thisRun.record.muted } : {}),
       }),
     ),
   );

@@ -27,6 +27,11 @@ export interface DepositInputs {
   depositDue?: ReadonlySet<string> | null;
   /** Where pytest ran, relative to the repository root ("" or "sub"): node ids start there. */
   testRoot?: string;
+  /**
+   * Tests an xfail outside the ledger muted in the run (the plugin's applied record): like a
+   * frozen test, a muted property's failures do not gate.
+   */
+  muted?: ReadonlySet<string>;
 }
 
 /** Collected as-is, or as the cases of a parametrized test (`test_y[a]` for `test_y`). */
@@ -111,6 +116,18 @@ export function checkDeposits(ledger: Ledger, inputs: DepositInputs): Finding[] 
         message: `the freeze of ${freeze.test_id} deposits ${property}, ${what}: a frozen test's failures do not gate, so it compensates nothing`,
         details: { frozenBy: muting },
       });
+    } else if (inputs.muted !== undefined) {
+      const prefix = `${property}[`;
+      const muted = [...inputs.muted].filter((m) => m === property || m.startsWith(prefix));
+      if (muted.length > 0) {
+        findings.push({
+          ...base(freeze),
+          code: "deposit-not-collected",
+          path: file,
+          message: `the freeze of ${freeze.test_id} deposits ${property}, which an xfail outside the ledger mutes (${muted.sort().join(", ")}, the applied record): a muted test's failures do not gate, so it compensates nothing`,
+          details: { mutedTests: muted },
+        });
+      }
     }
     const due = inputs.depositDue == null || inputs.depositDue.has(freeze.test_id);
     if (due && !freeze.reused_property && !inputs.changedFiles.has(file)) {

@@ -295,6 +295,34 @@ describe("checkDeposits", () => {
     ).toEqual([]);
   });
 
+  it("deposit-not-collected: the property, or one of its cases, is muted by an xfail outside the ledger", () => {
+    // Review 22 (plugin, finding 3): the muted case was passed over and the passing one's count
+    // taken, while the same case frozen by the ledger failed the gate.
+    const cases = new Set([...collected, `${PROP}[a]`, `${PROP}[b]`]);
+    const inputs = {
+      headCommit: HEAD,
+      collected: cases,
+      changedFiles: new Set([PROP_FILE]),
+      samples: { ...enough, properties: new Map([[`${PROP}[a]`, 35]]) },
+    };
+    expect(checkDeposits(ledger([freeze()]), inputs)).toEqual([]);
+    const fs = checkDeposits(ledger([freeze()]), { ...inputs, muted: new Set([`${PROP}[b]`]) });
+    expect(fs.map((f) => [f.code, f.message, f.details])).toEqual([
+      [
+        "deposit-not-collected",
+        `the freeze of tests/test_billing.py::test_proration_rounding deposits ${PROP}, which an xfail outside the ledger mutes (${PROP}[b], the applied record): a muted test's failures do not gate, so it compensates nothing`,
+        { mutedTests: [`${PROP}[b]`] },
+      ],
+    ]);
+    // Another test muted: nothing to say.
+    expect(
+      checkDeposits(ledger([freeze()]), {
+        ...inputs,
+        muted: new Set([`${PROP}x`, "tests/a.py::t"]),
+      }),
+    ).toEqual([]);
+  });
+
   it("refuses (InputError) a samples artifact recorded at another commit, or at none", () => {
     const judge = (samples: SamplesArtifact) => () =>
       checkDeposits(ledger([freeze()]), {

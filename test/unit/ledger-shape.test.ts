@@ -198,6 +198,25 @@ describe("checkShape", () => {
     expect(typo.map((f) => f.details?.field)).toEqual(["test_id"]);
   });
 
+  it("a parametrized compensating property named without its parameters is known by its cases", () => {
+    // As the deposit gate and the plugin read it (review 22, plugin finding 4): before, the
+    // shape gate called it unknown, and no name passed both gates.
+    const property = "tests/props/test_p.py::test_balance";
+    const known = new Set([FREEZE.test_id, `${property}[0]`, `${property}[1]`]);
+    const l = ledger([{ ...FREEZE, compensating_property: property }]);
+    expect(judge(l, "2026-10-18", known)).toEqual([]);
+    // Only the property: a frozen test named so is no test (the audit asks for [*]).
+    const frozen = ledger([
+      { ...FREEZE, test_id: property, compensating_property: FREEZE.test_id },
+    ]);
+    expect(judge(frozen, "2026-10-18", known).map((f) => f.details?.field)).toEqual(["test_id"]);
+    // A prefix of another test's name is not its case.
+    const prefix = ledger([
+      { ...FREEZE, compensating_property: "tests/props/test_p.py::test_bal" },
+    ]);
+    expect(codes(judge(prefix, "2026-10-18", known))).toEqual(["unknown-test"]);
+  });
+
   it("unknown-test is not judged without known tests", () => {
     const l = ledger([{ ...FREEZE, test_id: "tests/nope.py::t" }]);
     expect(judge(l, "2026-10-18", null)).toEqual([]);

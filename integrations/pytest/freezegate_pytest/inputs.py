@@ -8,7 +8,9 @@ controller, which merges SETS: a count cannot be merged without claiming inputs 
 Two sources, per test:
 - explicit: every ``record(value)`` call made while the test runs;
 - automatic: for Hypothesis ``@given`` tests, the generated arguments of every call of the
-  test body (explicit examples and shrinking included: each is an input the body ran on).
+  test body (explicit examples and shrinking included: each is an input the body ran on),
+  except the calls the body rejected with ``assume()`` or ``reject()``: those inputs never
+  reached the property's assertion.
 When a test recorded explicitly, only its explicit values count: the test author said what
 an input is, and a property that ignores its arguments must not be credited with them.
 """
@@ -35,6 +37,18 @@ def _digest(value: Any) -> Optional[str]:
     return hashlib.blake2b(text.encode("utf-8", "backslashreplace"), digest_size=16).hexdigest()
 
 
+def generated_digest(generated: Mapping[str, Any]) -> Optional[str]:
+    """The digest of one call's generated arguments, by name."""
+    return _digest([(name, generated[name]) for name in sorted(generated)])
+
+
+def _rejected(exc: BaseException) -> bool:
+    """Hypothesis's UnsatisfiedAssumption (``assume(False)``, ``reject()``), by name: this
+    module never imports Hypothesis."""
+    kind = type(exc)
+    return kind.__name__ == "UnsatisfiedAssumption" and kind.__module__.startswith("hypothesis")
+
+
 class InputLog:
     """Per-test sets of input digests, for one process."""
 
@@ -55,7 +69,9 @@ class InputLog:
             bucket.add(digest)
 
     def add_generated(self, nodeid: str, generated: Mapping[str, Any]) -> None:
-        digest = _digest([(name, generated[name]) for name in sorted(generated)])
+        self.add_generated_digest(nodeid, generated_digest(generated))
+
+    def add_generated_digest(self, nodeid: str, digest: Optional[str]) -> None:
         bucket = self.auto.setdefault(nodeid, set())
         if digest is not None:
             bucket.add(digest)
@@ -131,9 +147,18 @@ def counting_generated_inputs(
     @functools.wraps(inner)
     def counted(*args: Any, **kwargs: Any) -> Any:
         # Generated arguments arrive as keywords (Hypothesis turns positional strategies
-        # into keywords); pytest's fixture values are the same for every example.
-        log.add_generated(nodeid, {k: v for k, v in kwargs.items() if k not in fixtures})
-        return inner(*args, **kwargs)
+        # into keywords); pytest's fixture values are the same for every example. Their
+        # digest is taken before the body runs (it may change them).
+        digest = generated_digest({k: v for k, v in kwargs.items() if k not in fixtures})
+        try:
+            result = inner(*args, **kwargs)
+        except BaseException as exc:
+            # An input the body rejected with assume() never reached the property's assertion.
+            if not _rejected(exc):
+                log.add_generated_digest(nodeid, digest)
+            raise
+        log.add_generated_digest(nodeid, digest)
+        return result
 
     handle.inner_test = counted
     try:

@@ -52,6 +52,72 @@ def prepare_output(path: Path, what: str, label: str, option: str) -> None:
         raise OutputError(f"cannot write the {what} {label}: {reason} {fix}") from None
 
 
+def read_earlier(path: Path) -> Optional[Dict[str, Any]]:
+    """The JSON object an earlier run left at ``path``, or None (none, unreadable, not ours)."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) and value.get("tool") == TOOL else None
+
+
+def merge_with_earlier(
+    earlier: Optional[Tuple[Dict[str, Any], Dict[str, Any]]],
+    record: Dict[str, Any],
+    samples: Dict[str, Any],
+    ran: Iterable[str],
+) -> Tuple[Dict[str, Any], Dict[str, Any], bool]:
+    """This run's record and samples, merged with an earlier run's of the same commit.
+
+    A CI step may run pytest twice on one commit (unit tests, then properties, with
+    ``--cov-append``): the coverage data then holds both runs, and so must the record, or a
+    test the first run muted would count as live. Merged only when the earlier record names
+    the same commit, ledger (path and bytes) and mode: lists are united (what any run muted
+    stays muted), a frozen test either run ran is no longer "not run", and the earlier
+    run's counts are kept for the properties this run did not run (this run's word, a
+    count or none, replaces them for those it ran). Returns (record, samples, merged).
+    """
+    if earlier is None or record.get("commit") is None:
+        return record, samples, False
+    before, before_samples = earlier
+    if (
+        before.get("commit") != record["commit"]
+        or before.get("ledger") != record["ledger"]
+        or before.get("mode") != record["mode"]
+        or before_samples.get("commit") != record["commit"]
+    ):
+        return record, samples, False
+
+    def ids(value: Any) -> set:
+        return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
+
+    def counts(value: Any) -> Dict[str, Any]:
+        return dict(value) if isinstance(value, dict) else {}
+
+    applied = ids(before.get("applied")) | set(record["applied"])
+    outcomes = {**counts(before.get("outcomes")), **record["outcomes"]}
+    # A frozen test one run left out (or never reached) and another ran has an outcome.
+    deselected = (ids(before.get("deselected_frozen")) | set(record["deselected_frozen"])) - set(
+        outcomes
+    )
+    merged = dict(record)
+    merged.update(
+        applied=sorted(applied),
+        expired=sorted(ids(before.get("expired")) | set(record["expired"])),
+        outcomes={k: outcomes[k] for k in sorted(outcomes)},
+        muted=sorted(ids(before.get("muted")) | set(record["muted"])),
+        deselected_frozen=sorted(deselected),
+    )
+    this_run = set(ran)
+    properties = {
+        k: v for k, v in counts(before_samples.get("properties")).items() if k not in this_run
+    }
+    properties.update(samples["properties"])
+    merged_samples = dict(samples)
+    merged_samples["properties"] = {k: properties[k] for k in sorted(properties)}
+    return merged, merged_samples, True
+
+
 def write_json_atomic(path: Path, value: Any) -> None:
     text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -30,7 +30,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import pytest
 
@@ -52,7 +52,9 @@ from .output import (
     applied_record,
     display_path,
     git_facts,
+    merge_with_earlier,
     prepare_output,
+    read_earlier,
     samples_artifact,
     write_json_atomic,
 )
@@ -194,6 +196,7 @@ def _make_plugin(config: pytest.Config) -> Any:
         samples_label=display_path(samples, root),
     )
     no_run = _no_run_flag(config)
+    earlier = None
     if not worker and no_run is None:
         targets = {p.resolve() for p in (paths.ledger, paths.record, paths.samples)}
         if len(targets) < 3:
@@ -203,12 +206,17 @@ def _make_plugin(config: pytest.Config) -> Any:
                 f"samples {paths.samples_label}) (fix: give --freezegate-record and "
                 "--freezegate-samples their own paths)"
             )
+        # An earlier run's outputs, read before they are removed: a second pytest run on the
+        # same commit adds to them (see merge_with_earlier).
+        record_before, samples_before = read_earlier(paths.record), read_earlier(paths.samples)
+        if record_before is not None and samples_before is not None:
+            earlier = (record_before, samples_before)
         prepare_output(paths.record, "applied record", paths.record_label, "--freezegate-record")
         prepare_output(
             paths.samples, "samples artifact", paths.samples_label, "--freezegate-samples"
         )
     loaded = load_ledger(ledger, paths.ledger_label)
-    return FreezegatePlugin(config, paths, loaded, mode, today, worker, no_run)
+    return FreezegatePlugin(config, paths, loaded, mode, today, worker, no_run, earlier)
 
 
 class _Inactive:
@@ -260,8 +268,13 @@ class FreezegatePlugin:
         today: str,
         worker: bool,
         no_run: Optional[str] = None,
+        earlier: Optional[Tuple[Dict[str, Any], Dict[str, Any]]] = None,
     ) -> None:
         self.config = config
+        # The record and samples of an earlier run, to merge with at the end when they are of
+        # the same commit, ledger and mode; whether they were.
+        self.earlier = earlier
+        self.merged = False
         # The flag that keeps the session from running tests: nothing is written then.
         self.no_run = no_run
         self.paths = paths
@@ -317,6 +330,16 @@ class FreezegatePlugin:
         if report.passed and report.nodeid and "::" not in report.nodeid:
             self.collected_files.add(report.nodeid)
 
+    def _last_failed_rerun(self) -> bool:
+        """Whether pytest's --lf narrows this session's collection to last run's failures."""
+        try:
+            if not self.config.getoption("lf"):
+                return False
+        except ValueError:  # no cacheprovider (-p no:cacheprovider): no --lf
+            return False
+        lf = self.config.pluginmanager.get_plugin("lfplugin")
+        return bool(getattr(lf, "lastfailed", None))
+
     def pytest_deselected(self, items: List[pytest.Item]) -> None:
         self.deselected.update(item.nodeid for item in items)
 
@@ -351,7 +374,10 @@ class FreezegatePlugin:
         message = unmatched_message(
             self.freezes,
             [*ids, *self.deselected],
-            self.collected_files,
+            # A --lf rerun collects only the tests that failed last: it passes the other
+            # files as collected but empty, and drops the other tests of a failed one, so a
+            # frozen test that exists would look like a typo there.
+            set() if self._last_failed_rerun() else self.collected_files,
             lambda rel: (root / rel).exists(),
             self.paths.ledger_label,
         )
@@ -553,9 +579,16 @@ class FreezegatePlugin:
             expired=[f.test_id for f in self.expired],
             outcomes={k: v for k, v in self.outcomes.items() if k in self.applied},
             muted=self._muted(),
-            deselected_frozen=self.deselected_frozen,
+            # A frozen test the session never reached (pytest.exit, -x) left no coverage
+            # either: not run, like a deselected one.
+            deselected_frozen=self.deselected_frozen
+            | {n for n in self.applied if n not in self.outcomes},
         )
-        write_json_atomic(self.paths.samples, samples_artifact(commit, self._samples()))
+        samples = samples_artifact(commit, self._samples())
+        record, samples, self.merged = merge_with_earlier(
+            self.earlier, record, samples, self.final_ids or []
+        )
+        write_json_atomic(self.paths.samples, samples)
         # The record last: its presence says the whole run's outputs were written.
         write_json_atomic(self.paths.record, record)
 
@@ -635,6 +668,11 @@ class FreezegatePlugin:
                 f"record: {self.paths.record_label}; samples: {self.paths.samples_label} "
                 f"({n} test{'' if n == 1 else 's'} with counted inputs)"
             )
+            if self.merged:
+                tr.write_line(
+                    "merged with the record and samples of an earlier run at this commit "
+                    "(same ledger and mode): what either run muted or froze is in the record"
+                )
             uncounted = [
                 n for n in self.final_ids if self._is_property(n) and not self._evidence(n)
             ]

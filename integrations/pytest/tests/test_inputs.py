@@ -114,6 +114,37 @@ def test_p(n, s):
     assert samples_of(pytester)["properties"] == {"test_p.py::test_p": {"distinct": distinct}}
 
 
+def test_inputs_the_body_rejects_with_assume_are_not_counted(pytester):
+    # Review 22 (plugin, finding 2): only 0, 1 and 2 reach the assertion; every other draw is
+    # rejected by assume(). Before, the samples said 21 and a deposit of 8 passed.
+    pytester.makepyfile(
+        test_p="""
+from hypothesis import assume, given, reject, settings, strategies as st
+
+@settings(max_examples=40, database=None, derandomize=True)
+@given(st.integers(0, 20))
+def test_assumes(n):
+    assume(n < 3)
+    with open("reached.txt", "a") as out:
+        out.write(repr(n) + "\\n")
+
+@settings(max_examples=30, database=None, derandomize=True)
+@given(st.integers(0, 20))
+def test_rejects(n):
+    if n >= 2:
+        reject()
+"""
+    )
+    write_ledger(pytester, raw=json.dumps({"version": 1, "freezes": []}))
+    assert run(pytester).ret == 0
+    reached = set((pytester.path / "reached.txt").read_text().split())
+    assert reached <= {"0", "1", "2"}
+    assert samples_of(pytester)["properties"] == {
+        "test_p.py::test_assumes": {"distinct": len(reached)},
+        "test_p.py::test_rejects": {"distinct": 2},
+    }
+
+
 def test_record_outside_a_test_is_an_error_and_inactive_plugin_ignores_it(pytester):
     pytester.makepyfile(
         test_p="""

@@ -169,3 +169,27 @@ def test_live_property():
     assert record_of(pytester)["muted"] == ["test_p.py::test_muted_property"]
     samples = read_json(pytester.path / ".freezegate" / "samples.json")
     assert samples["properties"] == {"test_p.py::test_live_property": {"distinct": 9}}
+
+
+def test_a_frozen_test_the_session_never_reached_is_recorded_as_not_run(pytester):
+    # Review 22 (plugin): pytest.exit(returncode=0) after the first test (a CI time budget)
+    # left the frozen test applied with no outcome and no coverage, and nothing said so.
+    pytester.makepyfile(
+        test_a="def test_first():\n    pass\n\ndef test_frozen():\n    assert False\n"
+    )
+    pytester.makeconftest(
+        """
+import pytest
+
+def pytest_runtest_teardown(item):
+    if item.name == "test_first":
+        pytest.exit("time budget used up", returncode=0)
+"""
+    )
+    write_ledger(pytester, freeze("test_a.py::test_frozen"))
+    result = run(pytester)
+    assert result.ret == 0, result.stdout.str()
+    record = record_of(pytester)
+    assert record["applied"] == ["test_a.py::test_frozen"]
+    assert record["outcomes"] == {}
+    assert record["deselected_frozen"] == ["test_a.py::test_frozen"]
