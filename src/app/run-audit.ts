@@ -653,6 +653,8 @@ function lostRecording(
   measured: readonly string[],
   mapping: PathMapping,
   rules: readonly PathRule[],
+  /** Parallel data files are read beside a combined data file (`coverage combine --keep`). */
+  keptBeside = false,
 ): InputError | null {
   const roots = directorySpellings(root);
   const isRepoFile = (p: string) => fileExists(join(root, p));
@@ -663,7 +665,9 @@ function lostRecording(
   if (lost === null) return null;
   return new InputError(
     `the coverage data also records ${lost.path} as "${lost.recorded}" (another root, or an installed copy) and no --path-map maps it there, so the tests recorded there would be lost`,
-    { fix: `map it onto the repository with --path-map "${lost.rule.from}=${lost.rule.to}"` },
+    {
+      fix: `map it onto the repository with --path-map "${lost.rule.from}=${lost.rule.to}"${keptBeside ? "; or, if `coverage combine --keep` already merged the parallel data files into the combined one (freezegate reads both), delete the parallel files" : ""}`,
+    },
   );
 }
 
@@ -828,7 +832,10 @@ export async function checkPatchAgainstData(
     named,
   );
   const changed = onDisk.audited.map((f) => f.path);
-  const lost = lostRecording(root, changed, a.measured, mapping, a.pathMap);
+  const [main, ...parallel] = a.dataFiles;
+  const keptBeside =
+    main !== undefined && parallel.length > 0 && parallel.every((f) => f.startsWith(`${main}.`));
+  const lost = lostRecording(root, changed, a.measured, mapping, a.pathMap, keptBeside);
   if (lost !== null) throw lost;
   if (stricter?.settings.basePathMap !== undefined) {
     const base = mapDataPaths(a.measured, directorySpellings(root), stricter.settings.basePathMap);
