@@ -978,11 +978,15 @@ async function noneMeasured(
   // a copy coverage.py leaves out (a package installed into site-packages, which `--cov`
   // without a source does not measure), so "unmeasured" would be an accident, not a choice.
   const measuredFiles = [...toData.keys()];
-  if (measuredFiles.length === 0 || !measuredFiles.every(isTestFile)) return null;
-  const imports = measuredFiles.map((path) => ({ path, names: importedNames(join(root, path)) }));
+  const testish = (path: string) => isTestFile(path) || !outsideTestDirs(path);
+  if (measuredFiles.length === 0 || !measuredFiles.every(testish)) return null;
+  const imports = measuredFiles.map((path) => ({
+    path,
+    modules: importedModules(join(root, path)),
+  }));
   for (const f of audited) {
-    const words = moduleWords(f.path);
-    const importer = imports.find(({ names }) => words.some((w) => names.has(w)));
+    const names = moduleNames(f.path);
+    const importer = imports.find(({ modules }) => names.some((n) => modules.has(n)));
     if (importer === undefined) continue;
     return new InputError(
       `the coverage data measures test files only (${measuredFiles.length}, e.g. ${importer.path}), not ${f.path}, which ${importer.path} imports: the tests ran a copy of the code that coverage.py did not measure (an installed package)`,
@@ -994,28 +998,53 @@ async function noneMeasured(
   return null;
 }
 
-/** The parts of a Python file's module name (`src/pkg/calc.py`: src, pkg, calc). */
-function moduleWords(path: string): string[] {
+/**
+ * The dotted names a Python file may be imported by: its path from the root and each shorter
+ * tail of it (`src/pkg/calc.py`: src.pkg.calc, pkg.calc), of two parts at least unless the
+ * file is a top-level module (a bare `calc` would match any other module of that name).
+ */
+function moduleNames(path: string): string[] {
   if (!path.endsWith(".py")) return [];
-  return path
-    .slice(0, -3)
-    .split("/")
-    .filter((part) => part !== "__init__" && /^[A-Za-z_]\w*$/.test(part));
+  const parts = path.slice(0, -3).split("/");
+  if (parts.at(-1) === "__init__") parts.pop();
+  if (parts.length === 0 || !parts.every((p) => /^[A-Za-z_]\w*$/.test(p))) return [];
+  if (parts.length === 1) return [parts[0] as string];
+  const names: string[] = [];
+  for (let i = 0; i + 2 <= parts.length; i++) names.push(parts.slice(i).join("."));
+  return names;
 }
 
-/** Every name on a file's `import` and `from ... import` lines (module names and parts). */
-function importedNames(path: string): Set<string> {
-  const names = new Set<string>();
+/**
+ * The modules a file's absolute import statements name: `import a.b as x` names a.b; `from
+ * a.b import c, d` names a.b, a.b.c and a.b.d (c may be a module). Relative imports are
+ * left out.
+ */
+function importedModules(path: string): Set<string> {
+  const modules = new Set<string>();
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch {
-    return names;
+    return modules;
   }
-  for (const match of text.matchAll(/^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t][^\n]*/gm)) {
-    for (const word of match[0].split(/[^\w]+/)) if (word !== "") names.add(word);
+  const dotted = /^[A-Za-z_][\w.]*$/;
+  for (const m of text.matchAll(/^[ \t]*import[ \t]+([^\n#;]+)/gm)) {
+    for (const item of (m[1] as string).split(",")) {
+      const name = item.trim().split(/\s+/)[0] ?? "";
+      if (dotted.test(name)) modules.add(name);
+    }
   }
-  return names;
+  for (const m of text.matchAll(
+    /^[ \t]*from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+\(?([^\n#;)]*)/gm,
+  )) {
+    const from = m[1] as string;
+    modules.add(from);
+    for (const item of (m[2] as string).split(",")) {
+      const name = item.trim().split(/\s+/)[0] ?? "";
+      if (/^[A-Za-z_]\w*$/.test(name)) modules.add(`${from}.${name}`);
+    }
+  }
+  return modules;
 }
 
 /**

@@ -246,7 +246,7 @@ export function resolveFrozenFile(
 }
 
 /** Does `file` read as a freeze ledger? Unreadable is no: the audit says why when it reads it. */
-function isFreezeLedger(file: string): boolean {
+export function isFreezeLedger(file: string): boolean {
   try {
     // Only a ledger has "freezes": a quarantine list of thousands of ids is not parsed twice.
     if (!readTextFile(file, "frozen-test file").includes('"freezes"')) return false;

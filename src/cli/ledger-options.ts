@@ -9,6 +9,7 @@
 //                                             file, prints "freezegate: holding <temp>" on
 //                                             stderr and waits forever (to be killed)
 
+import { realpathSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { loadConfig } from "../adapters/config-files.js";
 import { findRepoRoot } from "../adapters/git.js";
@@ -19,7 +20,7 @@ import { isDay, todayUtc, utcDayOfInstant } from "../core/dates.js";
 import { ConfigError, InputError, UsageError } from "../core/errors.js";
 import { describeSource } from "../core/ledger.js";
 import { DEFAULT_LEDGER_PATH, type Ledger } from "../core/ledger-model.js";
-import { commandDirectory, DIRECTORY_OPTION } from "./audit-options.js";
+import { commandDirectory, DIRECTORY_OPTION, isFreezeLedger } from "./audit-options.js";
 import {
   type CommandIo,
   type OptionSpec,
@@ -97,11 +98,23 @@ export interface LedgerContext {
  */
 export function refuseOtherFrozenKey(ctx: LedgerContext, command: string): void {
   const frozen = ctx.config.frozen;
-  if (typeof frozen !== "string" || resolve(ctx.root, frozen) === ctx.ledgerPath) return;
+  if (typeof frozen !== "string") return;
+  // The same file however it is spelled (a symlinked checkout, -C through a link).
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return resolve(path);
+    }
+  };
+  const file = resolve(ctx.root, frozen);
+  if (real(file) === real(ctx.ledgerPath)) return;
   throw new ConfigError(
     `the config's frozen key names ${frozen}, but ${command} judges the ledger's freezes (${ctx.ledgerLabel}): a test frozen only in ${frozen} would count as live here and as frozen in audit`,
     {
-      fix: "move its freezes into the ledger (freezegate ledger migrate) and remove the frozen key, or set it to the ledger's path",
+      fix: isFreezeLedger(file)
+        ? `${frozen} is a freeze ledger: name it with the ledger key instead (ledger = "${frozen}") and remove the frozen key`
+        : "move its freezes into the ledger (freezegate ledger migrate) and remove the frozen key, or set it to the ledger's path",
     },
   );
 }

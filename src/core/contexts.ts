@@ -289,15 +289,10 @@ function classDefs(file: string, text: string): ClassDef[] {
   return out;
 }
 
-/** `def name(` (or `async def`), at module level or at any indentation. */
-function functionDef(name: string, where: "module level" | "any level"): RegExp {
-  const indent = where === "module level" ? "" : "[ \\t]*";
-  return new RegExp(`^${indent}(?:async[ \\t]+)?def[ \\t]+${name}[ \\t]*\\(`, "gm");
-}
-
 /** Does `text` hold `def name(` (or `async def`), at module level or at any indentation? */
 function definesFunction(text: string, name: string, where: "module level" | "any level"): boolean {
-  return functionDef(name, where).test(text);
+  const indent = where === "module level" ? "" : "[ \\t]*";
+  return new RegExp(`^${indent}(?:async[ \\t]+)?def[ \\t]+${name}[ \\t]*\\(`, "m").test(text);
 }
 
 /** `@pytest.fixture`, `@fixture(...)`, `@pytest_asyncio.fixture`, `@pytest.yield_fixture`. */
@@ -331,17 +326,55 @@ function decoratorsAbove(lines: readonly string[], at: number): string[] {
 }
 
 /**
- * Is every `def name(` of the file a pytest fixture? pytest does not collect a fixture named
- * test* (`test_client`), but coverage.py's test_function starts a context for it when it runs
- * between tests, as the setup of the test that asked for it.
+ * Is the function a test_function node id names (`file::name` at module level, or
+ * `file::Class::name` in that class) a pytest fixture, in every def of that scope? pytest
+ * does not collect a fixture named test* (`test_client`), but coverage.py's test_function
+ * starts a context for it when it runs between tests, as the setup of the test that asked for
+ * it. A decorator counts when it is pytest's fixture or a name the file assigns from it
+ * (`module_fixture = pytest.fixture(scope="module")`).
  */
-function onlyFixtures(text: string, name: string): boolean {
+function onlyFixtures(text: string, id: string): boolean {
+  const parts = id.split("::");
+  const name = parts.at(-1) as string;
+  const owner = parts.length > 2 ? (parts.at(-2) as string) : null;
   const lines = text.split(/\r?\n|\r/);
+  const aliases = [
+    ...text.matchAll(/^([A-Za-z_]\w*)[ \t]*=[ \t]*(?:[A-Za-z_][\w.]*\.)?fixture\b/gm),
+  ].map((m) => m[1] as string);
+  const isFixture = (decorator: string) =>
+    FIXTURE_DECORATOR.test(decorator) ||
+    aliases.some((a) => new RegExp(`^@[ \\t]*${a}\\b`).test(decorator));
+  const indentOf = (line: string) => (/^[ \t]*/.exec(line)?.[0].length ?? 0) as number;
+  // The lines of the scope: the module's top level, or the body of the named class.
+  let from = 0;
+  let to = lines.length;
+  let depth = 0;
+  if (owner !== null) {
+    const start = lines.findIndex((l) => new RegExp(`^[ \\t]*class[ \\t]+${owner}\\b`).test(l));
+    if (start < 0) return false;
+    const classIndent = indentOf(lines[start] as string);
+    from = start + 1;
+    to = from;
+    while (to < lines.length) {
+      const line = lines[to] as string;
+      if (
+        line.trim() !== "" &&
+        !line.trimStart().startsWith("#") &&
+        indentOf(line) <= classIndent
+      ) {
+        break;
+      }
+      to++;
+    }
+    depth = -1; // any indentation inside the class
+  }
   let defs = 0;
-  for (const match of text.matchAll(functionDef(name, "any level"))) {
+  const def = new RegExp(`^([ \\t]*)(?:async[ \\t]+)?def[ \\t]+${name}[ \\t]*\\(`);
+  for (let i = from; i < to; i++) {
+    const m = def.exec(lines[i] as string);
+    if (m === null || (depth === 0 && (m[1] as string) !== "")) continue;
     defs++;
-    const at = text.slice(0, match.index).split(/\r?\n|\r/).length - 1;
-    if (!decoratorsAbove(lines, at).some((d) => FIXTURE_DECORATOR.test(d))) return false;
+    if (!decoratorsAbove(lines, i).some(isFixture)) return false;
   }
   return defs > 0;
 }
@@ -398,7 +431,7 @@ function sourceFacts(modules: ModuleIndex): SourceFacts {
     fixture(id) {
       const file = id.slice(0, id.indexOf("::"));
       const text = read?.(file);
-      return typeof text === "string" && onlyFixtures(text, id.slice(id.lastIndexOf("::") + 2));
+      return typeof text === "string" && onlyFixtures(text, id);
     },
     inheritedTest(mapped) {
       // Classes that define a test the data names, with one name each for the message.

@@ -1,7 +1,8 @@
 // freezegate check and stats end to end: the bundled example's patch with a freeze ledger on
 // top (real git, the example's real pytest-cov data, the built CLI).
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectOneLineError, overrideArgs, runCli } from "../helpers/cli.js";
@@ -174,8 +175,30 @@ describe("freezegate check", () => {
       const same = check();
       expect(same.stderr).toBe("");
       expect(same.stdout).toMatch(/^check: FAIL \(blocking gate failed: shadow\)$/m);
+      // The same file through a symlinked checkout (-C LINK, --ledger "$PWD/..."): not refused.
+      const link = join(mkdtempSync(join(tmpdir(), "freezegate-link-")), "repo");
+      symlinkSync(repo.dir, link);
+      const viaLink = runCli(
+        ["stats", "--today", TODAY, "-C", link, "--ledger", join(link, "freeze-ledger.json")],
+        { cwd: repo.dir },
+      );
+      expect(viaLink.stderr).toBe("");
+      expect(viaLink.status).toBe(0);
+      // A frozen key that names another ledger: the fix is the ledger key.
+      writeFileSync(
+        join(repo.dir, "gate-ledger.json"),
+        readFileSync(join(repo.dir, "freeze-ledger.json")),
+      );
+      writeFileSync(
+        join(repo.dir, "pyproject.toml"),
+        '[tool.freezegate]\nfrozen = "gate-ledger.json"\n',
+      );
+      expect(expectOneLineError(check())).toMatch(
+        /\(fix: gate-ledger\.json is a freeze ledger: name it with the ledger key instead \(ledger = "gate-ledger\.json"\) and remove the frozen key\)$/,
+      );
     } finally {
       repo.git("reset", "-q", "--hard", "HEAD~1");
+      rmSync(join(repo.dir, "gate-ledger.json"), { force: true });
     }
   });
 

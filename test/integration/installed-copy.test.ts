@@ -13,8 +13,16 @@ import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, makeTempDir, runPython } from "../helpers/python.js";
 
 const CALC = "def add(a, b):\n    return a + b\n\n\ndef half_up(x):\n    return int(x + 0.5)\n";
+// Tests in test/ (singular) with a helper module there: both measured, neither production.
 const TESTS = [
+  "import json",
+  "from unittest import mock",
+  "",
+  "from helpers import twice",
   "from pkg.calc import add, half_up",
+  "",
+  "def test_twice():",
+  "    assert twice(2) == 4",
   "",
   "def test_add():",
   "    assert add(1, 2) == 3",
@@ -51,8 +59,13 @@ beforeAll(() => {
   repo.write(".gitignore", ".coverage*\n");
   repo.write("src/pkg/__init__.py", "");
   repo.write("src/pkg/calc.py", CALC);
-  repo.write("tests/test_calc.py", TESTS);
-  repo.write("quarantine.json", JSON.stringify({ frozen: ["tests/test_calc.py::test_half_up"] }));
+  repo.write("test/test_calc.py", TESTS);
+  repo.write("test/helpers.py", "def twice(n):\n    return 2 * n\n");
+  repo.write(
+    "conftest.py",
+    "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'test'))\n",
+  );
+  repo.write("quarantine.json", JSON.stringify({ frozen: ["test/test_calc.py::test_half_up"] }));
   repo.commit("base");
   repo.git("branch", "base");
   repo.write("src/pkg/calc.py", CALC.replace("int(x + 0.5)", "int(x + 0.5) if x >= 0 else 0"));
@@ -76,11 +89,11 @@ describePython("tests that ran an installed copy of the package", () => {
     expect(where().startsWith(userBase)).toBe(true);
     // Before: "src/pkg/calc.py: 1 unmeasured", PASS, exit 0 (doctor: usable).
     const error =
-      "freezegate: error: the coverage data measures test files only (1, e.g. tests/test_calc.py), not src/pkg/calc.py, which tests/test_calc.py imports: the tests ran a copy of the code that coverage.py did not measure (an installed package) (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
+      "freezegate: error: the coverage data measures test files only (3, e.g. test/test_calc.py), not src/pkg/calc.py, which test/test_calc.py imports: the tests ran a copy of the code that coverage.py did not measure (an installed package) (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
     expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toBe(error);
     const doctor = runCli(["doctor", "--base", "base"], { cwd: repo.dir });
     expect(doctor.stdout).toContain(
-      "the coverage data measures test files only (1, e.g. tests/test_calc.py), not src/pkg/calc.py",
+      "the coverage data measures test files only (3, e.g. test/test_calc.py), not src/pkg/calc.py",
     );
     expect(doctor.status).toBe(2);
   });
@@ -89,10 +102,13 @@ describePython("tests that ran an installed copy of the package", () => {
     pytest("--cov");
     repo.git("switch", "-q", "-c", "docs-only", "base");
     repo.write("docs/conf.py", "project = 'pkg'\n");
-    repo.commit("docs");
+    // A mock server CI starts as a process: `from unittest import mock` is not an import of it.
+    repo.write("mock/server.py", "PORT = 8080\n");
+    repo.commit("docs and a mock server");
     const r = runCli(["audit", "--base", "base"], { cwd: repo.dir });
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain("docs/conf.py: 1 unmeasured");
+    expect(r.stdout).toContain("mock/server.py: 1 unmeasured");
     expect(r.status).toBe(0);
     repo.git("switch", "-q", "main");
   });
@@ -119,7 +135,7 @@ describePython("tests that ran an installed copy of the package", () => {
     });
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain(
-      "SHADOWED 6: only frozen tests cover it: tests/test_calc.py::test_half_up",
+      "SHADOWED 6: only frozen tests cover it: test/test_calc.py::test_half_up",
     );
     expect(r.status).toBe(1);
   });

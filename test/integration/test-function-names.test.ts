@@ -236,6 +236,41 @@ describePython("test_function names mapped to node ids", () => {
     expect(r.status).toBe(1);
   });
 
+  it("judges the def the name points at: a fixture beside a test method of that name, and an aliased fixture decorator", () => {
+    const repo = recorded({
+      "conftest.py": SYS_PATH,
+      "tests/test_api.py": [
+        "import pytest",
+        "import lib",
+        "",
+        "module_fixture = pytest.fixture(scope='module')",
+        "",
+        "@pytest.fixture",
+        "def test_value():",
+        "    return lib.f(4)",
+        "",
+        "@module_fixture",
+        "def test_other():",
+        "    return lib.f(4)",
+        "",
+        "def test_four(test_value, test_other):",
+        "    assert test_value == test_other == 4",
+        "",
+        "class TestOther:",
+        "    def test_value(self):",
+        "        assert lib.f(1) == 1",
+        "",
+      ].join("\n"),
+    });
+    expect(truth(repo, "lib.py")["3"]).toEqual(["test_api.test_other", "test_api.test_value"]);
+    // Before: both read as live tests (the class's test_value made every def of the name a
+    // test; the alias was no fixture decorator), and line 3 read "defended".
+    const r = audit(repo, ["tests/test_api.py::test_four"], ["--fail-on", "uncovered"]);
+    expect(r.stdout).toContain("line data, 2 tests)");
+    expect(r.stdout).toContain("UNCOVERED 3: ran only outside tests (import time)");
+    expect(r.status).toBe(1);
+  });
+
   it("still maps a test whose name a fixture of another file shares", () => {
     const repo = recorded({
       "conftest.py": `${SYS_PATH}import pytest\n@pytest.fixture\ndef test_four():\n    return 4\n`,

@@ -73,7 +73,7 @@ def merge_with_earlier(
     ``--cov-append``): the coverage data then holds both runs, and so must the record, or a
     test the first run muted would count as live. Merged only when the earlier record names
     the same commit, ledger (path and bytes) and mode: lists are united (what any run muted
-    stays muted), a frozen test either run ran is no longer "not run", and the earlier
+    stays muted, and what either run did not run stays "not run"), and the earlier
     run's counts are kept for the properties this run did not run (this run's word, a
     count or none, replaces them for those it ran). Returns (record, samples, merged).
     """
@@ -96,10 +96,10 @@ def merge_with_earlier(
 
     applied = ids(before.get("applied")) | set(record["applied"])
     outcomes = {**counts(before.get("outcomes")), **record["outcomes"]}
-    # A frozen test one run left out (or never reached) and another ran has an outcome.
-    deselected = (ids(before.get("deselected_frozen")) | set(record["deselected_frozen"])) - set(
-        outcomes
-    )
+    # A frozen test one run left out stays listed even when the other ran it: the coverage
+    # data may hold only one of the runs (no --cov-append, or a run without --cov), and
+    # freezegate check excuses every listed test the data has.
+    deselected = ids(before.get("deselected_frozen")) | set(record["deselected_frozen"])
     merged = dict(record)
     merged.update(
         applied=sorted(applied),

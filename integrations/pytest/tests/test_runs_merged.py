@@ -83,8 +83,9 @@ def test_a_second_run_on_the_same_commit_adds_to_the_first(pytester):
         "test_unit.py::test_deselected_then_run": "passed",
         "test_unit.py::test_frozen": "failed",
     }
-    # It ran in the second run: no longer "deselected".
-    assert record["deselected_frozen"] == []
+    # It ran in the second run, but the coverage data may not hold that run: still listed
+    # (freezegate check excuses it when the data has it).
+    assert record["deselected_frozen"] == ["test_unit.py::test_deselected_then_run"]
     assert samples["properties"] == {
         "test_props.py::test_other_prop": {"distinct": 3},
         "test_props.py::test_prop": {"distinct": 6},
