@@ -10,6 +10,8 @@
 // parsed values cannot be fooled by formatting, and a commit whose ledger does not parse is
 // charged with every entry (it could have written any of them).
 
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { FreezegateError, GitError, InputError } from "../core/errors.js";
 import {
   attributeFreezeChanges,
@@ -19,7 +21,13 @@ import {
   type LedgerStep,
 } from "../core/ledger-changes.js";
 import type { Ledger } from "../core/ledger-model.js";
-import { changedPathsDirty, gitOk as gitOkWith, patchFromRange, splitNul } from "./git.js";
+import {
+  changedPathsDirty,
+  gitOk as gitOkWith,
+  isShallowRepository,
+  patchFromRange,
+  splitNul,
+} from "./git.js";
 
 /** On top of git.ts's pinned config: settings that change `git log` output. */
 const LOG_CONFIG = ["log.showSignature=false", "i18n.logOutputEncoding=UTF-8", "log.mailmap=false"];
@@ -216,6 +224,32 @@ export async function commitsInRange(
   return commits;
 }
 
+/**
+ * A commit of the range at the edge of a shallow clone (fetch-depth: 2 on a merge ref) shows
+ * no parents: read as a root commit, its author would be charged with every freeze of its
+ * ledger, and the commit that really added one (beyond the edge) never seen. Exit 2.
+ */
+async function refuseShallowEdge(root: string, commits: readonly CommitInfo[]): Promise<void> {
+  if (!(await isShallowRepository(root))) return;
+  const file = (await gitOkWith(root, ["rev-parse", "--git-path", "shallow"])).toString("utf8");
+  let edges: Set<string>;
+  try {
+    edges = new Set(readFileSync(resolve(root, file.trim()), "utf8").split(/\s+/));
+  } catch {
+    edges = new Set();
+  }
+  const edge = commits.find(
+    (c) => c.parents.length === 0 && (edges.size === 0 || edges.has(c.sha)),
+  );
+  if (edge === undefined) return;
+  throw new InputError(
+    `commit ${edge.sha.slice(0, 12)} of the range is the edge of a shallow clone (its parents were not fetched), so who added or changed each freeze cannot be told`,
+    {
+      fix: "fetch the whole history: actions/checkout with fetch-depth: 0, or git fetch --unshallow",
+    },
+  );
+}
+
 export interface FreezeAuthorsRequest {
   mergeBase: string;
   head: string;
@@ -237,6 +271,7 @@ export async function freezeAuthors(
   }
   const commits = await commitsInRange(root, req.mergeBase, req.head);
   if (commits.length === 0) return { byTestId: new Map(), anyEntry: [] };
+  await refuseShallowEdge(root, commits);
   const revs = [...new Set(commits.flatMap((c) => [c.sha, ...c.parents]))];
   // Blob ids first (cheap): only commits whose ledger differs from every parent's are read.
   const check = await gitOk(

@@ -581,11 +581,11 @@ async function notACommit(root: string, ref: string, flag: string): Promise<GitE
   const args = ["rev-parse", "--verify", "-q", "--end-of-options", ref];
   const result = await runGit(root, args);
   if (result.code !== 0) return null;
-  const type = (
-    await runGit(root, ["cat-file", "-t", result.stdout.toString("utf8").trim()])
-  ).stdout
-    .toString("utf8")
-    .trim();
+  // A full object id passes rev-parse --verify whether or not the object is here (a
+  // fetch-depth 1 clone and the action's base sha): missing, it is a fetch problem.
+  const typeOf = await runGit(root, ["cat-file", "-t", result.stdout.toString("utf8").trim()]);
+  if (typeOf.code !== 0) return null;
+  const type = typeOf.stdout.toString("utf8").trim();
   return new GitError(`${flag} '${ref}' names a ${type || "non-commit object"}, not a commit`, {
     fix: `pass a branch, tag or commit, e.g. ${flag} origin/main`,
   });

@@ -2,7 +2,8 @@
 // gate's unknown-test, `freeze` refusing a typo). In order: a collected-ids file
 // (`pytest --collect-only -q` output), else the per-test contexts of the coverage data (given,
 // configured or found in the repository root), else nothing: null, and callers say that
-// unknown-test was not judged. Data that exists but cannot be read is an error, never null.
+// unknown-test was not judged. Data that exists but cannot be read is an error, never null;
+// data given or configured that names no tests is an error too, found data a null.
 
 import { readdirSync } from "node:fs";
 import { openCoverage } from "../adapters/coverage-discovery.js";
@@ -61,6 +62,17 @@ export function loadKnownTests(request: KnownTestsRequest): KnownTests {
   const coverage = openCoverage(request.root, request.coverage);
   try {
     const { index, names } = readDataContexts(request.root, coverage, request.testRoot);
+    if (index.testIds.size === 0 && request.coverage === undefined) {
+      // Data nobody named, left in the work tree by a run without per-test contexts (a
+      // developer's plain `pytest --cov`): no source of test ids, as without data, not an
+      // error in a command that needs no coverage (the pre-commit hook's ledger check).
+      return {
+        ids: null,
+        description: `the coverage data found in the repository root (${coverage.meta.dataFiles.join(", ")}) names no tests (${names.length === 0 ? "no contexts" : "only non-test contexts"})`,
+        from: null,
+        files: [],
+      };
+    }
     if (index.testIds.size === 0) {
       throw new InputError(
         `the coverage data ${coverage.meta.dataFiles.join(", ")} names no tests (${names.length === 0 ? "no contexts" : "only non-test contexts"}), so it cannot say which tests exist`,

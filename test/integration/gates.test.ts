@@ -15,7 +15,7 @@ import { parseLedger } from "../../src/core/ledger.js";
 import type { Freeze, LedgerPolicy, Property } from "../../src/core/ledger-model.js";
 import { type CliResult, expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
-import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
+import { makeTempRepo, runGit, type TempRepo } from "../helpers/git-repo.js";
 
 const SEED_003 = join(REPO_ROOT, "test/fixtures/ledger/seed-003-properties.json");
 
@@ -622,6 +622,58 @@ describe("ledger changes between the merge base and HEAD, with real commit autho
       { base: "main", today: "2026-10-18" },
     );
     expect(result.findings.filter((f) => f.code === "self-approved")).toEqual([]);
+  });
+});
+
+describe("ledger changes in a shallow clone of a merge ref", () => {
+  it("refuses a range whose commits reach the clone's edge: their authors cannot be told", async () => {
+    const approval = { require_approval: true };
+    const origin = track(seedRepo(ledgerText([], approval)));
+    origin.git("checkout", "-q", "-b", "pr");
+    origin.write(
+      "freeze-ledger.json",
+      ledgerText([freeze("tests/t.py::test_a", { owner: "bob", approved_by: "alice" })], approval),
+    );
+    origin.git("add", "-A");
+    origin.git("commit", "-q", "--author=Alice <alice@example.com>", "-m", "alice freezes a");
+    origin.write("notes.txt", "unrelated\n");
+    origin.git("add", "-A");
+    origin.git("commit", "-q", "--author=Carol <carol@example.com>", "-m", "carol follows up");
+    origin.git("checkout", "-q", "main");
+    origin.write("other.txt", "main moved on\n");
+    origin.git("add", "-A");
+    origin.git("commit", "-q", "-m", "main moves on");
+    // GitHub's refs/pull/N/merge: the target's tip merged with the PR.
+    origin.git("checkout", "-q", "-b", "merge");
+    origin.git("merge", "-q", "--no-ff", "--no-edit", "pr");
+    const full = await runLedgerChangesGate(
+      { root: origin.dir, ledgerPath: origin.path("freeze-ledger.json"), ledgerLabel: "x" },
+      { base: "HEAD^1", today: "2026-10-18" },
+    );
+    expect(full.result.findings.filter((f) => f.code === "self-approved")).toHaveLength(1);
+
+    // fetch-depth: 2 reaches the merge base (the first parent), not the PR's own commits.
+    const clone = join(tempDir(), "clone");
+    runGit(tmpdir(), [
+      "clone",
+      "-q",
+      "--depth",
+      "2",
+      "--branch",
+      "merge",
+      `file://${origin.dir}`,
+      clone,
+    ]);
+    expect(runGit(clone, ["rev-parse", "--is-shallow-repository"]).trim()).toBe("true");
+    // Before: Carol's commit read as a root commit, charged with alice's freeze: no finding.
+    await expect(
+      runLedgerChangesGate(
+        { root: clone, ledgerPath: join(clone, "freeze-ledger.json"), ledgerLabel: "x" },
+        { base: "HEAD^1", today: "2026-10-18" },
+      ),
+    ).rejects.toThrow(
+      /^commit [0-9a-f]{12} of the range is the edge of a shallow clone \(its parents were not fetched\), so who added or changed each freeze cannot be told$/,
+    );
   });
 });
 

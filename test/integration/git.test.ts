@@ -825,6 +825,14 @@ describe("errors", () => {
     expect(missing.message).toMatch(/does not exist in this shallow clone/);
     expect(missing.fix).toContain("git fetch origin main");
     expect(missing.fix).toContain("fetch-depth: 0");
+    // The GitHub Action passes the base as a full commit id, which rev-parse --verify takes
+    // whether or not the object is here. Before: "names a non-commit object".
+    const mainSha = up.git("rev-parse", "main").trim();
+    const byId = await caught(patchFromRange(dir, mainSha));
+    expect(byId.message).toBe(
+      `base ref '${mainSha}' does not exist in this shallow clone (or is not a commit)`,
+    );
+    expect(byId.fix).toContain("fetch-depth: 0");
 
     runGit(dir, ["fetch", "-q", "--depth", "1", "origin", "main:refs/remotes/origin/main"]);
     const shallow = await caught(patchFromRange(dir, "origin/main"));

@@ -235,6 +235,21 @@ describeYaml("action.yml", () => {
       };
     }
 
+    it("reads every line of a multi-line args or formats input (a YAML block scalar)", () => {
+      // Before: `read` stopped at the first newline, so --fail-on and the sarif format on the
+      // second lines were dropped without a word.
+      const r = runStep({
+        base: "base",
+        samples: join(scratch, "samples.json"),
+        formats: "markdown\nsarif\n",
+        args: "--today 2026-11-25\n--fail-on uncovered\n",
+      });
+      expect(r.status).toBe(1);
+      expect(r.summary).toMatch(/uncovered/);
+      expect(r.stdout).toMatch(/FAIL: .*uncovered/);
+      expect(r.outputs["sarif-file"]).toBe(join(repo.dir, "freezegate.sarif"));
+    });
+
     it("fails with exit 1 on the shadowed line, with annotations, summary, SARIF and HTML", () => {
       const r = runStep({
         base: "base",
