@@ -841,11 +841,12 @@ export async function checkPatchAgainstData(
     const base = mapDataPaths(a.measured, directorySpellings(root), stricter.settings.basePathMap);
     refuseRemappedChanges(changed, mapping, base, a.pathMap);
   }
-  const testGlob = compileGlobs([...settings.testGlobs]);
-  const isTestFile = (path: string) =>
-    testGlob(path) ||
-    (a.prefix !== "" && path.startsWith(a.prefix) && testGlob(path.slice(a.prefix.length)));
-  const none = await noneMeasured(root, onDisk.audited, mapping.toData, isTestFile);
+  const none = await noneMeasured(
+    root,
+    onDisk.audited,
+    mapping.toData,
+    testFileMatcher(settings.testGlobs, a.prefix),
+  );
   if (none !== null) throw none;
   const unmeasured = onDisk.audited.filter((f) => !mapping.toData.has(f.path));
   if (unmeasured.length > 0) {
@@ -978,8 +979,7 @@ async function noneMeasured(
   // a copy coverage.py leaves out (a package installed into site-packages, which `--cov`
   // without a source does not measure), so "unmeasured" would be an accident, not a choice.
   const measuredFiles = [...toData.keys()];
-  const testish = (path: string) => isTestFile(path) || !outsideTestDirs(path);
-  if (measuredFiles.length === 0 || !measuredFiles.every(testish)) return null;
+  if (measuredFiles.length === 0 || !measuredFiles.every(isTestFile)) return null;
   const imports = measuredFiles.map((path) => ({
     path,
     modules: importedModules(join(root, path)),
@@ -996,6 +996,52 @@ async function noneMeasured(
     );
   }
   return null;
+}
+
+/**
+ * Test files by the test globs (also relative to the test root `prefix`), conftest.py, and
+ * anything in a directory named tests, test or testing (helpers beside the tests).
+ */
+function testFileMatcher(globs: readonly string[], prefix: string): (path: string) => boolean {
+  const glob = compileGlobs([...globs]);
+  return (path) =>
+    glob(path) ||
+    (prefix !== "" && path.startsWith(prefix) && glob(path.slice(prefix.length))) ||
+    !outsideTestDirs(path);
+}
+
+/**
+ * A changed module the data holds without a single executed line, while a test file that ran
+ * imports it: importing runs its top-level lines, so the tests ran another copy of it (an
+ * installed package outside `--cov=.`). Its changed lines would read "uncovered", which
+ * passes by default: exit 2 instead.
+ */
+function refuseUnexecutedImported(
+  root: string,
+  candidates: readonly string[],
+  toData: ReadonlyMap<string, string>,
+  isTestFile: (path: string) => boolean,
+  executedIn: (dataPath: string) => boolean,
+): void {
+  if (candidates.length === 0) return;
+  const tests = [...toData].filter(([path]) => isTestFile(path) && path.endsWith(".py"));
+  for (const path of candidates) {
+    const names = moduleNames(path);
+    if (names.length === 0) continue;
+    const importer = tests.find(
+      ([test, data]) =>
+        // Top-level imports only: they run when the test file does (not `if TYPE_CHECKING:`).
+        [...importedModules(join(root, test), true)].some((m) => names.includes(m)) &&
+        executedIn(data),
+    );
+    if (importer === undefined) continue;
+    throw new InputError(
+      `the coverage data holds ${path} without a single executed line, though ${importer[0]}, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure`,
+      {
+        fix: "run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO",
+      },
+    );
+  }
 }
 
 /**
@@ -1017,9 +1063,9 @@ function moduleNames(path: string): string[] {
 /**
  * The modules a file's absolute import statements name: `import a.b as x` names a.b; `from
  * a.b import c, d` names a.b, a.b.c and a.b.d (c may be a module). Relative imports are
- * left out.
+ * left out; `topLevelOnly`: the unindented statements only.
  */
-function importedModules(path: string): Set<string> {
+function importedModules(path: string, topLevelOnly = false): Set<string> {
   const modules = new Set<string>();
   let text: string;
   try {
@@ -1028,20 +1074,23 @@ function importedModules(path: string): Set<string> {
     return modules;
   }
   const dotted = /^[A-Za-z_][\w.]*$/;
-  for (const m of text.matchAll(/^[ \t]*import[ \t]+([^\n#;]+)/gm)) {
+  const indent = topLevelOnly ? "" : "[ \\t]*";
+  for (const m of text.matchAll(new RegExp(`^${indent}import[ \\t]+([^\\n#;]+)`, "gm"))) {
     for (const item of (m[1] as string).split(",")) {
       const name = item.trim().split(/\s+/)[0] ?? "";
       if (dotted.test(name)) modules.add(name);
     }
   }
-  for (const m of text.matchAll(
-    /^[ \t]*from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+\(?([^\n#;)]*)/gm,
-  )) {
-    const from = m[1] as string;
-    modules.add(from);
+  const from = new RegExp(
+    `^${indent}from[ \\t]+([A-Za-z_][\\w.]*)[ \\t]+import[ \\t]+\\(?([^\\n#;)]*)`,
+    "gm",
+  );
+  for (const m of text.matchAll(from)) {
+    const module = m[1] as string;
+    modules.add(module);
     for (const item of (m[2] as string).split(",")) {
       const name = item.trim().split(/\s+/)[0] ?? "";
-      if (/^[A-Za-z_]\w*$/.test(name)) modules.add(`${from}.${name}`);
+      if (/^[A-Za-z_]\w*$/.test(name)) modules.add(`${module}.${name}`);
     }
   }
   return modules;
@@ -1481,6 +1530,23 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       wanted,
     );
     mark("executed lines");
+    // Changed Python modules in the data without one executed line anywhere (rare): did a
+    // test that ran import them?
+    const silent = prepared
+      .filter(
+        ({ recorded, python }) =>
+          python !== null &&
+          recorded.length > 0 &&
+          recorded.every((p) => executed.has(p) && (executed.get(p)?.size ?? 0) === 0),
+      )
+      .map(({ change }) => change.path);
+    refuseUnexecutedImported(
+      root,
+      silent,
+      mapping.toData,
+      testFileMatcher(settings.testGlobs, prefix),
+      (dataPath) => (coverage.executedLines([dataPath]).get(dataPath)?.size ?? 0) > 0,
+    );
     const inputs: AuditFileInput[] = prepared.map(
       ({ change, lines: sourceLines, recorded, reported, measured, python }) => {
         const lines =

@@ -140,3 +140,49 @@ describePython("tests that ran an installed copy of the package", () => {
     expect(r.status).toBe(1);
   });
 });
+
+describePython("a flat layout measured with --cov=. while the tests ran an installed copy", () => {
+  it("holds the changed module without an executed line: exit 2, not an uncovered pass", () => {
+    const flat = makeTempRepo();
+    try {
+      flat.write(".gitignore", ".coverage*\n");
+      flat.write("pkg/__init__.py", "");
+      flat.write("pkg/calc.py", CALC);
+      flat.write(
+        "test/test_calc.py",
+        "from pkg.calc import add, half_up\n\ndef test_add():\n    assert add(1, 2) == 3\n\ndef test_half_up():\n    assert half_up(1.5) == 2\n",
+      );
+      flat.write(
+        "quarantine.json",
+        JSON.stringify({ frozen: ["test/test_calc.py::test_half_up"] }),
+      );
+      flat.commit("base");
+      flat.git("branch", "base");
+      flat.write("pkg/calc.py", CALC.replace("int(x + 0.5)", "int(x + 0.5) if x >= 0 else 0"));
+      flat.commit("half_up of a negative number");
+      const base = makeTempDir("installed-flat");
+      const env = { PYTHONUSERBASE: base, PYTHONNOUSERSITE: "" };
+      const site = runPython(
+        ["-c", "import sysconfig; print(sysconfig.get_paths('posix_user')['purelib'])"],
+        { cwd: flat.dir, env },
+      ).stdout.trim();
+      mkdirSync(site, { recursive: true });
+      cpSync(flat.path("pkg"), join(site, "pkg"), { recursive: true });
+      // `pytest` (not `python -m pytest`): the checkout's root is not on sys.path.
+      const run = runPython(
+        [
+          "-c",
+          "import sys; sys.path.remove(''); import pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '--cov=.', '--cov-context=test', '--cov-report=']))",
+        ],
+        { cwd: flat.dir, env },
+      );
+      expect(run.status, run.stdout + run.stderr).toBe(0);
+      // Before: "UNCOVERED 6: no test executed it", PASS, exit 0.
+      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: flat.dir }))).toBe(
+        "freezegate: error: the coverage data holds pkg/calc.py without a single executed line, though test/test_calc.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)",
+      );
+    } finally {
+      flat.cleanup();
+    }
+  });
+});
