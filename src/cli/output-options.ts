@@ -79,7 +79,8 @@ export function outputDetails(): string {
   const width = Math.max(...names.map((n) => n.length)) + 2;
   return [
     "Reports: --format picks the one on stdout; each --output FORMAT=FILE writes one more, e.g.",
-    '  --output markdown="$GITHUB_STEP_SUMMARY" --output sarif=freezegate.sarif',
+    "  --output markdown=freezegate.md --output sarif=freezegate.sarif",
+    '(append freezegate.md to "$GITHUB_STEP_SUMMARY": an --output file is replaced whole).',
     "Files are written together or not at all (temporary files, then renames). Colour when",
     "stdout is a terminal; NO_COLOR or TERM=dumb turns it off, FORCE_COLOR on (FORCE_COLOR=0 off).",
     "Formats:",
