@@ -29,7 +29,7 @@ import {
 } from "../core/generator-lock.js";
 import { parseJsonText } from "../core/json-text.js";
 import { parseLedger, stricterPolicy } from "../core/ledger.js";
-import { checkLedgerChanges, freezeKey } from "../core/ledger-changes.js";
+import { checkLedgerChanges, diffFreezes, freezeKey } from "../core/ledger-changes.js";
 import {
   DEFAULT_LEDGER_PATH,
   DEFAULT_POLICY,
@@ -635,14 +635,25 @@ export async function runLedgerChangesGate(
   if (base === "unreadable") {
     notes.push(`the ledger at the merge base could not be read: every entry counts as added`);
   }
-  const authors = await freezeAuthors(ctx.root, {
-    mergeBase,
-    head: "HEAD",
-    ledgerPath: rel,
-    parse: parseLedgerText,
-  });
+  // Authors are read (and a shallow clone's edge refused) only when they are judged: approval
+  // is required by either policy and a freeze is added or changed.
+  const baseLedgerRead = base === "unreadable" ? null : base;
+  const approvalJudged =
+    ((baseLedgerRead?.policy.require_approval ?? false) ||
+      (head?.policy.require_approval ?? false)) &&
+    diffFreezes(baseLedgerRead?.freezes ?? [], head?.freezes ?? [], opts.today).some(
+      (change) => change.after !== null,
+    );
+  const authors = approvalJudged
+    ? await freezeAuthors(ctx.root, {
+        mergeBase,
+        head: "HEAD",
+        ledgerPath: rel,
+        parse: parseLedgerText,
+      })
+    : { byTestId: new Map(), anyEntry: [] };
   const findings = checkLedgerChanges({
-    base: base === "unreadable" ? null : base,
+    base: baseLedgerRead,
     head,
     today: opts.today,
     authors,

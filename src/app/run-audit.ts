@@ -985,8 +985,8 @@ async function noneMeasured(
     modules: importedModules(join(root, path)),
   }));
   for (const f of audited) {
-    const names = moduleNames(f.path);
-    const importer = imports.find(({ modules }) => names.some((n) => modules.has(n)));
+    const names = moduleNames(root, f.path);
+    const importer = imports.find(({ modules }) => importsModule(modules, names));
     if (importer === undefined) continue;
     return new InputError(
       `the coverage data measures test files only (${measuredFiles.length}, e.g. ${importer.path}), not ${f.path}, which ${importer.path} imports: the tests ran a copy of the code that coverage.py did not measure (an installed package)`,
@@ -1026,13 +1026,12 @@ function refuseUnexecutedImported(
   if (candidates.length === 0) return;
   const tests = [...toData].filter(([path]) => isTestFile(path) && path.endsWith(".py"));
   for (const path of candidates) {
-    const names = moduleNames(path);
+    const names = moduleNames(root, path);
     if (names.length === 0) continue;
     const importer = tests.find(
       ([test, data]) =>
         // Top-level imports only: they run when the test file does (not `if TYPE_CHECKING:`).
-        [...importedModules(join(root, test), true)].some((m) => names.includes(m)) &&
-        executedIn(data),
+        importsModule(importedModules(join(root, test), true), names) && executedIn(data),
     );
     if (importer === undefined) continue;
     throw new InputError(
@@ -1045,19 +1044,36 @@ function refuseUnexecutedImported(
 }
 
 /**
- * The dotted names a Python file may be imported by: its path from the root and each shorter
- * tail of it (`src/pkg/calc.py`: src.pkg.calc, pkg.calc), of two parts at least unless the
- * file is a top-level module (a bare `calc` would match any other module of that name).
+ * The dotted names a Python file may be imported by: its name from its source root (the
+ * directories above it that hold an `__init__.py` are its packages: `src/pkg/calc.py` is
+ * pkg.calc, `src/pkg/__init__.py` pkg, `src/calc.py` calc), and every tail of its path of two
+ * parts or more (namespace packages have no `__init__.py`). A one-part tail alone would match
+ * any other module of that name.
  */
-function moduleNames(path: string): string[] {
+function moduleNames(root: string, path: string): string[] {
   if (!path.endsWith(".py")) return [];
   const parts = path.slice(0, -3).split("/");
   if (parts.at(-1) === "__init__") parts.pop();
   if (parts.length === 0 || !parts.every((p) => /^[A-Za-z_]\w*$/.test(p))) return [];
-  if (parts.length === 1) return [parts[0] as string];
-  const names: string[] = [];
-  for (let i = 0; i + 2 <= parts.length; i++) names.push(parts.slice(i).join("."));
-  return names;
+  // The package directories: upwards from the file's own, while each holds an __init__.py.
+  let start = parts.length - 1;
+  while (start > 0 && fileExists(join(root, ...parts.slice(0, start), "__init__.py"))) start--;
+  const names = new Set([parts.slice(start).join(".")]);
+  for (let i = 0; i + 2 <= parts.length; i++) names.add(parts.slice(i).join("."));
+  return [...names];
+}
+
+/**
+ * Do the imports load the module: by one of its names, as the package that holds it (an
+ * `__init__` importing it), or as a package one of whose modules they import (importing
+ * `pkg.calc` runs `pkg/__init__.py`).
+ */
+function importsModule(modules: ReadonlySet<string>, names: readonly string[]): boolean {
+  const [own] = names;
+  for (const m of modules) {
+    if (names.includes(m) || own?.startsWith(`${m}.`) || m.startsWith(`${own}.`)) return true;
+  }
+  return false;
 }
 
 /**

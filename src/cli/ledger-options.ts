@@ -9,8 +9,8 @@
 //                                             file, prints "freezegate: holding <temp>" on
 //                                             stderr and waits forever (to be killed)
 
-import { realpathSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { realpathSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { loadConfig } from "../adapters/config-files.js";
 import { findRepoRoot } from "../adapters/git.js";
 import type { UpdateOptions } from "../adapters/ledger-file.js";
@@ -100,15 +100,23 @@ export function refuseOtherFrozenKey(ctx: LedgerContext, command: string): void 
   const frozen = ctx.config.frozen;
   if (typeof frozen !== "string") return;
   // The same file however it is spelled (a symlinked checkout, -C through a link).
-  const real = (path: string) => {
+  const real = (path: string): string => {
     try {
       return realpathSync(path);
     } catch {
-      return resolve(path);
+      // Not there (yet): its directory's real path, so that a missing ledger is reported
+      // as missing, not as another file.
+      const parent = dirname(path);
+      return parent === path ? path : join(real(parent), basename(path));
     }
   };
   const file = resolve(ctx.root, frozen);
   if (real(file) === real(ctx.ledgerPath)) return;
+  if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new ConfigError(`the config's frozen key names ${frozen}, a directory`, {
+      fix: `remove the frozen key: ${command} takes the frozen tests from the ledger`,
+    });
+  }
   throw new ConfigError(
     `the config's frozen key names ${frozen}, but ${command} judges the ledger's freezes (${ctx.ledgerLabel}): a test frozen only in ${frozen} would count as live here and as frozen in audit`,
     {

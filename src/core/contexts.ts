@@ -203,8 +203,8 @@ interface SourceFacts {
   inheritedTest(mapped: Iterable<ParsedContext>): string | null;
   /** Why the test node id `id` is not what ran: its file defines no such function; or null. */
   undefinedTest(id: string): string | null;
-  /** Is the test node id `id` a fixture named test* (every such def in its file is one)? */
-  fixture(id: string): boolean;
+  /** Is the test node id `id` a fixture named test*, a test, or cannot that be told? */
+  fixture(id: string): "fixture" | "test" | "unknown";
 }
 
 /** pytest.ini and the like, where a `python_files` setting would change what is collected. */
@@ -326,17 +326,18 @@ function decoratorsAbove(lines: readonly string[], at: number): string[] {
 }
 
 /**
- * Is the function a test_function node id names (`file::name` at module level, or
- * `file::Class::name` in that class) a pytest fixture, in every def of that scope? pytest
- * does not collect a fixture named test* (`test_client`), but coverage.py's test_function
- * starts a context for it when it runs between tests, as the setup of the test that asked for
- * it. A decorator counts when it is pytest's fixture or a name the file assigns from it
- * (`module_fixture = pytest.fixture(scope="module")`).
+ * Is the function a test_function node id names a pytest fixture? pytest does not collect a
+ * fixture named test* (`test_client`), but coverage.py's test_function starts a context for it
+ * when it runs between tests, as the setup of the test that asked for it. A decorator counts
+ * when it is pytest's fixture or a name the file assigns from it (`module_fixture =
+ * pytest.fixture(scope="module")`). `file::name` is the last unindented def of that name (the
+ * one Python binds). For `file::Class::name` the class body is not read here (nested and
+ * repeated classes, strings at column 0): every def of that name in the file decides, and a
+ * file where some are fixtures and some not is "unknown".
  */
-function onlyFixtures(text: string, id: string): boolean {
+function fixtureKind(text: string, id: string): "fixture" | "test" | "unknown" {
   const parts = id.split("::");
   const name = parts.at(-1) as string;
-  const owner = parts.length > 2 ? (parts.at(-2) as string) : null;
   const lines = text.split(/\r?\n|\r/);
   const aliases = [
     ...text.matchAll(/^([A-Za-z_]\w*)[ \t]*=[ \t]*(?:[A-Za-z_][\w.]*\.)?fixture\b/gm),
@@ -344,39 +345,19 @@ function onlyFixtures(text: string, id: string): boolean {
   const isFixture = (decorator: string) =>
     FIXTURE_DECORATOR.test(decorator) ||
     aliases.some((a) => new RegExp(`^@[ \\t]*${a}\\b`).test(decorator));
-  const indentOf = (line: string) => (/^[ \t]*/.exec(line)?.[0].length ?? 0) as number;
-  // The lines of the scope: the module's top level, or the body of the named class.
-  let from = 0;
-  let to = lines.length;
-  let depth = 0;
-  if (owner !== null) {
-    const start = lines.findIndex((l) => new RegExp(`^[ \\t]*class[ \\t]+${owner}\\b`).test(l));
-    if (start < 0) return false;
-    const classIndent = indentOf(lines[start] as string);
-    from = start + 1;
-    to = from;
-    while (to < lines.length) {
-      const line = lines[to] as string;
-      if (
-        line.trim() !== "" &&
-        !line.trimStart().startsWith("#") &&
-        indentOf(line) <= classIndent
-      ) {
-        break;
-      }
-      to++;
-    }
-    depth = -1; // any indentation inside the class
-  }
-  let defs = 0;
   const def = new RegExp(`^([ \\t]*)(?:async[ \\t]+)?def[ \\t]+${name}[ \\t]*\\(`);
-  for (let i = from; i < to; i++) {
+  const kinds: boolean[] = [];
+  for (let i = 0; i < lines.length; i++) {
     const m = def.exec(lines[i] as string);
-    if (m === null || (depth === 0 && (m[1] as string) !== "")) continue;
-    defs++;
-    if (!decoratorsAbove(lines, i).some(isFixture)) return false;
+    if (m === null) continue;
+    const moduleLevel = (m[1] as string) === "";
+    if (parts.length > 2 === moduleLevel) continue;
+    kinds.push(decoratorsAbove(lines, i).some(isFixture));
   }
-  return defs > 0;
+  if (kinds.length === 0) return "test";
+  if (parts.length <= 2) return kinds.at(-1) ? "fixture" : "test";
+  if (kinds.every((k) => k)) return "fixture";
+  return kinds.some((k) => k) ? "unknown" : "test";
 }
 
 function sourceFacts(modules: ModuleIndex): SourceFacts {
@@ -431,7 +412,7 @@ function sourceFacts(modules: ModuleIndex): SourceFacts {
     fixture(id) {
       const file = id.slice(0, id.indexOf("::"));
       const text = read?.(file);
-      return typeof text === "string" && onlyFixtures(text, id);
+      return typeof text === "string" ? fixtureKind(text, id) : "test";
     },
     inheritedTest(mapped) {
       // Classes that define a test the data names, with one name each for the message.
@@ -588,6 +569,7 @@ export function indexContexts(
     const uncertain: string[] = [];
     const maybeTests: string[] = [];
     const phantom: string[] = [];
+    const fixtureOrTest: string[] = [];
     let skippedHelpers = 0;
     for (const raw of dotted) {
       const candidates = dottedCandidates(raw, moduleIndex);
@@ -607,8 +589,13 @@ export function indexContexts(
       } else if (kinds[0] === "test") {
         // A fixture named test* ran between tests, for the one that asked for it: outside
         // tests, as any fixture under test_function (pytest-cov knows the test it set up).
-        if (source.fixture(candidates[0] as string)) {
+        const kind = source.fixture(candidates[0] as string);
+        if (kind === "fixture") {
           skippedHelpers++;
+          continue;
+        }
+        if (kind === "unknown") {
+          fixtureOrTest.push(`"${raw}" -> ${candidates[0]}`);
           continue;
         }
         const why = source.undefinedTest(candidates[0] as string);
@@ -645,6 +632,12 @@ export function indexContexts(
     if (wrapped !== undefined) {
       phantom.push(
         `"${wrapped}" (a function defined inside another: a decorator without functools.wraps gives a test method its wrapper's name)`,
+      );
+    }
+    if (fixtureOrTest.length > 0) {
+      throw new InputError(
+        `${fixtureOrTest.length} test_function context name(s) name a method that its file defines in classes both as a pytest fixture and as a test, e.g. ${fixtureOrTest[0]}, so whether a test ran cannot be told`,
+        { fix: recordNodeIds },
       );
     }
     if (phantom.length > 0) {

@@ -184,6 +184,19 @@ describe("freezegate check", () => {
       );
       expect(viaLink.stderr).toBe("");
       expect(viaLink.status).toBe(0);
+      // A ledger that is not there, named the same way: "not found", not "another file".
+      writeFileSync(join(repo.dir, "pyproject.toml"), '[tool.freezegate]\nfrozen = "nope.json"\n');
+      expect(
+        expectOneLineError(
+          runCli(["stats", "--today", TODAY, "-C", link, "--ledger", join(link, "nope.json")], {
+            cwd: repo.dir,
+          }),
+        ),
+      ).toMatch(/^freezegate: error: ledger not found: /);
+      writeFileSync(join(repo.dir, "pyproject.toml"), '[tool.freezegate]\nfrozen = "tests"\n');
+      expect(expectOneLineError(check())).toBe(
+        "freezegate: error: the config's frozen key names tests, a directory (fix: remove the frozen key: check takes the frozen tests from the ledger)",
+      );
       // A frozen key that names another ledger: the fix is the ledger key.
       writeFileSync(
         join(repo.dir, "gate-ledger.json"),

@@ -626,13 +626,13 @@ describe("ledger changes between the merge base and HEAD, with real commit autho
 });
 
 describe("ledger changes in a shallow clone of a merge ref", () => {
-  it("refuses a range whose commits reach the clone's edge: their authors cannot be told", async () => {
-    const approval = { require_approval: true };
-    const origin = track(seedRepo(ledgerText([], approval)));
+  /** A PR (alice freezes, carol follows up) merged into a main that moved on; depth 2 of it. */
+  function shallowMergeRef(policy: Partial<LedgerPolicy>): { origin: TempRepo; clone: string } {
+    const origin = track(seedRepo(ledgerText([], policy)));
     origin.git("checkout", "-q", "-b", "pr");
     origin.write(
       "freeze-ledger.json",
-      ledgerText([freeze("tests/t.py::test_a", { owner: "bob", approved_by: "alice" })], approval),
+      ledgerText([freeze("tests/t.py::test_a", { owner: "bob", approved_by: "alice" })], policy),
     );
     origin.git("add", "-A");
     origin.git("commit", "-q", "--author=Alice <alice@example.com>", "-m", "alice freezes a");
@@ -646,12 +646,6 @@ describe("ledger changes in a shallow clone of a merge ref", () => {
     // GitHub's refs/pull/N/merge: the target's tip merged with the PR.
     origin.git("checkout", "-q", "-b", "merge");
     origin.git("merge", "-q", "--no-ff", "--no-edit", "pr");
-    const full = await runLedgerChangesGate(
-      { root: origin.dir, ledgerPath: origin.path("freeze-ledger.json"), ledgerLabel: "x" },
-      { base: "HEAD^1", today: "2026-10-18" },
-    );
-    expect(full.result.findings.filter((f) => f.code === "self-approved")).toHaveLength(1);
-
     // fetch-depth: 2 reaches the merge base (the first parent), not the PR's own commits.
     const clone = join(tempDir(), "clone");
     runGit(tmpdir(), [
@@ -665,15 +659,28 @@ describe("ledger changes in a shallow clone of a merge ref", () => {
       clone,
     ]);
     expect(runGit(clone, ["rev-parse", "--is-shallow-repository"]).trim()).toBe("true");
+    return { origin, clone };
+  }
+  const gate = (root: string) =>
+    runLedgerChangesGate(
+      { root, ledgerPath: join(root, "freeze-ledger.json"), ledgerLabel: "x" },
+      { base: "HEAD^1", today: "2026-10-18" },
+    );
+
+  it("refuses a range whose commits reach the clone's edge when approval is judged", async () => {
+    const { origin, clone } = shallowMergeRef({ require_approval: true });
+    const full = await gate(origin.dir);
+    expect(full.result.findings.filter((f) => f.code === "self-approved")).toHaveLength(1);
     // Before: Carol's commit read as a root commit, charged with alice's freeze: no finding.
-    await expect(
-      runLedgerChangesGate(
-        { root: clone, ledgerPath: join(clone, "freeze-ledger.json"), ledgerLabel: "x" },
-        { base: "HEAD^1", today: "2026-10-18" },
-      ),
-    ).rejects.toThrow(
+    await expect(gate(clone)).rejects.toThrow(
       /^commit [0-9a-f]{12} of the range is the edge of a shallow clone \(its parents were not fetched\), so who added or changed each freeze cannot be told$/,
     );
+  });
+
+  it("reads no authors, and refuses nothing, when approval is not required", async () => {
+    const { clone } = shallowMergeRef({});
+    const { result } = await gate(clone);
+    expect(result.findings.map((f) => f.code)).toEqual(["ledger-changed"]);
   });
 });
 

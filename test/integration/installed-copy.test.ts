@@ -98,6 +98,26 @@ describePython("tests that ran an installed copy of the package", () => {
     expect(doctor.status).toBe(2);
   });
 
+  it("also for the package's __init__.py and a src-layout single module (review 24)", () => {
+    pytest("--cov");
+    repo.git("switch", "-q", "-c", "init-change", "base");
+    // Importing pkg.calc runs pkg/__init__.py: a change there ran in the installed copy too.
+    repo.write("src/pkg/__init__.py", "VERSION = '1'\n");
+    repo.commit("a version in the package");
+    expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toContain(
+      "not src/pkg/__init__.py, which test/test_calc.py imports",
+    );
+    repo.git("switch", "-q", "-c", "single-module", "base");
+    // A test that imports a top-level module of the src layout (py-modules = ["helpers"]) by its
+    // own name: test/helpers.py is the one on the path here, src/tools.py is not imported.
+    repo.write("src/tools.py", "def tool():\n    return 1\n");
+    repo.commit("a module nobody imports");
+    const r = runCli(["audit", "--base", "base"], { cwd: repo.dir });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain("src/tools.py: 2 unmeasured");
+    repo.git("switch", "-q", "main");
+  });
+
   it("the same data passes a patch that changes no module a test imports (unmeasured)", () => {
     pytest("--cov");
     repo.git("switch", "-q", "-c", "docs-only", "base");

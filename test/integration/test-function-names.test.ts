@@ -271,6 +271,39 @@ describePython("test_function names mapped to node ids", () => {
     expect(r.status).toBe(1);
   });
 
+  it("refuses a method name its file defines in classes both as a fixture and as a test", () => {
+    const repo = recorded({
+      "conftest.py": SYS_PATH,
+      "tests/test_api.py": [
+        "import pytest",
+        "import lib",
+        "",
+        "class TestCreate:",
+        "    class TestValid:",
+        "        @pytest.fixture",
+        "        def test_value(self):",
+        "            return lib.f(4)",
+        "",
+        "        def test_four(self, test_value):",
+        "            assert test_value == 4",
+        "",
+        "class TestUpdate:",
+        "    class TestValid:",
+        "        def test_value(self):",
+        "            assert lib.f(4) == 4",
+        "",
+      ].join("\n"),
+    });
+    expect(truth(repo, "lib.py")["3"]).toEqual([
+      "test_api.TestCreate.TestValid.test_value",
+      "test_api.TestUpdate.TestValid.test_value",
+    ]);
+    // Review 24: the first class of that name decided, and the real test read as a fixture.
+    expect(expectOneLineError(audit(repo, ["tests/test_api.py::TestCreate::*"]))).toMatch(
+      /^freezegate: error: 2 test_function context name\(s\) name a method that its file defines in classes both as a pytest fixture and as a test, e\.g\. "test_api\.TestCreate\.TestValid\.test_value" -> /,
+    );
+  });
+
   it("still maps a test whose name a fixture of another file shares", () => {
     const repo = recorded({
       "conftest.py": `${SYS_PATH}import pytest\n@pytest.fixture\ndef test_four():\n    return 4\n`,
