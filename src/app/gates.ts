@@ -385,6 +385,9 @@ export interface DepositGateOptions {
   testRoot: string;
   /** Tests an xfail outside the ledger muted in the run (check: the applied record). */
   muted?: readonly string[];
+  /** HEAD's commit and the parsed samples artifact, when the caller has read them already. */
+  headCommit?: string;
+  samples?: SamplesArtifact;
 }
 
 export function readSamples(path: string): SamplesArtifact {
@@ -403,7 +406,8 @@ export function readSamples(path: string): SamplesArtifact {
 export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions): Promise<GateRun> {
   const notes: string[] = [];
   const onDisk = readLedgerFile(ctx.ledgerPath);
-  const samples = opts.samplesPath === undefined ? null : readSamples(opts.samplesPath);
+  const samples =
+    opts.samplesPath === undefined ? null : (opts.samples ?? readSamples(opts.samplesPath));
   const { changed, mergeBase } = await changedFilesInRange(ctx.root, opts.base);
   const patch = await patchLedger(ctx, mergeBase, onDisk);
   const { ledger } = patch;
@@ -431,7 +435,7 @@ export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions)
     collected: opts.known.ids,
     changedFiles: changed,
     samples,
-    headCommit: await readHeadCommit(ctx.root),
+    headCommit: opts.headCommit ?? (await readHeadCommit(ctx.root)),
     depositDue: due,
     testRoot: opts.testRoot,
     ...(opts.muted === undefined ? {} : { muted: new Set(opts.muted) }),

@@ -62,20 +62,21 @@ export function loadKnownTests(request: KnownTestsRequest): KnownTests {
   const coverage = openCoverage(request.root, request.coverage);
   try {
     const { index, names } = readDataContexts(request.root, coverage, request.testRoot);
+    const none = names.length === 0 ? "no contexts" : "only non-test contexts";
     if (index.testIds.size === 0 && request.coverage === undefined) {
       // Data nobody named, left in the work tree by a run without per-test contexts (a
       // developer's plain `pytest --cov`): no source of test ids, as without data, not an
       // error in a command that needs no coverage (the pre-commit hook's ledger check).
       return {
         ids: null,
-        description: `the coverage data found in the repository root (${coverage.meta.dataFiles.join(", ")}) names no tests (${names.length === 0 ? "no contexts" : "only non-test contexts"})`,
+        description: `the coverage data found in the repository root (${coverage.meta.dataFiles.join(", ")}) names no tests (${none})`,
         from: null,
         files: [],
       };
     }
     if (index.testIds.size === 0) {
       throw new InputError(
-        `the coverage data ${coverage.meta.dataFiles.join(", ")} names no tests (${names.length === 0 ? "no contexts" : "only non-test contexts"}), so it cannot say which tests exist`,
+        `the coverage data ${coverage.meta.dataFiles.join(", ")} names no tests (${none}), so it cannot say which tests exist`,
         { fix: KNOWN_TESTS_FIX },
       );
     }

@@ -469,12 +469,7 @@ export function classifyChangedFiles(
    */
   namedByTests?: (path: string) => boolean,
 ): ClassifiedFiles {
-  const matcher = (list: readonly string[]) => {
-    const glob = compileGlobs([...list]);
-    return (path: string) =>
-      glob(path) ||
-      (testPrefix !== "" && path.startsWith(testPrefix) && glob(path.slice(testPrefix.length)));
-  };
+  const matcher = (list: readonly string[]) => globsUnderTestRoot(list, testPrefix);
   const testGlob = matcher(globs.testGlobs);
   const baseTestGlob = globs.baseTestGlobs === undefined ? null : matcher(globs.baseTestGlobs);
   const isSource = compileGlobs([...globs.sourceGlobs]);
@@ -1003,11 +998,15 @@ async function noneMeasured(
  * anything in a directory named tests, test or testing (helpers beside the tests).
  */
 function testFileMatcher(globs: readonly string[], prefix: string): (path: string) => boolean {
+  const glob = globsUnderTestRoot(globs, prefix);
+  return (path) => glob(path) || !outsideTestDirs(path);
+}
+
+/** Globs matched against a repository path, or against its part below the test root. */
+function globsUnderTestRoot(globs: readonly string[], prefix: string): (path: string) => boolean {
   const glob = compileGlobs([...globs]);
   return (path) =>
-    glob(path) ||
-    (prefix !== "" && path.startsWith(prefix) && glob(path.slice(prefix.length))) ||
-    !outsideTestDirs(path);
+    glob(path) || (prefix !== "" && path.startsWith(prefix) && glob(path.slice(prefix.length)));
 }
 
 /**
@@ -1024,18 +1023,20 @@ function refuseUnexecutedImported(
   executedIn: (dataPath: string) => boolean,
 ): void {
   if (candidates.length === 0) return;
-  const tests = [...toData].filter(([path]) => isTestFile(path) && path.endsWith(".py"));
+  // Each test file's top-level imports, read once: they run when the test file does (not
+  // `if TYPE_CHECKING:`).
+  const tests = [...toData]
+    .filter(([path]) => isTestFile(path) && path.endsWith(".py"))
+    .map(([test, data]) => ({ test, data, modules: importedModules(join(root, test), true) }));
   for (const path of candidates) {
     const names = moduleNames(root, path);
     if (names.length === 0) continue;
     const importer = tests.find(
-      ([test, data]) =>
-        // Top-level imports only: they run when the test file does (not `if TYPE_CHECKING:`).
-        importsModule(importedModules(join(root, test), true), names) && executedIn(data),
+      ({ data, modules }) => importsModule(modules, names) && executedIn(data),
     );
     if (importer === undefined) continue;
     throw new InputError(
-      `the coverage data holds ${path} without a single executed line, though ${importer[0]}, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure`,
+      `the coverage data holds ${path} without a single executed line, though ${importer.test}, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure`,
       {
         fix: "run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO",
       },

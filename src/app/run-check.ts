@@ -20,7 +20,7 @@ import type { Finding, GateResult } from "../core/findings.js";
 import { gateFailed, sortFindings } from "../core/findings.js";
 import type { Gate, Ledger } from "../core/ledger-model.js";
 import { checkShape } from "../core/ledger-shape.js";
-import { PLUGIN_TOOL } from "../core/samples.js";
+import { PLUGIN_TOOL, type SamplesArtifact } from "../core/samples.js";
 import type { ShadowAudit } from "../core/shadow-audit.js";
 import {
   type GateContext,
@@ -152,20 +152,20 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
   // Samples that do not name their writer, of this commit's run with no record of it: said in
   // the shadow gate's notes (the checks of the record did not run).
   let unnamedSamples: string | null = null;
+  // Read here when no record was found; the deposit gate then uses them as read.
+  let samplesRead: SamplesArtifact | undefined;
   if (thisRun === null && request.samplesPath !== undefined) {
+    samplesRead = readSamples(request.samplesPath);
+    const ofThisRun = samplesRead.kind !== "session" && samplesRead.commit === headCommit;
+    const tool = samplesRead.kind === "session" ? undefined : samplesRead.tool;
+    if (ofThisRun && tool === undefined) {
+      unnamedSamples = `the samples artifact ${show(ctx.root, request.samplesPath)} names no writer ("tool") and no applied record of this commit's run was found, so what the run muted and deselected is not checked: update the freezegate pytest plugin (samples from another writer may name it in "tool")`;
+    }
     // The pytest plugin writes its record with its samples in every run: its samples of this
     // commit's run without a record of it means the record was moved out of sight (a flag on
     // pytest's command line), which would switch off the checks of what the run muted,
     // deselected and applied.
-    const samples = readSamples(request.samplesPath);
-    if (samples.kind !== "session" && samples.tool === undefined && samples.commit === headCommit) {
-      unnamedSamples = `the samples artifact ${show(ctx.root, request.samplesPath)} names no writer ("tool") and no applied record of this commit's run was found, so what the run muted and deselected is not checked: update the freezegate pytest plugin (samples from another writer may name it in "tool")`;
-    }
-    if (
-      samples.kind !== "session" &&
-      samples.tool === PLUGIN_TOOL &&
-      samples.commit === headCommit
-    ) {
+    if (ofThisRun && tool === PLUGIN_TOOL) {
       throw new InputError(
         `the samples artifact ${show(ctx.root, request.samplesPath)} is from the freezegate pytest plugin's run at this commit, but no applied record of that run is at ${candidates.map((c) => show(ctx.root, c)).join(" or ")}: what the run froze, muted and deselected cannot be checked`,
         {
@@ -265,6 +265,8 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
         known: { ...knownTests, ids: knownTests.ids },
         testRoot: request.audit.testRoot,
         ...(thisRun?.record.muted ? { muted: thisRun.record.muted } : {}),
+        headCommit,
+        ...(samplesRead === undefined ? {} : { samples: samplesRead }),
       }),
     ),
   );
