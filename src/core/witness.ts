@@ -71,7 +71,10 @@ export function checkWitnesses(
   for (const property of ledger.properties) {
     const listed = [...new Set(property.witnessed_by)];
     // The property's own check fails with the invariant itself: it cannot be its own witness.
-    const witnesses = listed.filter((w) => w !== property.check);
+    // A witness is one test, named by its id: an entry with "*" that is no known test's id
+    // names no test, and a freeze of the tests it looks like would leave it standing.
+    const notIds = listed.filter((w) => w.includes("*") && !(known?.has(w) ?? false));
+    const witnesses = listed.filter((w) => w !== property.check && !notIds.includes(w));
     if (witnesses.length === 0) {
       findings.push({
         gate: "witness",
@@ -79,10 +82,16 @@ export function checkWitnesses(
         severity: "error",
         propertyId: property.id,
         message:
-          listed.length === 0
-            ? `property ${property.id} has no witnesses recorded`
-            : `property ${property.id} has no witnesses recorded besides its own check ${property.check}, which is not its witness`,
-        details: { witnesses: [], takenBy: [] },
+          notIds.length > 0
+            ? `property ${property.id} has no witness named by a test id: ${notIds.join(", ")} ${notIds.length === 1 ? "is a glob" : "are globs"}, and witnessed_by lists tests one by one`
+            : listed.length === 0
+              ? `property ${property.id} has no witnesses recorded`
+              : `property ${property.id} has no witnesses recorded besides its own check ${property.check}, which is not its witness`,
+        details: {
+          witnesses: [],
+          takenBy: [],
+          ...(notIds.length > 0 ? { notTestIds: notIds } : {}),
+        },
       });
     } else if (witnesses.every((w) => by.has(w))) {
       const takenBy = [...witnesses].sort();

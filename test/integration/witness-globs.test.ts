@@ -91,6 +91,23 @@ describe("witness check with hand-written glob freezes", () => {
     expect(r.status).toBe(1);
   });
 
+  it("a witness written as a glob keeps no property alive when its test is frozen", () => {
+    // Before, the glob read as the id of a test nobody froze, and the gate passed (review 25).
+    const glob = "tests/test_ledger.py::test_overdraft_*";
+    commitLedger((doc) => {
+      const noop = doc.properties.find((p) => p.id === "prop.ledger.rejected_is_noop");
+      if (noop === undefined) throw new Error("the example has no prop.ledger.rejected_is_noop");
+      noop.witnessed_by = [glob];
+      doc.freezes.push(freeze(REJECTED));
+    });
+    const r = witnessCheck();
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(
+      `error   orphaned-property: property prop.ledger.rejected_is_noop has no witness named by a test id: ${glob} is a glob, and witnessed_by lists tests one by one\n\n${JUDGED}witness gate: FAILED (1 error)\n`,
+    );
+    expect(r.status).toBe(1);
+  });
+
   it("a glob matching no witness or check takes nothing", () => {
     commitLedger((doc) => doc.freezes.push(freeze("tests/test_ledger.py::test_deposit_*")));
     const r = witnessCheck();

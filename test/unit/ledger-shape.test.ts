@@ -25,6 +25,7 @@ const FREEZE: Freeze = {
   reused_property: false,
 };
 const KNOWN = new Set([FREEZE.test_id, FREEZE.compensating_property]);
+const BALANCE = "tests/test_billing.py::test_balance";
 
 function ledger(freezes: Freeze[], properties: Property[] = [], patch: Partial<Ledger> = {}) {
   return { ...emptyLedger(), freezes, properties, ...patch };
@@ -215,6 +216,47 @@ describe("checkShape", () => {
       { ...FREEZE, compensating_property: "tests/props/test_p.py::test_bal" },
     ]);
     expect(codes(judge(prefix, "2026-10-18", known))).toEqual(["unknown-test"]);
+  });
+
+  it("a property's check, witnesses and a compensating property are test ids, never globs", () => {
+    // A glob that matches a test passed this gate while the witness gate read it as the id of
+    // no test, so freezing the test it matched left the property "witnessed" (review 25).
+    const known = new Set([FREEZE.test_id, FREEZE.compensating_property, BALANCE]);
+    const property: Property = {
+      id: "prop.a",
+      check: "tests/props/test_proration_props.py::test_*",
+      witnessed_by: ["tests/test_billing.py::test_proration_*", FREEZE.test_id],
+    };
+    const l = ledger(
+      [{ ...FREEZE, compensating_property: "tests/props/test_proration_props.py::test_mono*" }],
+      [property],
+    );
+    expect(judge(l, "2026-10-18", known).map((f) => [f.code, f.message])).toEqual([
+      [
+        "unknown-test",
+        `the freeze of ${FREEZE.test_id}: the compensating property tests/props/test_proration_props.py::test_mono* is not a test the suite has (a glob names no test here: list the test ids)`,
+      ],
+      [
+        "unknown-test",
+        "property prop.a: its check tests/props/test_proration_props.py::test_* is not a test the suite has (a glob names no test here: list the test ids)",
+      ],
+      [
+        "unknown-test",
+        "property prop.a: its witness tests/test_billing.py::test_proration_* is not a test the suite has (a glob names no test here: list the test ids)",
+      ],
+    ]);
+    // "[*]" on a parametrized property is a glob too; its plain name stands for its cases.
+    const cases = new Set([FREEZE.test_id, "tests/props/test_p.py::test_b[0]"]);
+    const star = ledger([{ ...FREEZE, compensating_property: "tests/props/test_p.py::test_b[*]" }]);
+    expect(codes(judge(star, "2026-10-18", cases))).toEqual(["unknown-test"]);
+    // A test whose own id holds "*" (a parametrized case) is that test.
+    const literal = "tests/test_m.py::test_match[*.py]";
+    const withCase = new Set([FREEZE.test_id, literal]);
+    const ok = ledger(
+      [{ ...FREEZE, compensating_property: literal }],
+      [{ id: "prop.m", check: literal, witnessed_by: [FREEZE.test_id] }],
+    );
+    expect(judge(ok, "2026-10-18", withCase)).toEqual([]);
   });
 
   it("unknown-test is not judged without known tests", () => {

@@ -38,6 +38,35 @@ function ledger(frozen: string[], properties: Property[] = [NOOP, BALANCE]): Led
 const messages = (l: Ledger) => checkWitnesses(l).map((f) => `${f.code}: ${f.message}`);
 
 describe("checkWitnesses: frozen as the audit resolves it", () => {
+  it("a witness written as a glob names no test, so it keeps no property alive", () => {
+    // Before, the glob was read as the id of a test nobody froze: freezing the one test it
+    // matched left the property witnessed, and check passed (review 25).
+    const glob = "tests/test_ledger.py::test_overdraft_*";
+    const only: Property = { id: "prop.noop", check: NOOP_CHECK, witnessed_by: [glob] };
+    for (const frozen of [[REJECTED], []]) {
+      expect(checkWitnesses(ledger(frozen, [only]), undefined, new Set([REJECTED]))).toEqual([
+        {
+          gate: "witness",
+          code: "orphaned-property",
+          severity: "error",
+          propertyId: "prop.noop",
+          message: `property prop.noop has no witness named by a test id: ${glob} is a glob, and witnessed_by lists tests one by one`,
+          details: { witnesses: [], takenBy: [], notTestIds: [glob] },
+        },
+      ]);
+    }
+    // Beside a real witness it is left out: freezing that witness orphans the property.
+    const mixed: Property = { ...only, witnessed_by: [glob, REJECTED] };
+    expect(messages(ledger([], [mixed]))).toEqual([]);
+    expect(messages(ledger([REJECTED], [mixed]))).toEqual([
+      `orphaned-property: property prop.noop has no live witness left: the freeze of ${REJECTED} took its last witness`,
+    ]);
+    // A test whose own id holds "*" is that test when the suite's tests are known.
+    const literal = "tests/test_m.py::test_match[*.py]";
+    const param: Property = { ...only, witnessed_by: [literal] };
+    expect(checkWitnesses(ledger([], [param]), undefined, new Set([literal]))).toEqual([]);
+  });
+
   it("an exact freeze of the last witness orphans the property (unchanged message)", () => {
     expect(messages(ledger([REJECTED]))).toEqual([
       `orphaned-property: property prop.noop has no live witness left: the freeze of ${REJECTED} took its last witness`,
