@@ -981,7 +981,9 @@ async function noneMeasured(
   }));
   for (const f of audited) {
     const names = moduleNames(root, f.path);
-    const importer = imports.find(({ modules }) => importsModule(modules, names));
+    const importer = imports.find(({ path, modules }) =>
+      importsModule(root, path, modules, f.path, names),
+    );
     if (importer === undefined) continue;
     return new InputError(
       `the coverage data measures test files only (${measuredFiles.length}, e.g. ${importer.path}), not ${f.path}, which ${importer.path} imports: the tests ran a copy of the code that coverage.py did not measure (an installed package)`,
@@ -1032,7 +1034,8 @@ function refuseUnexecutedImported(
     const names = moduleNames(root, path);
     if (names.length === 0) continue;
     const importer = tests.find(
-      ({ data, modules }) => importsModule(modules, names) && executedIn(data),
+      ({ test, data, modules }) =>
+        importsModule(root, test, modules, path, names) && executedIn(data),
     );
     if (importer === undefined) continue;
     throw new InputError(
@@ -1069,12 +1072,53 @@ function moduleNames(root: string, path: string): string[] {
  * `__init__` importing it), or as a package one of whose modules they import (importing
  * `pkg.calc` runs `pkg/__init__.py`).
  */
-function importsModule(modules: ReadonlySet<string>, names: readonly string[]): boolean {
+function importsModule(
+  root: string,
+  test: string,
+  modules: ReadonlySet<string>,
+  file: string,
+  names: readonly string[],
+): boolean {
   const [own] = names;
   for (const m of modules) {
-    if (names.includes(m) || own?.startsWith(`${m}.`) || m.startsWith(`${own}.`)) return true;
+    if (!(names.includes(m) || own?.startsWith(`${m}.`) || m.startsWith(`${own}.`))) continue;
+    // Another module of that name nearer the test (its own service's app/main.py in a
+    // monorepo, a helper beside it) is the one it imports. None found: this one, fail closed.
+    const nearest = nearestModule(root, test, m);
+    if (nearest === null || sameModuleTree(nearest, file)) return true;
   }
   return false;
+}
+
+/**
+ * The repository file a test's `import m` most likely names: `m` as a module or package under
+ * the test's own directory or one of the directories above it (or their src/), nearest first,
+ * as pytest's rootdir-relative imports and a project's source root find it. Null when the
+ * checkout has no such file.
+ */
+function nearestModule(root: string, test: string, m: string): string | null {
+  const parts = m.split(".");
+  const dirs = test.split("/").slice(0, -1);
+  for (let depth = dirs.length; depth >= 0; depth--) {
+    for (const base of [dirs.slice(0, depth), [...dirs.slice(0, depth), "src"]]) {
+      // `from a.b import c` names a.b.c, which may be a name in a/b.py: the longest part first.
+      for (let n = parts.length; n > 0; n--) {
+        const stem = [...base, ...parts.slice(0, n)].join("/");
+        for (const candidate of [`${stem}.py`, `${stem}/__init__.py`]) {
+          if (fileExists(join(root, candidate))) return candidate;
+        }
+      }
+    }
+  }
+  return null;
+}
+
+/** Is `file` the module `found`, inside the package `found` is the __init__.py of, or its package's __init__.py? */
+function sameModuleTree(found: string, file: string): boolean {
+  if (found === file) return true;
+  const dir = (path: string) => path.slice(0, path.lastIndexOf("/") + 1);
+  if (found.endsWith("__init__.py") && file.startsWith(dir(found))) return true;
+  return file.endsWith("__init__.py") && found.startsWith(dir(file));
 }
 
 /**

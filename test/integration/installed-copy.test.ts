@@ -124,11 +124,15 @@ describePython("tests that ran an installed copy of the package", () => {
     repo.write("docs/conf.py", "project = 'pkg'\n");
     // A mock server CI starts as a process: `from unittest import mock` is not an import of it.
     repo.write("mock/server.py", "PORT = 8080\n");
-    repo.commit("docs and a mock server");
+    // `from helpers import twice` in test/test_calc.py imports test/helpers.py, the helpers
+    // beside it, not this top-level module of the src layout (review 25).
+    repo.write("src/helpers.py", "def twice(n):\n    return n + n\n");
+    repo.commit("docs, a mock server and a module named like the tests' helpers");
     const r = runCli(["audit", "--base", "base"], { cwd: repo.dir });
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain("docs/conf.py: 1 unmeasured");
     expect(r.stdout).toContain("mock/server.py: 1 unmeasured");
+    expect(r.stdout).toContain("src/helpers.py: 2 unmeasured");
     expect(r.status).toBe(0);
     repo.git("switch", "-q", "main");
   });
@@ -203,6 +207,68 @@ describePython("a flat layout measured with --cov=. while the tests ran an insta
       );
     } finally {
       flat.cleanup();
+    }
+  });
+});
+
+describePython("a monorepo whose services each have an app/main.py", () => {
+  it("a test imports its own service's module: only a change there is refused", () => {
+    // Review 24 #6: the orders tests ran an installed copy of orders' app, and a patch to the
+    // users service (which no test imports) was refused, naming users' file as imported.
+    const mono = makeTempRepo();
+    try {
+      mono.write(".gitignore", ".coverage*\n");
+      for (const service of ["users", "orders"]) {
+        mono.write(`services/${service}/app/__init__.py`, "");
+        mono.write(`services/${service}/app/main.py`, `def api():\n    return "${service}"\n`);
+      }
+      mono.write(
+        "services/orders/tests/test_orders.py",
+        'from app.main import api\n\n\ndef test_api():\n    assert api() == "orders"\n',
+      );
+      mono.write("quarantine.json", JSON.stringify({ frozen: [] }));
+      mono.commit("base");
+      mono.git("branch", "base");
+      const base = makeTempDir("installed-orders");
+      const env = { PYTHONUSERBASE: base, PYTHONNOUSERSITE: "" };
+      const site = runPython(
+        ["-c", "import sysconfig; print(sysconfig.get_paths('posix_user')['purelib'])"],
+        { cwd: mono.dir, env },
+      ).stdout.trim();
+      mkdirSync(site, { recursive: true });
+      cpSync(mono.path("services/orders/app"), join(site, "app"), { recursive: true });
+      const run = runPython(
+        [
+          "-m",
+          "pytest",
+          "-q",
+          "-p",
+          "no:cacheprovider",
+          "--cov",
+          "--cov-context=test",
+          "--cov-report=",
+          "services/orders/tests",
+        ],
+        { cwd: mono.dir, env },
+      );
+      expect(run.status, run.stdout + run.stderr).toBe(0);
+
+      mono.git("switch", "-q", "-c", "users", "base");
+      mono.write("services/users/app/main.py", 'def api():\n    return "users v2"\n');
+      mono.commit("users: v2");
+      const users = runCli(["audit", "--base", "base"], { cwd: mono.dir });
+      expect(users.stderr).toBe("");
+      expect(users.stdout).toContain("services/users/app/main.py: 1 unmeasured");
+      expect(users.status).toBe(0);
+
+      mono.git("switch", "-q", "-c", "orders", "base");
+      mono.write("services/orders/app/main.py", 'def api():\n    return "orders v2"\n');
+      mono.commit("orders: v2");
+      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: mono.dir }))).toContain(
+        "the coverage data measures test files only (1, e.g. services/orders/tests/test_orders.py), not services/orders/app/main.py, which services/orders/tests/test_orders.py imports",
+      );
+    } finally {
+      mono.cleanup();
     }
   });
 });
