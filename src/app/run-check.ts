@@ -174,13 +174,14 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
       );
     }
   }
+  // The data's tests, read once: for deselected frozen tests, and as the known tests when no
+  // collected list is given.
+  const coverage = request.audit.coverage === undefined ? {} : { coverage: request.audit.coverage };
+  let dataTests: ReturnType<typeof loadKnownTests> | null = null;
   if (thisRun?.record.deselectedFrozen?.length) {
     // Tests another job ran are in the combined data: only those nobody ran are refused.
-    const inData = loadKnownTests({
-      root: ctx.root,
-      ...(request.audit.coverage === undefined ? {} : { coverage: request.audit.coverage }),
-      testRoot: request.audit.testRoot,
-    }).ids;
+    dataTests = loadKnownTests({ root: ctx.root, ...coverage, testRoot: request.audit.testRoot });
+    const inData = dataTests.ids;
     refuseDeselectedFrozen(thisRun, ctx.ledgerLabel, (id) => inData?.has(id) ?? false);
   }
   const blocking = (g: Gate) => ledger.policy.blocking.includes(g);
@@ -202,12 +203,15 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
       : {}),
   });
 
-  const knownTests = loadKnownTests({
-    root: ctx.root,
-    ...(request.collected === undefined ? {} : { collected: request.collected }),
-    ...(request.audit.coverage === undefined ? {} : { coverage: request.audit.coverage }),
-    testRoot: request.audit.testRoot,
-  });
+  const knownTests =
+    request.collected === undefined && dataTests !== null
+      ? dataTests
+      : loadKnownTests({
+          root: ctx.root,
+          ...(request.collected === undefined ? {} : { collected: request.collected }),
+          ...coverage,
+          testRoot: request.audit.testRoot,
+        });
 
   const shadow = shadowGate(audit.audit, blocking("shadow"));
   const gates: CheckGate[] = [
