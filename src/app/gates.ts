@@ -29,10 +29,11 @@ import {
 } from "../core/generator-lock.js";
 import { parseJsonText } from "../core/json-text.js";
 import { parseLedger, stricterPolicy } from "../core/ledger.js";
-import { checkLedgerChanges, diffFreezes, freezeKey } from "../core/ledger-changes.js";
+import { checkLedgerChanges, diffFreezes } from "../core/ledger-changes.js";
 import {
   DEFAULT_LEDGER_PATH,
   DEFAULT_POLICY,
+  type Freeze,
   type Gate,
   type Ledger,
   type LedgerPolicy,
@@ -403,6 +404,11 @@ export function readSamples(path: string): SamplesArtifact {
   );
 }
 
+/** What a freeze deposits: its test, its compensating property and whether that is reused. */
+function depositKey(f: Freeze): string {
+  return JSON.stringify([f.test_id, f.compensating_property, f.reused_property]);
+}
+
 export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions): Promise<GateRun> {
   const notes: string[] = [];
   const onDisk = readLedgerFile(ctx.ledgerPath);
@@ -412,7 +418,9 @@ export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions)
   const patch = await patchLedger(ctx, mergeBase, onDisk);
   const { ledger } = patch;
   notes.push(...policyNotes(patch, "deposit"));
-  // Only freezes this patch adds or changes owe their deposit in this diff.
+  // Only freezes whose deposit this patch makes owe it in this diff: a new frozen test, or
+  // another compensating property. Extending a freeze, fixing its reason or adding its
+  // approver deposits nothing new, and the property's samples are still judged below.
   const before = patch.path === null ? "unreadable" : patch.base;
   let due: Set<string> | null = null;
   if (before === "unreadable") {
@@ -420,8 +428,8 @@ export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions)
       `the ledger at the merge base could not be read: every freeze must show its deposit in this patch`,
     );
   } else {
-    const old = new Set((before?.freezes ?? []).map(freezeKey));
-    due = new Set(ledger.freezes.filter((f) => !old.has(freezeKey(f))).map((f) => f.test_id));
+    const old = new Set((before?.freezes ?? []).map(depositKey));
+    due = new Set(ledger.freezes.filter((f) => !old.has(depositKey(f))).map((f) => f.test_id));
   }
   notes.push(`tests known: ${opts.known.description}`);
   if (samples === null) notes.push("no --samples artifact: no deposit can show its inputs");

@@ -20,9 +20,10 @@ export interface DepositInputs {
   /** The commit being gated (HEAD): the samples artifact must have been recorded there. */
   headCommit: string;
   /**
-   * Freezes (test ids) whose deposit must be in this patch: the ones the patch adds or
-   * changes. A freeze made in an earlier patch deposited its property there, so demanding it
-   * again would fail every later patch. Absent or null: every freeze is held to it.
+   * Freezes (test ids) whose deposit must be in this patch: the ones the patch adds, or whose
+   * compensating property (or its reuse) it changes. A freeze made in an earlier patch
+   * deposited its property there, so demanding it again would fail every later patch (an
+   * extension most of all). Absent or null: every freeze is held to it.
    */
   depositDue?: ReadonlySet<string> | null;
   /** Where pytest ran, relative to the repository root ("" or "sub"): node ids start there. */

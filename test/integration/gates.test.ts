@@ -304,30 +304,51 @@ describe("deposit check against real patches", () => {
       { cwd: repo.dir },
     );
     expect(r.status).toBe(0);
-    // ... but changing the freeze makes it due again.
+    const depositCheck = () => {
+      samplesAtHead();
+      return runCli(
+        [
+          "deposit",
+          "check",
+          "--base",
+          "with-deposit",
+          "--collected",
+          collected,
+          "--samples",
+          samples,
+          "--format",
+          "json",
+        ],
+        { cwd: repo.dir },
+      );
+    };
+    // Extending it, rewording its reason, naming its approver: nothing new is deposited, and
+    // the property's samples are still judged (review 25: every extension failed here).
     repo.write(
       "freeze-ledger.json",
-      ledgerText([freeze(PRORATION, { reason: "still order-dependent" })]),
+      ledgerText([
+        freeze(PRORATION, {
+          reason: "still order-dependent",
+          expires: "2026-10-20",
+          approved_by: "bob",
+        }),
+      ]),
     );
-    repo.commit("edit the freeze");
-    samplesAtHead();
-    const due = runCli(
-      [
-        "deposit",
-        "check",
-        "--base",
-        "with-deposit",
-        "--collected",
-        collected,
-        "--samples",
-        samples,
-        "--format",
-        "json",
-      ],
-      { cwd: repo.dir },
+    repo.commit("extend the freeze, reword its reason");
+    const extended = depositCheck();
+    expect(extended.stderr).toBe("");
+    expect(json(extended).findings).toEqual([]);
+    expect(extended.status).toBe(0);
+    // Another compensating property is a new deposit: due in this patch.
+    const other = PROPERTIES[0]?.check as string;
+    repo.write(
+      "freeze-ledger.json",
+      ledgerText([freeze(PRORATION, { compensating_property: other })]),
     );
+    repo.commit("deposit another property");
+    const due = depositCheck();
     expect(due.status).toBe(1);
-    expect(codes(due)).toEqual(["deposit-not-in-diff"]);
+    expect(codes(due)).toContain("deposit-not-in-diff");
   });
 
   it("input errors are exit 2, one line: no base, no known tests, a malformed artifact", () => {
