@@ -39,7 +39,7 @@ import {
   type LedgerPolicy,
 } from "../core/ledger-model.js";
 import { parseSamples, type SamplesArtifact } from "../core/samples.js";
-import { checkWitnesses, frozenIds } from "../core/witness.js";
+import { checkWitnesses, frozenIds, withBaseProperties } from "../core/witness.js";
 import type { KnownTests } from "./known-tests.js";
 
 export interface GateContext {
@@ -321,10 +321,32 @@ export interface WitnessGateOptions {
    * a test of the suite freezes that test alone (see frozenBy). Null: not known.
    */
   knownTests?: () => ReadonlySet<string> | null;
+  /**
+   * Tests an xfail outside the ledger muted in the run (the applied record): they witness
+   * nothing, as if frozen, and a muted witness or check is judged even when the ledger did
+   * not change.
+   */
+  muted?: { ids: readonly string[]; label: string };
+  /** Tests the run skipped (in the coverage data without a run phase): as muted ones. */
+  skipped?: readonly string[];
 }
+
+/** The properties' checks and witnesses among `quiet`, sorted. */
+function mutedWitnesses(ledger: Ledger, quiet: ReadonlyMap<string, string>): string[] {
+  const named = ledger.properties.flatMap((p) => [p.check, ...p.witnessed_by]);
+  return [...new Set(named.filter((id) => quiet.has(id)))].sort();
+}
+
+const SKIPPED = "was skipped in the run (the coverage data has no run phase for it)";
+const MUTED = "is muted by an xfail outside the ledger";
 
 export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions): Promise<GateRun> {
   const notes: string[] = [];
+  // Witnesses that witnessed nothing in the run although no freeze names them.
+  const muted = new Map<string, string>([
+    ...(opts.skipped ?? []).map((id): [string, string] => [id, SKIPPED]),
+    ...(opts.muted?.ids ?? []).map((id): [string, string] => [id, MUTED]),
+  ]);
   let patch: PatchLedger | null = null;
   if (opts.base !== undefined) {
     const rel = ledgerRepoPath(ctx);
@@ -337,7 +359,15 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
       );
     } else {
       const dirty = (await dirtyPaths(ctx.root, [rel])).length > 0;
-      if (!changed.has(rel) && !dirty) {
+      const mutedHere =
+        !changed.has(rel) && !dirty && muted.size > 0
+          ? mutedWitnesses(readLedgerFile(ctx.ledgerPath), muted)
+          : [];
+      if (mutedHere.length > 0) {
+        notes.push(
+          `the ledger ${ctx.ledgerLabel} did not change in ${opts.base}...HEAD, but the run muted or skipped ${mutedHere.join(", ")}: judged`,
+        );
+      } else if (!changed.has(rel) && !dirty) {
         return {
           result: result(
             "witness",
@@ -348,11 +378,13 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
           notes,
         };
       }
-      notes.push(
-        dirty && !changed.has(rel)
-          ? `the ledger ${ctx.ledgerLabel} has uncommitted changes: judged`
-          : `the ledger ${ctx.ledgerLabel} changed in ${opts.base}...HEAD: judged`,
-      );
+      if (mutedHere.length === 0) {
+        notes.push(
+          dirty && !changed.has(rel)
+            ? `the ledger ${ctx.ledgerLabel} has uncommitted changes: judged`
+            : `the ledger ${ctx.ledgerLabel} changed in ${opts.base}...HEAD: judged`,
+        );
+      }
     }
     patch = await patchLedger(ctx, mergeBase);
     notes.push(...policyNotes(patch, "witness"));
@@ -361,15 +393,36 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
   } else {
     notes.push("no --base: judged without asking whether the ledger changed");
   }
-  const ledger = patch?.ledger ?? readLedgerFile(ctx.ledgerPath);
+  let ledger = patch?.ledger ?? readLedgerFile(ctx.ledgerPath);
+  if (patch !== null && patch.base !== null && patch.base !== "unreadable") {
+    const judged = withBaseProperties(ledger, patch.base);
+    if (judged.removed.length > 0) {
+      notes.push(
+        `the patch removes ${judged.removed.join(", ")} or some of ${judged.removed.length === 1 ? "its" : "their"} witnesses: judged with the merge base's as well (a removal takes effect from the next patch on)`,
+      );
+    }
+    ledger = judged.ledger;
+  }
   if (ledger.properties.length === 0) {
     notes.push(`the ledger ${ctx.ledgerLabel} records no properties, so no witness can be lost`);
   }
+  // An entry with "*" that is a test's id names that test alone: the suite's tests decide.
+  const named = [
+    ...ledger.freezes.map((f) => f.test_id),
+    ...ledger.properties.flatMap((p) => [p.check, ...p.witnessed_by]),
+  ];
   const known =
-    opts.knownTests !== undefined && ledger.freezes.some((f) => f.test_id.includes("*"))
+    opts.knownTests !== undefined && named.some((id) => id.includes("*"))
       ? opts.knownTests()
       : null;
-  const findings = checkWitnesses(ledger, frozenIds(ledger), known);
+  const quiet = mutedWitnesses(ledger, muted);
+  if (quiet.some((id) => muted.get(id) === MUTED)) {
+    notes.push(`tests an xfail outside the ledger muted (${opts.muted?.label}) count as frozen`);
+  }
+  if (quiet.some((id) => muted.get(id) === SKIPPED)) {
+    notes.push("tests the run skipped (no run phase in the coverage data) count as frozen");
+  }
+  const findings = checkWitnesses(ledger, frozenIds(ledger), known, muted);
   return { result: result("witness", ledger, findings), notes };
 }
 

@@ -102,6 +102,8 @@ export interface AuditRequest {
    * nothing. `label` says where they come from.
    */
   alsoFrozen?: { ids: readonly string[]; label: string };
+  /** Tests to look up in the data: those of them that are there without a run phase (skipped) are `AuditRun.withoutRun`. */
+  askWithoutRun?: readonly string[];
   pathMap: PathRule[];
   testGlobs: string[];
   sourceGlobs: string[];
@@ -160,6 +162,8 @@ export interface AuditRun {
   sources: Map<string, string>;
   /** When the patch changed the config's settings: judged by the stricter of both. */
   settingsChange: SettingsChange | null;
+  /** Of the request's askWithoutRun, the tests in the data that never ran their body, sorted. */
+  withoutRun: string[];
 }
 
 /** A patch; from a user's diff, also that diff as parsed (with its shown lines), for the checks. */
@@ -1482,7 +1486,10 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         ),
       ),
     ];
-    if (alsoIds.length > 0) contexts.preloadTests?.(alsoIds);
+    const asked = [...new Set(request.askWithoutRun ?? [])];
+    if (alsoIds.length + asked.length > 0) contexts.preloadTests?.([...alsoIds, ...asked]);
+    const inData = asked.filter((id) => contexts.hasTest(id));
+    const withoutRun = inData.length === 0 ? [] : testsWithoutRun(inData).sort();
     const also = alsoIds.filter((id) => !resolution.frozenTests.has(id) && contexts.hasTest(id));
     const frozenTests =
       also.length === 0 ? resolution.frozenTests : new Set([...resolution.frozenTests, ...also]);
@@ -1670,6 +1677,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       audit,
       sources: new Map(prepared.map(({ change, text }) => [change.path, text])),
       settingsChange: stricter?.change ?? null,
+      withoutRun,
     };
   } finally {
     coverage.close();

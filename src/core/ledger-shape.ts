@@ -108,7 +108,7 @@ export function checkShape(ledger: Ledger, opts: ShapeOptions): Finding[] {
         const what = field === "test_id" ? "frozen test" : "compensating property";
         add(
           "unknown-test",
-          `${name}: the ${what} ${id} is not a test the suite has${globHint(id)}`,
+          `${name}: the ${what} ${id} is not a test the suite has${field === "test_id" ? "" : globHint(id)}`,
           {
             ...about,
             details: { ...about.details, field, id },

@@ -52,6 +52,11 @@ export function checkWitnesses(
   ledger: Ledger,
   frozen: Iterable<string> = frozenIds(ledger),
   known: ReadonlySet<string> | null = null,
+  /**
+   * Tests that witnessed nothing in the run although no freeze names them -> why, as a
+   * predicate ("is muted by an xfail outside the ledger"): they count as frozen.
+   */
+  silenced: ReadonlyMap<string, string> = new Map(),
 ): Finding[] {
   // An empty id (a field left out: ledger check's missing-field) names no test, and an empty
   // freeze freezes none of them.
@@ -93,15 +98,36 @@ export function checkWitnesses(
           ...(notIds.length > 0 ? { notTestIds: notIds } : {}),
         },
       });
-    } else if (witnesses.every((w) => by.has(w))) {
+    } else if (witnesses.every((w) => by.has(w) || silenced.has(w))) {
       const takenBy = [...witnesses].sort();
+      const quiet = takenBy.filter((w) => !by.has(w));
       findings.push({
         gate: "witness",
         code: "orphaned-property",
         severity: "error",
         propertyId: property.id,
-        message: `property ${property.id} has no live witness left: the freeze${takenBy.length === 1 ? "" : "s"} of ${takenBy.map(shown).join(", ")} took ${takenBy.length === 1 ? "its last witness" : "every witness"}`,
-        details: { witnesses: witnesses.sort(), takenBy, ...globs(takenBy) },
+        message:
+          quiet.length === 0
+            ? `property ${property.id} has no live witness left: the freeze${takenBy.length === 1 ? "" : "s"} of ${takenBy.map(shown).join(", ")} took ${takenBy.length === 1 ? "its last witness" : "every witness"}`
+            : `property ${property.id} has no live witness left: ${takenBy.map((w) => (by.has(w) ? `${shown(w)} is frozen` : `${w} ${silenced.get(w)}`)).join(", ")}`,
+        details: {
+          witnesses: witnesses.sort(),
+          takenBy,
+          ...globs(takenBy.filter((w) => by.has(w))),
+          ...(quiet.length === 0 ? {} : { silenced: quiet }),
+        },
+      });
+    }
+    const quietCheck = by.has(property.check) ? undefined : silenced.get(property.check);
+    if (quietCheck !== undefined) {
+      findings.push({
+        gate: "witness",
+        code: "frozen-property-check",
+        severity: "error",
+        propertyId: property.id,
+        testId: property.check,
+        message: `property ${property.id}'s own check ${property.check} ${quietCheck}`,
+        details: { silenced: [property.check] },
       });
     }
     if (by.has(property.check)) {
@@ -136,4 +162,37 @@ export function witnessLoss(
 
 function key(f: Finding): string {
   return `${f.code}\u0000${f.propertyId ?? ""}`;
+}
+
+/**
+ * The properties a patch is judged by: its own, plus what the merge base's ledger had that the
+ * patch removes (a property, or witnesses of one it keeps). A removal takes effect from the
+ * next patch on, as a loosened policy does: otherwise the patch that freezes a property's last
+ * witness could delete the property, or swap the witness for another, and pass. A witness the
+ * patch adds counts at once (promoting a test into witnessed_by is how a blocked freeze goes
+ * on). `removed`: the property ids whose removal was not applied, sorted.
+ */
+export function withBaseProperties(
+  ledger: Ledger,
+  base: Ledger,
+): { ledger: Ledger; removed: string[] } {
+  const properties = ledger.properties.map((p) => ({ ...p, witnessed_by: [...p.witnessed_by] }));
+  const byId = new Map(properties.map((p) => [p.id, p]));
+  const removed = new Set<string>();
+  for (const old of base.properties) {
+    const now = byId.get(old.id);
+    if (now === undefined) {
+      const kept = { ...old, witnessed_by: [...old.witnessed_by] };
+      properties.push(kept);
+      byId.set(old.id, kept);
+      removed.add(old.id);
+      continue;
+    }
+    const gone = old.witnessed_by.filter((w) => !now.witnessed_by.includes(w));
+    if (gone.length > 0) {
+      now.witnessed_by.push(...gone);
+      removed.add(old.id);
+    }
+  }
+  return { ledger: { ...ledger, properties }, removed: [...removed].sort() };
 }

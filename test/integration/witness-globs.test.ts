@@ -98,14 +98,38 @@ describe("witness check with hand-written glob freezes", () => {
       const noop = doc.properties.find((p) => p.id === "prop.ledger.rejected_is_noop");
       if (noop === undefined) throw new Error("the example has no prop.ledger.rejected_is_noop");
       noop.witnessed_by = [glob];
+    });
+    commitLedger((doc) => doc.freezes.push(freeze(REJECTED)));
+    const r = runCli(["witness", "check", "--base", "HEAD~1"], { cwd: repo.dir });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(
+      `error   orphaned-property: property prop.ledger.rejected_is_noop has no witness named by a test id: ${glob} is a glob, and witnessed_by lists tests one by one\n\nnote: the ledger freeze-ledger.json changed in HEAD~1...HEAD: judged\nwitness gate: FAILED (1 error)\n`,
+    );
+    expect(r.status).toBe(1);
+  });
+
+  it("a patch that freezes the last witness and deletes the property is judged with it", () => {
+    // Review 25: deleting the property (or its witness) in the same patch disarmed the gate.
+    commitLedger((doc) => {
+      doc.properties = doc.properties.filter((p) => p.id !== "prop.ledger.rejected_is_noop");
       doc.freezes.push(freeze(REJECTED));
     });
     const r = witnessCheck();
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe(
-      `error   orphaned-property: property prop.ledger.rejected_is_noop has no witness named by a test id: ${glob} is a glob, and witnessed_by lists tests one by one\n\n${JUDGED}witness gate: FAILED (1 error)\n`,
+      `error   orphaned-property: property prop.ledger.rejected_is_noop has no live witness left: the freeze of ${REJECTED} took its last witness\n\n${JUDGED}note: the patch removes prop.ledger.rejected_is_noop or some of its witnesses: judged with the merge base's as well (a removal takes effect from the next patch on)\nwitness gate: FAILED (1 error)\n`,
     );
     expect(r.status).toBe(1);
+    // Deleted in a patch of its own, the property is gone for the next one.
+    repo.git("branch", "-f", "deleted", "HEAD~1");
+    repo.git("reset", "-q", "--hard", "HEAD~1");
+    commitLedger((doc) => {
+      doc.properties = doc.properties.filter((p) => p.id !== "prop.ledger.rejected_is_noop");
+    });
+    repo.git("branch", "-f", "deleted", "HEAD");
+    commitLedger((doc) => doc.freezes.push(freeze(REJECTED)));
+    const next = runCli(["witness", "check", "--base", "deleted"], { cwd: repo.dir });
+    expect(next.status, next.stdout).toBe(0);
   });
 
   it("a glob matching no witness or check takes nothing", () => {
@@ -233,19 +257,20 @@ describe('an entry holding "*" that is a parametrized case of the suite', () => 
     expect(known.status).toBe(0);
     repo.commit("freeze the case");
 
-    const judged = runCli(
-      ["witness", "check", "--base", "base", "--collected", "collected-cases.txt"],
-      {
-        cwd: repo.dir,
-      },
-    );
-    expect(judged.stdout).toBe(`${JUDGED}witness gate: passed\n`);
+    // Judged against the commit that made CASE_A the witness (a witness a patch removes
+    // still counts in that patch).
+    const cases = ["--base", "HEAD~1"];
+    const judgedHere = "note: the ledger freeze-ledger.json changed in HEAD~1...HEAD: judged\n";
+    const judged = runCli(["witness", "check", ...cases, "--collected", "collected-cases.txt"], {
+      cwd: repo.dir,
+    });
+    expect(judged.stdout).toBe(`${judgedHere}witness gate: passed\n`);
     expect(judged.status).toBe(0);
 
     // Without the suite's tests the entry is a glob over the case it names, and fails closed.
-    const blind = witnessCheck();
+    const blind = runCli(["witness", "check", ...cases], { cwd: repo.dir });
     expect(blind.stdout).toBe(
-      `error   orphaned-property: property prop.ledger.rejected_is_noop has no live witness left: the freeze of ${CASE_A} (by the glob ${CASE_STAR}) took its last witness\n\n${JUDGED}witness gate: FAILED (1 error)\n`,
+      `error   orphaned-property: property prop.ledger.rejected_is_noop has no live witness left: the freeze of ${CASE_A} (by the glob ${CASE_STAR}) took its last witness\n\n${judgedHere}witness gate: FAILED (1 error)\n`,
     );
     expect(blind.status).toBe(1);
 

@@ -4,7 +4,12 @@
 import { describe, expect, it } from "vitest";
 import { emptyLedger } from "../../src/core/ledger.js";
 import type { Freeze, Ledger, Property } from "../../src/core/ledger-model.js";
-import { checkWitnesses, frozenBy, witnessLoss } from "../../src/core/witness.js";
+import {
+  checkWitnesses,
+  frozenBy,
+  withBaseProperties,
+  witnessLoss,
+} from "../../src/core/witness.js";
 
 const REJECTED = "tests/test_ledger.py::test_overdraft_rejected";
 const MORE = "tests/test_ledger.py::test_withdraw_more_than_balance";
@@ -211,5 +216,78 @@ describe("a property's own check is not its witness", () => {
     expect(messages(ledger([], [{ ...NOOP, witnessed_by: [] }]))).toEqual([
       "orphaned-property: property prop.noop has no witnesses recorded",
     ]);
+  });
+});
+
+describe("checkWitnesses: tests that witnessed nothing in the run, unfrozen", () => {
+  const MUTED = "is muted by an xfail outside the ledger";
+  it("a muted last witness leaves the property orphaned, a muted check is reported", () => {
+    // Review 25: the audit and the deposit gate judged a muted test as frozen, the witness
+    // gate as live.
+    const muted = new Map([[REJECTED, MUTED]]);
+    expect(checkWitnesses(ledger([]), [], null, muted)).toEqual([
+      {
+        gate: "witness",
+        code: "orphaned-property",
+        severity: "error",
+        propertyId: "prop.noop",
+        message: `property prop.noop has no live witness left: ${REJECTED} is muted by an xfail outside the ledger`,
+        details: { witnesses: [REJECTED], takenBy: [REJECTED], silenced: [REJECTED] },
+      },
+    ]);
+    // One frozen and one muted: both named.
+    expect(checkWitnesses(ledger([MORE]), undefined, null, muted).map((f) => f.message)).toEqual([
+      `property prop.noop has no live witness left: ${REJECTED} is muted by an xfail outside the ledger`,
+      `property prop.balance has no live witness left: ${REJECTED} is muted by an xfail outside the ledger, ${MORE} is frozen`,
+    ]);
+    expect(checkWitnesses(ledger([]), [], null, new Map([[NOOP_CHECK, MUTED]]))).toEqual([
+      {
+        gate: "witness",
+        code: "frozen-property-check",
+        severity: "error",
+        propertyId: "prop.noop",
+        testId: NOOP_CHECK,
+        message: `property prop.noop's own check ${NOOP_CHECK} is muted by an xfail outside the ledger`,
+        details: { silenced: [NOOP_CHECK] },
+      },
+    ]);
+    // A frozen witness keeps the freeze's message; muting a test no property names changes nothing.
+    expect(messages(ledger([REJECTED]))).toEqual(
+      checkWitnesses(ledger([REJECTED]), undefined, null, muted).map(
+        (f) => `${f.code}: ${f.message}`,
+      ),
+    );
+    expect(checkWitnesses(ledger([]), [], null, new Map([["tests/x.py::t", MUTED]]))).toEqual([]);
+  });
+});
+
+describe("withBaseProperties: a removal takes effect from the next patch on", () => {
+  it("keeps a property or witness the patch removes, and counts one it adds at once", () => {
+    const base = ledger([], [NOOP, BALANCE]);
+    // The patch deletes prop.noop and freezes its last witness: judged with it.
+    const deleted = withBaseProperties(ledger([REJECTED], [BALANCE]), base);
+    expect(deleted.removed).toEqual(["prop.noop"]);
+    expect(messages(deleted.ledger)).toEqual([
+      `orphaned-property: property prop.noop has no live witness left: the freeze of ${REJECTED} took its last witness`,
+    ]);
+    // The patch drops the frozen witness from witnessed_by: still judged with it.
+    const dropped = withBaseProperties(
+      ledger([REJECTED, MORE], [NOOP, { ...BALANCE, witnessed_by: [MORE] }]),
+      base,
+    );
+    expect(dropped.removed).toEqual(["prop.balance"]);
+    expect(dropped.ledger.properties.find((p) => p.id === "prop.balance")?.witnessed_by).toEqual([
+      MORE,
+      REJECTED,
+    ]);
+    // Promoting a test into witnessed_by keeps the property alive in the same patch.
+    const promoted = withBaseProperties(
+      ledger([REJECTED], [{ ...NOOP, witnessed_by: [REJECTED, MORE] }, BALANCE]),
+      base,
+    );
+    expect(promoted.removed).toEqual([]);
+    expect(messages(promoted.ledger)).toEqual([]);
+    // The ledger given is left as it was.
+    expect(base.properties).toEqual([NOOP, BALANCE]);
   });
 });
