@@ -68,6 +68,15 @@ export function fileExists(path: string): boolean {
   return existsSync(path);
 }
 
+/** Is `path` a directory (following links)? */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Is `path` a symbolic link (dangling or not)? */
 export function isSymbolicLink(path: string): boolean {
   try {

@@ -26,6 +26,7 @@ import { readBlobs } from "../adapters/git-history.js";
 import {
   directorySpellings,
   fileExists,
+  isDirectory,
   isSymbolicLink,
   listPythonFiles,
   readFileBytes,
@@ -804,6 +805,8 @@ export interface PatchAgainstData {
   pathMap: readonly PathRule[];
   /** The data files read (absolute). */
   dataFiles: readonly string[];
+  /** A data path's executed lines (asked only when no changed file is in the data). */
+  executedOf: ExecutedOf;
 }
 
 /**
@@ -845,6 +848,7 @@ export async function checkPatchAgainstData(
     onDisk.audited,
     mapping.toData,
     testFileMatcher(settings.testGlobs, a.prefix),
+    a.executedOf,
   );
   if (none !== null) throw none;
   const unmeasured = onDisk.audited.filter((f) => !mapping.toData.has(f.path));
@@ -952,6 +956,7 @@ async function noneMeasured(
   audited: readonly ChangedFile[],
   toData: ReadonlyMap<string, string>,
   isTestFile: (path: string) => boolean,
+  executedOf: ExecutedOf,
 ): Promise<InputError | null> {
   if (audited.length === 0 || audited.some((f) => toData.has(f.path))) return null;
   const tail = (path: string) => path.split("/").slice(-2).join("/");
@@ -974,23 +979,22 @@ async function noneMeasured(
       },
     );
   }
-  // Data that measures test files only, while a test imports the changed module: the tests ran
-  // a copy coverage.py leaves out (a package installed into site-packages, which `--cov`
-  // without a source does not measure), so "unmeasured" would be an accident, not a choice.
+  // Data with no executed line outside the test files (it measures the tests only, or also
+  // files it holds without a line, such as the setup.py that `--cov=.` touches), while a test
+  // that ran imports the changed module: the tests ran a copy coverage.py leaves out (a package
+  // installed into site-packages), so "unmeasured" would be an accident, not a choice.
   const measuredFiles = [...toData.keys()];
-  if (measuredFiles.length === 0 || !measuredFiles.every(isTestFile)) return null;
-  const imports = measuredFiles.map((path) => ({
-    path,
-    modules: importedModules(join(root, path)),
-  }));
+  const tests = measuredFiles.filter(isTestFile);
+  if (tests.length === 0) return null;
+  for (const p of measuredFiles) {
+    if (!isTestFile(p) && executedOf(toData.get(p) as string).size > 0) return null;
+  }
+  const importerOf = importers(root, tests, toData, executedOf);
   for (const f of audited) {
-    const names = moduleNames(root, f.path);
-    const importer = imports.find(({ path, modules }) =>
-      importsModule(root, path, modules, f.path, names),
-    );
+    const importer = importerOf(f.path);
     if (importer === undefined) continue;
     return new InputError(
-      `the coverage data measures test files only (${measuredFiles.length}, e.g. ${importer.path}), not ${f.path}, which ${importer.path} imports: the tests ran a copy of the code that coverage.py did not measure (an installed package)`,
+      `the coverage data ${tests.length === measuredFiles.length ? "measures" : "has executed lines in"} test files only (${tests.length}, e.g. ${importer}), not ${f.path}, which ${importer} imports: the tests ran a copy of the code that coverage.py did not measure (an installed package)`,
       {
         fix: "run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO",
       },
@@ -999,11 +1003,30 @@ async function noneMeasured(
   return null;
 }
 
+/** A data path's executed line numbers (in any context). */
+export type ExecutedOf = (dataPath: string) => ReadonlySet<number>;
+
+/** ExecutedOf over a coverage source, each path read once. */
+export function executedOfSource(coverage: CoverageSource): ExecutedOf {
+  const seen = new Map<string, ReadonlySet<number>>();
+  return (dataPath) => {
+    let lines = seen.get(dataPath);
+    if (lines === undefined) {
+      lines = new Set(coverage.executedLines([dataPath]).get(dataPath)?.keys() ?? []);
+      seen.set(dataPath, lines);
+    }
+    return lines;
+  };
+}
+
 /**
  * Test files by the test globs (also relative to the test root `prefix`), conftest.py, and
  * anything in a directory named tests, test or testing (helpers beside the tests).
  */
-function testFileMatcher(globs: readonly string[], prefix: string): (path: string) => boolean {
+export function testFileMatcher(
+  globs: readonly string[],
+  prefix: string,
+): (path: string) => boolean {
   const glob = globsUnderTestRoot(globs, prefix);
   return (path) => glob(path) || !outsideTestDirs(path);
 }
@@ -1016,34 +1039,31 @@ function globsUnderTestRoot(globs: readonly string[], prefix: string): (path: st
 }
 
 /**
- * A changed module the data holds without a single executed line, while a test file that ran
- * imports it: importing runs its top-level lines, so the tests ran another copy of it (an
- * installed package outside `--cov=.`). Its changed lines would read "uncovered", which
- * passes by default: exit 2 instead.
+ * A changed module the data holds without a single executed line, while a test file imports
+ * it in a statement that ran: importing runs its top-level lines, so the tests ran another
+ * copy of it (an installed package outside `--cov=.`). Its changed lines would read
+ * "uncovered", which passes by default: exit 2 instead. A module whose package's
+ * `__init__.py` ran in the data was simply not imported: the checkout's package was.
  */
-function refuseUnexecutedImported(
+export function refuseUnexecutedImported(
   root: string,
   candidates: readonly string[],
   toData: ReadonlyMap<string, string>,
   isTestFile: (path: string) => boolean,
-  executedIn: (dataPath: string) => boolean,
+  executedOf: ExecutedOf,
 ): void {
   if (candidates.length === 0) return;
-  // Each test file's top-level imports, read once: they run when the test file does (not
-  // `if TYPE_CHECKING:`).
-  const tests = [...toData]
-    .filter(([path]) => isTestFile(path) && path.endsWith(".py"))
-    .map(([test, data]) => ({ test, data, modules: importedModules(join(root, test), true) }));
+  const tests = [...toData.keys()].filter(isTestFile);
+  const importerOf = importers(root, tests, toData, executedOf);
   for (const path of candidates) {
-    const names = moduleNames(root, path);
-    if (names.length === 0) continue;
-    const importer = tests.find(
-      ({ test, data, modules }) =>
-        importsModule(root, test, modules, path, names) && executedIn(data),
-    );
+    const slash = path.lastIndexOf("/");
+    const init = `${path.slice(0, slash + 1)}__init__.py`;
+    const initData = init === path ? undefined : toData.get(init);
+    if (initData !== undefined && executedOf(initData).size > 0) continue;
+    const importer = importerOf(path);
     if (importer === undefined) continue;
     throw new InputError(
-      `the coverage data holds ${path} without a single executed line, though ${importer.test}, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure`,
+      `the coverage data holds ${path} without a single executed line, though ${importer}, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure`,
       {
         fix: "run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO",
       },
@@ -1052,53 +1072,91 @@ function refuseUnexecutedImported(
 }
 
 /**
+ * Which of `tests` (repository paths of measured test files) imports a changed module in a
+ * statement that ran (the data has the statement's line): the first one, or undefined. Each
+ * test file's imports are read once.
+ */
+function importers(
+  root: string,
+  tests: readonly string[],
+  toData: ReadonlyMap<string, string>,
+  executedOf: ExecutedOf,
+): (file: string) => string | undefined {
+  const read = new Map<string, Map<string, number[]>>();
+  const importsOf = (test: string) => {
+    let modules = read.get(test);
+    if (modules === undefined) {
+      modules = importedModules(join(root, test));
+      read.set(test, modules);
+    }
+    return modules;
+  };
+  return (file) => {
+    const names = moduleNames(root, file);
+    if (names.length === 0) return undefined;
+    for (const test of tests) {
+      if (!test.endsWith(".py")) continue;
+      for (const [m, lines] of importsOf(test)) {
+        const via = matchOf(m, names);
+        if (via === null) continue;
+        const ran = executedOf(toData.get(test) as string);
+        if (!lines.some((line) => ran.has(line))) continue;
+        // Another module of that name nearer the test (its own service's app/main.py in a
+        // monorepo, a helper beside it) is the one it imports. None found: this one when the
+        // name is the module's own (fail closed), not when only a tail of its path matched.
+        const nearest = nearestModule(root, test, m);
+        if (nearest === null ? via === "own" : sameModuleTree(nearest, file)) return test;
+      }
+    }
+    return undefined;
+  };
+}
+
+/**
+ * How an imported name `m` loads a module with these names (moduleNames: its own first):
+ * by the name, as the package that holds it (`import pkg` for pkg.calc), or as a module of
+ * the package it is (`import pkg.calc` runs pkg/__init__.py). "own" through its own name,
+ * "tail" through another tail of its path (a namespace package's), or null.
+ */
+function matchOf(m: string, names: readonly string[]): "own" | "tail" | null {
+  const loads = (n: string) => m === n || n.startsWith(`${m}.`) || m.startsWith(`${n}.`);
+  const [own, ...tails] = names;
+  if (own !== undefined && loads(own)) return "own";
+  return tails.some(loads) ? "tail" : null;
+}
+
+/**
  * The dotted names a Python file may be imported by: its name from its source root (the
  * directories above it that hold an `__init__.py` are its packages: `src/pkg/calc.py` is
  * pkg.calc, `src/pkg/__init__.py` pkg, `src/calc.py` calc), and every tail of its path of two
  * parts or more (namespace packages have no `__init__.py`). A one-part tail alone would match
- * any other module of that name.
+ * any other module of that name. Only the identifiers at the path's end count: a project
+ * directory may be named calc-lib.
  */
 function moduleNames(root: string, path: string): string[] {
   if (!path.endsWith(".py")) return [];
-  const parts = path.slice(0, -3).split("/");
-  if (parts.at(-1) === "__init__") parts.pop();
-  if (parts.length === 0 || !parts.every((p) => /^[A-Za-z_]\w*$/.test(p))) return [];
+  const all = path.slice(0, -3).split("/");
+  if (all.at(-1) === "__init__") all.pop();
+  let first = all.length;
+  while (first > 0 && /^[A-Za-z_]\w*$/.test(all[first - 1] as string)) first--;
+  const above = all.slice(0, first);
+  const parts = all.slice(first);
+  if (parts.length === 0) return [];
   // The package directories: upwards from the file's own, while each holds an __init__.py.
   let start = parts.length - 1;
-  while (start > 0 && fileExists(join(root, ...parts.slice(0, start), "__init__.py"))) start--;
+  while (start > 0 && fileExists(join(root, ...above, ...parts.slice(0, start), "__init__.py"))) {
+    start--;
+  }
   const names = new Set([parts.slice(start).join(".")]);
   for (let i = 0; i + 2 <= parts.length; i++) names.add(parts.slice(i).join("."));
   return [...names];
 }
 
 /**
- * Do the imports load the module: by one of its names, as the package that holds it (an
- * `__init__` importing it), or as a package one of whose modules they import (importing
- * `pkg.calc` runs `pkg/__init__.py`).
- */
-function importsModule(
-  root: string,
-  test: string,
-  modules: ReadonlySet<string>,
-  file: string,
-  names: readonly string[],
-): boolean {
-  const [own] = names;
-  for (const m of modules) {
-    if (!(names.includes(m) || own?.startsWith(`${m}.`) || m.startsWith(`${own}.`))) continue;
-    // Another module of that name nearer the test (its own service's app/main.py in a
-    // monorepo, a helper beside it) is the one it imports. None found: this one, fail closed.
-    const nearest = nearestModule(root, test, m);
-    if (nearest === null || sameModuleTree(nearest, file)) return true;
-  }
-  return false;
-}
-
-/**
- * The repository file a test's `import m` most likely names: `m` as a module or package under
- * the test's own directory or one of the directories above it (or their src/), nearest first,
- * as pytest's rootdir-relative imports and a project's source root find it. Null when the
- * checkout has no such file.
+ * The repository file a test's `import m` most likely names: `m` as a module, a package or a
+ * namespace directory under the test's own directory or one of the directories above it (or
+ * their src/), nearest first, as pytest's rootdir-relative imports and a project's source
+ * root find it. A directory is returned with a trailing "/". Null when the checkout has none.
  */
 function nearestModule(root: string, test: string, m: string): string | null {
   const parts = m.split(".");
@@ -1111,53 +1169,77 @@ function nearestModule(root: string, test: string, m: string): string | null {
         for (const candidate of [`${stem}.py`, `${stem}/__init__.py`]) {
           if (fileExists(join(root, candidate))) return candidate;
         }
+        if (isDirectory(join(root, stem))) return `${stem}/`;
       }
     }
   }
   return null;
 }
 
-/** Is `file` the module `found`, inside the package `found` is the __init__.py of, or its package's __init__.py? */
+/**
+ * Is `file` the module `found`, inside the package (or namespace directory) `found` is, or
+ * the `__init__.py` of the package that holds `found`?
+ */
 function sameModuleTree(found: string, file: string): boolean {
   if (found === file) return true;
   const dir = (path: string) => path.slice(0, path.lastIndexOf("/") + 1);
-  if (found.endsWith("__init__.py") && file.startsWith(dir(found))) return true;
+  if ((found.endsWith("/") || found.endsWith("__init__.py")) && file.startsWith(dir(found))) {
+    return true;
+  }
   return file.endsWith("__init__.py") && found.startsWith(dir(file));
 }
 
 /**
- * The modules a file's absolute import statements name: `import a.b as x` names a.b; `from
- * a.b import c, d` names a.b, a.b.c and a.b.d (c may be a module). Relative imports are
- * left out; `topLevelOnly`: the unindented statements only.
+ * The modules a file's absolute imports name, each with the line numbers (1-based) of the
+ * statements that name it: `import a.b as x` names a.b; `from a.b import c, d` names a.b,
+ * a.b.c and a.b.d (c may be a module); `importlib.import_module("a.b")` and
+ * `pytest.importorskip("a.b")` name a.b. At any indentation (a fixture's or a test's own
+ * import); whether the statement ran is the data's to say. Relative imports are left out.
  */
-function importedModules(path: string, topLevelOnly = false): Set<string> {
-  const modules = new Set<string>();
+function importedModules(path: string): Map<string, number[]> {
+  const modules = new Map<string, number[]>();
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch {
     return modules;
   }
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  const lineAt = (offset: number) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+  const add = (name: string, offset: number) => {
+    const line = lineAt(offset);
+    const lines = modules.get(name);
+    if (lines === undefined) modules.set(name, [line]);
+    else if (!lines.includes(line)) lines.push(line);
+  };
   const dotted = /^[A-Za-z_][\w.]*$/;
-  const indent = topLevelOnly ? "" : "[ \\t]*";
-  for (const m of text.matchAll(new RegExp(`^${indent}import[ \\t]+([^\\n#;]+)`, "gm"))) {
+  for (const m of text.matchAll(/^[ \t]*import[ \t]+([^\n#;]+)/gm)) {
     for (const item of (m[1] as string).split(",")) {
       const name = item.trim().split(/\s+/)[0] ?? "";
-      if (dotted.test(name)) modules.add(name);
+      if (dotted.test(name)) add(name, m.index);
     }
   }
-  const from = new RegExp(
-    `^${indent}from[ \\t]+([A-Za-z_][\\w.]*)[ \\t]+import[ \\t]+\\(?([^\\n#;)]*)`,
-    "gm",
-  );
+  const from = /^[ \t]*from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+\(?([^\n#;)]*)/gm;
   for (const m of text.matchAll(from)) {
     const module = m[1] as string;
-    modules.add(module);
+    add(module, m.index);
     for (const item of (m[2] as string).split(",")) {
       const name = item.trim().split(/\s+/)[0] ?? "";
-      if (/^[A-Za-z_]\w*$/.test(name)) modules.add(`${module}.${name}`);
+      if (/^[A-Za-z_]\w*$/.test(name)) add(`${module}.${name}`, m.index);
     }
   }
+  const byString = /\b(?:import_module|importorskip)\(\s*(["'])([A-Za-z_][\w.]*)\1/g;
+  for (const m of text.matchAll(byString)) add(m[2] as string, m.index);
   return modules;
 }
 
@@ -1516,6 +1598,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     // 4. Which changed files are audited.
     const patch = await patchPromise;
     mark("git (waited)");
+    const executedOf = executedOfSource(coverage);
     const { audited, skipped, sources, stricter } = await checkPatchAgainstData({
       root,
       request: request.patch,
@@ -1528,6 +1611,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       mapping,
       pathMap: request.pathMap,
       dataFiles: coverage.meta.dataFiles,
+      executedOf,
     });
     const settings = stricter?.settings ?? request;
     const mappedAudited = audited.filter((f) => mapping.toData.has(f.path));
@@ -1613,7 +1697,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       silent,
       mapping.toData,
       testFileMatcher(settings.testGlobs, prefix),
-      (dataPath) => (coverage.executedLines([dataPath]).get(dataPath)?.size ?? 0) > 0,
+      executedOf,
     );
     const inputs: AuditFileInput[] = prepared.map(
       ({ change, lines: sourceLines, recorded, reported, measured, python }) => {

@@ -28,6 +28,7 @@ import {
   type AuditRequest,
   checkPatchAgainstData,
   type DataContexts,
+  executedOfSource,
   loadFrozenList,
   mapCoverageToRepo,
   type PatchRequest,
@@ -35,7 +36,9 @@ import {
   readDataContexts,
   readPatch,
   refuseLoneCarriageReturn,
+  refuseUnexecutedImported,
   statementLinesOf,
+  testFileMatcher,
   testsWithoutRunIn,
 } from "./run-audit.js";
 
@@ -184,6 +187,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           checkedFiles: 0,
         };
         const toData = mapped.mapping.toData;
+        const executedOf = executedOfSource(coverage);
         // The audit's own checks that the patch describes the files on disk and fits the data,
         // and of what it changes about its own judgement: an error is the failed check.
         const { audited, sources } = await checkPatchAgainstData({
@@ -198,6 +202,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           mapping: mapped.mapping,
           pathMap: request.pathMap,
           dataFiles: coverage.meta.dataFiles,
+          executedOf,
         });
         for (const file of audited) {
           const bytes = sources.get(file.path);
@@ -210,6 +215,19 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
         );
         const dataPaths = files.map((f) => mapped.mapping.toData.get(f.path) as string);
         const executed = coverage.executedLines(dataPaths);
+        // As in the audit: a changed module held without an executed line that a test which
+        // ran imports means the tests ran an installed copy.
+        const judged = new Set(audited.map((f) => f.path));
+        refuseUnexecutedImported(
+          request.root,
+          files
+            .filter((f) => judged.has(f.path) && f.path.endsWith(".py"))
+            .filter((f) => executed.get(toData.get(f.path) as string)?.size === 0)
+            .map((f) => f.path),
+          toData,
+          testFileMatcher(request.testGlobs, contexts?.prefix ?? ""),
+          executedOf,
+        );
         for (const file of files) {
           const dataPath = mapped.mapping.toData.get(file.path) as string;
           const abs = join(request.root, file.path);

@@ -272,3 +272,145 @@ describePython("a monorepo whose services each have an app/main.py", () => {
     }
   });
 });
+
+/**
+ * A repository at `files` (base), then a patch writing `patch`; `install` copies a package
+ * directory into a user site-packages (a non-editable install); pytest runs as `args` say,
+ * from the root, with the checkout off sys.path unless `honest`. Returns the repository.
+ */
+function scenario(opts: {
+  files: Record<string, string>;
+  patch: Record<string, string>;
+  install?: { from: string; name: string };
+  cov: string[];
+  honest?: boolean;
+}): TempRepo {
+  const r = makeTempRepo();
+  r.write(".gitignore", ".coverage*\n");
+  for (const [path, text] of Object.entries(opts.files)) r.write(path, text);
+  r.write("quarantine.json", JSON.stringify({ frozen: [] }));
+  r.commit("base");
+  r.git("branch", "base");
+  for (const [path, text] of Object.entries(opts.patch)) r.write(path, text);
+  r.commit("the patch");
+  const userBase = makeTempDir("installed-scenario");
+  const env = { PYTHONUSERBASE: userBase, PYTHONNOUSERSITE: "" };
+  if (opts.install) {
+    const site = runPython(
+      ["-c", "import sysconfig; print(sysconfig.get_paths('posix_user')['purelib'])"],
+      { cwd: r.dir, env },
+    ).stdout.trim();
+    mkdirSync(site, { recursive: true });
+    cpSync(r.path(opts.install.from), join(site, opts.install.name), { recursive: true });
+  }
+  const args = ["-q", "-p", "no:cacheprovider", ...opts.cov, "--cov-context=test", "--cov-report="];
+  const run = opts.honest
+    ? runPython(["-m", "pytest", ...args], { cwd: r.dir, env })
+    : runPython(
+        [
+          "-c",
+          `import sys; sys.path.remove(''); import pytest; sys.exit(pytest.main(${JSON.stringify(args)}))`,
+        ],
+        { cwd: r.dir, env },
+      );
+  expect(run.status, run.stdout + run.stderr).toBe(0);
+  return r;
+}
+
+const PKG_TEST = "from pkg.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n";
+
+describePython("installed-copy refusals: what the data says ran (review 25)", () => {
+  it("an honest run whose tests import the package passes an untested module of it", () => {
+    // `from pkg import add` imports pkg, not pkg/cli.py: the checkout's pkg/__init__.py ran,
+    // so an unexecuted cli.py was never imported (78c0dcc refused it, naming the fix that
+    // had been followed).
+    const r = scenario({
+      files: {
+        "pkg/__init__.py": "from pkg.calc import add\n",
+        "pkg/calc.py": CALC,
+        "pkg/cli.py": "def main():\n    return 0\n",
+        "tests/test_calc.py":
+          "from pkg import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+      },
+      patch: { "pkg/cli.py": "def main():\n    return 1\n" },
+      cov: ["--cov=."],
+      honest: true,
+    });
+    try {
+      const audit = runCli(["audit", "--base", "base"], { cwd: r.dir });
+      expect(audit.stderr).toBe("");
+      expect(audit.stdout).toContain("pkg/cli.py: 1 uncovered");
+      expect(audit.status).toBe(0);
+    } finally {
+      r.cleanup();
+    }
+  });
+
+  it("an import in a conftest fixture that ran counts, and doctor fails as the audit does", () => {
+    const r = scenario({
+      files: {
+        "pkg/__init__.py": "",
+        "pkg/calc.py": CALC,
+        "tests/conftest.py":
+          "import pytest\n\n\n@pytest.fixture\ndef calc():\n    from pkg import calc\n    return calc\n",
+        "tests/test_calc.py": "def test_add(calc):\n    assert calc.add(1, 2) == 3\n",
+      },
+      patch: { "pkg/calc.py": CALC.replace("return a + b", "return b + a") },
+      install: { from: "pkg", name: "pkg" },
+      cov: ["--cov=."],
+    });
+    try {
+      const error =
+        "freezegate: error: the coverage data holds pkg/calc.py without a single executed line, though tests/conftest.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
+      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toBe(error);
+      const doctor = runCli(["doctor", "--base", "base"], { cwd: r.dir });
+      expect(doctor.stdout).toContain(
+        "FAIL  freshness: the coverage data holds pkg/calc.py without a single executed line",
+      );
+      expect(doctor.status).toBe(2);
+    } finally {
+      r.cleanup();
+    }
+  });
+
+  it("a root setup.py the data holds without a line does not hide an installed src package", () => {
+    const r = scenario({
+      files: {
+        "setup.py": "from setuptools import setup\n\nsetup()\n",
+        "src/pkg/__init__.py": "",
+        "src/pkg/calc.py": CALC,
+        "tests/test_calc.py": PKG_TEST,
+      },
+      patch: { "src/pkg/calc.py": CALC.replace("return a + b", "return b + a") },
+      install: { from: "src/pkg", name: "pkg" },
+      cov: ["--cov=."],
+    });
+    try {
+      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toContain(
+        "the coverage data has executed lines in test files only (1, e.g. tests/test_calc.py), not src/pkg/calc.py, which tests/test_calc.py imports",
+      );
+    } finally {
+      r.cleanup();
+    }
+  });
+
+  it("a project directory named calc-lib still gives its package a module name", () => {
+    const r = scenario({
+      files: {
+        "libs/calc-lib/src/pkg/__init__.py": "",
+        "libs/calc-lib/src/pkg/calc.py": CALC,
+        "libs/calc-lib/tests/test_calc.py": PKG_TEST,
+      },
+      patch: { "libs/calc-lib/src/pkg/calc.py": CALC.replace("return a + b", "return b + a") },
+      install: { from: "libs/calc-lib/src/pkg", name: "pkg" },
+      cov: ["--cov"],
+    });
+    try {
+      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toContain(
+        "not libs/calc-lib/src/pkg/calc.py, which libs/calc-lib/tests/test_calc.py imports",
+      );
+    } finally {
+      r.cleanup();
+    }
+  });
+});
