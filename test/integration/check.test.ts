@@ -345,6 +345,9 @@ describe("freezegate stats", () => {
     const body = JSON.parse(second.stdout);
     expect(body.history).toHaveLength(2);
     expect(body.warning).toMatch(/shadow ratio has stayed at 50\.0% over the last 2 runs/);
+    // Without --samples the deposits are not measured (before: every freeze a failure).
+    expect(body.stats.depositFailures).toBeNull();
+    expect(body.notes).toContain("no --samples artifact: deposit failures not measured");
   });
 
   it("refuses a history file that is not JSON lines, and writes nothing", () => {

@@ -138,10 +138,14 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
       });
       if (known.ids === null) {
         notes.push(`deposit failures not measured: ${known.description}`);
+      } else if (samples === undefined) {
+        // Without the samples every deposit lacks its evidence: a count of the missing input,
+        // not of failures.
+        notes.push("no --samples artifact: deposit failures not measured");
       } else {
         const deposit = await runDepositGate(ctx, {
           base,
-          ...(samples === undefined ? {} : { samplesPath: resolve(ctx.cwd, samples) }),
+          samplesPath: resolve(ctx.cwd, samples),
           known: { ...known, ids: known.ids },
           testRoot: data.testRoot,
         });
