@@ -254,6 +254,18 @@ function carriedOverApproval(freeze: Freeze, baseEntries: readonly Freeze[]): st
   return null;
 }
 
+/**
+ * A new freeze named with the approver of a freeze the same patch removes: the entry was
+ * re-pointed at other tests (its test_id edited), and the approval was for the old ones.
+ */
+function approvalOfRemoved(freeze: Freeze, removed: readonly Freeze[]): string | null {
+  const approver = (freeze.approved_by ?? "").trim();
+  if (approver === "") return null;
+  const old = removed.find((r) => samePerson(approver, (r.approved_by ?? "").trim()));
+  if (old === undefined) return null;
+  return `keeps the approval of ${approver}, given to the freeze of ${old.test_id} that this patch removes (name who approved this change in approved_by)`;
+}
+
 function approvalProblem(freeze: Freeze, authors: readonly Identity[]): string | null {
   const approver = (freeze.approved_by ?? "").trim();
   if (approver === "") return "has no approved_by";
@@ -312,12 +324,16 @@ export function checkLedgerChanges(input: LedgerChangeInput): Finding[] {
     (base?.policy.require_approval ?? false) || (head?.policy.require_approval ?? false);
   if (required) {
     const baseEntries = groupBy(base?.freezes ?? [], (f) => f.test_id);
+    // A freeze pointed at other tests reads as one removed and one added: the approval of the
+    // removed entry is no approval of the added one.
+    const removed = changes.flatMap((c) => (c.after === null && c.before ? [c.before] : []));
     for (const change of changes) {
       if (change.after === null) continue; // an unfreeze gives coverage back; it needs no approver
       const who = [...(authors.byTestId.get(change.after.test_id) ?? []), ...authors.anyEntry];
       const problem =
         approvalProblem(change.after, who) ??
-        carriedOverApproval(change.after, baseEntries.get(change.after.test_id) ?? []);
+        carriedOverApproval(change.after, baseEntries.get(change.after.test_id) ?? []) ??
+        (change.kind === "added" ? approvalOfRemoved(change.after, removed) : null);
       if (problem === null) continue;
       findings.push({
         gate: "ledger-changes",

@@ -289,6 +289,38 @@ describe("self-approved", () => {
     ]);
   });
 
+  it("a freeze pointed at other tests does not keep the approval of the entry it replaces", () => {
+    // Review 25: editing an approved entry's test_id read as one removed and one added, and
+    // the added one kept bob's approval of the old test.
+    const base = ledger([freeze("t::old", { approved_by: "bob" })], [], approval);
+    const authors: FreezeAuthors = {
+      byTestId: new Map([
+        ["t::*", [AGENT]],
+        ["t::other", [AGENT]],
+        ["t::old", [AGENT]],
+      ]),
+      anyEntry: [],
+    };
+    for (const id of ["t::*", "t::other"]) {
+      const head = ledger([freeze(id, { approved_by: "bob" })], [], approval);
+      expect(selfCodes(run({ base, head, authors }))).toEqual([
+        [
+          id,
+          `the new freeze of ${id} keeps the approval of bob, given to the freeze of t::old that this patch removes (name who approved this change in approved_by), and policy.require_approval is on`,
+        ],
+      ]);
+    }
+    // Another approver, or the old entry kept, is a fresh approval.
+    const carol = ledger([freeze("t::other", { approved_by: "carol" })], [], approval);
+    expect(selfCodes(run({ base, head: carol, authors }))).toEqual([]);
+    const both = ledger(
+      [freeze("t::old", { approved_by: "bob" }), freeze("t::other", { approved_by: "bob" })],
+      [],
+      approval,
+    );
+    expect(selfCodes(run({ base, head: both, authors }))).toEqual([]);
+  });
+
   it("fails closed when git could not say who made the change", () => {
     const fs = run({
       base: ledger([], [], approval),
