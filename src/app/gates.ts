@@ -603,6 +603,11 @@ export async function runLockGate(ctx: GateContext, opts: LockGateOptions): Prom
       if (!(error instanceof InputError)) throw error;
     }
     for (const h of hits) paths.add(h);
+    if (hits.length > 0) {
+      notes.push(
+        `the merge base's policy.generator_lock still locks "${entry}" in this patch: keep its files in ${lockLabel} as the merge base had them (freezegate lock writes this patch's own entries only), and drop them in the next patch`,
+      );
+    }
     if (hits.length === 0) {
       findings.push({
         gate: "lock",

@@ -476,6 +476,32 @@ describe("lock and lock --check", () => {
     }
   });
 
+  it("unlocking a generator: the patch that drops its entry keeps its lines, and is told so", () => {
+    // Review 25: after `freezegate lock` in that patch the gate failed with "newly locked",
+    // and running lock again changed nothing; the note says what to keep.
+    repo.git("checkout", "-q", "-b", "unlock", "main");
+    try {
+      repo.write(
+        "freeze-ledger.json",
+        ledgerText([], { generator_lock: policy.generator_lock.slice(1) }),
+      );
+      repo.commit("stop locking strategies.py");
+      const kept = runCli(["lock", "--check", "--base", "main"], { cwd: repo.dir });
+      expect(kept.stdout).toContain(
+        "note: the merge base's policy.generator_lock still locks \"tests/properties/strategies.py\" in this patch: keep its files in property-lock.json as the merge base had them (freezegate lock writes this patch's own entries only), and drop them in the next patch",
+      );
+      expect(kept.status).toBe(0);
+      expect(runCli(["lock"], { cwd: repo.dir }).status).toBe(0);
+      repo.commit("re-lock");
+      const relocked = runCli(["lock", "--check", "--base", "main"], { cwd: repo.dir });
+      expect(relocked.stdout).toContain("newly locked: tests/properties/strategies.py");
+      expect(relocked.stdout).toContain("keep its files in property-lock.json");
+      expect(relocked.status).toBe(1);
+    } finally {
+      repo.git("checkout", "-q", "main");
+    }
+  });
+
   it("lock-moved when the lock file is missing", () => {
     repo.git("checkout", "-q", "main");
     repo.remove("property-lock.json");
