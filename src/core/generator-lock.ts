@@ -6,7 +6,8 @@
 //
 // Lock file: {"version": 1, "fingerprint": "sha256:<hex>", "files": {"<path>": "sha256:<hex>"}}
 // The fingerprint is sha256 over, for each path in byte order of its UTF-8 form, the line
-// "<path>\0<file hash>\n"; per-file hashes let a message name what moved.
+// "<path>\0<file hash>\n"; per-file hashes let a message name what moved. A text file is hashed
+// with CRLF read as LF (hashBytes): the lock holds on checkouts of either line ending.
 
 import { createHash } from "node:crypto";
 import { InputError } from "./errors.js";
@@ -24,8 +25,23 @@ export interface LockFile {
 
 const HASH = /^sha256:[0-9a-f]{64}$/;
 
+/**
+ * A file's hash as the lock records it: of its text with every CRLF read as LF, so that a
+ * checkout that converts line endings (core.autocrlf on Windows) locks what git stores; a
+ * file holding a NUL byte is binary and hashed as it is.
+ */
 export function hashBytes(content: Uint8Array): string {
-  return `sha256:${createHash("sha256").update(content).digest("hex")}`;
+  const hash = createHash("sha256");
+  if (content.includes(0) || !content.includes(13))
+    return `sha256:${hash.update(content).digest("hex")}`;
+  let start = 0;
+  for (let i = content.indexOf(13); i >= 0; i = content.indexOf(13, i + 1)) {
+    if (content[i + 1] !== 10) continue;
+    hash.update(content.subarray(start, i));
+    start = i + 1;
+  }
+  hash.update(content.subarray(start));
+  return `sha256:${hash.digest("hex")}`;
 }
 
 function byteOrder(a: string, b: string): number {

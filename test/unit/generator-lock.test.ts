@@ -60,6 +60,20 @@ describe("buildLock", () => {
     expect(buildLock(moved).fingerprint).not.toBe(buildLock(files()).fingerprint);
   });
 
+  it("holds across line endings: CRLF reads as LF in text, never in a binary file", () => {
+    // Review 25: a lock written in a core.autocrlf checkout failed on Linux CI, and back.
+    const crlf = files({ [STRATEGIES]: "amounts = st.lists(st.integers())\r\n\r\nx = 1\r\n" });
+    const lf = files({ [STRATEGIES]: "amounts = st.lists(st.integers())\n\nx = 1\n" });
+    expect(buildLock(crlf)).toEqual(buildLock(lf));
+    // A lone CR is no line end, and a real edit still moves the lock.
+    expect(hashBytes(enc("a\rb\n"))).not.toBe(hashBytes(enc("a\nb\n")));
+    expect(hashBytes(enc("a\r\nb"))).toBe(hashBytes(enc("a\nb")));
+    expect(hashBytes(enc("a\r\nc"))).not.toBe(hashBytes(enc("a\nb")));
+    // Bytes with a NUL are binary: hashed as they are.
+    const binary = Buffer.from([0, 13, 10, 65]);
+    expect(hashBytes(binary)).toBe(`sha256:${createHash("sha256").update(binary).digest("hex")}`);
+  });
+
   it("refuses to fingerprint nothing", () => {
     expect(() => buildLock(new Map())).toThrow(InputError);
   });
