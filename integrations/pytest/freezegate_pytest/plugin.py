@@ -298,6 +298,9 @@ class FreezegatePlugin:
         self.deselected_frozen: Set[str] = set()
         # nodeid -> freeze, for the items this process runs (marks and report changes).
         self.local_applied: Dict[str, Freeze] = {}
+        # Frozen items whose teardown also finalizes a wider scope (the last test of its
+        # class, module or session): a failure there may be a shared fixture's, not theirs.
+        self.wider_teardown: Set[str] = set()
         # What the record says (filled by the reporting process).
         self.final_ids: Optional[List[str]] = None
         self.applied: Dict[str, Freeze] = {}
@@ -462,6 +465,16 @@ class FreezegatePlugin:
         finally:
             self.inputs.current = None
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_teardown(self, item: pytest.Item, nextitem: Any) -> None:
+        if item.nodeid not in self.local_applied:
+            return
+        # pytest tears down every node of the item's chain the next item does not share:
+        # more than the item itself means class, module or session fixtures end here.
+        kept = set(nextitem.listchain()) if nextitem is not None else set()
+        if any(node not in kept for node in item.listchain()[:-1]):
+            self.wider_teardown.add(item.nodeid)
+
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Any:
         test = getattr(item, "obj", None)
@@ -481,6 +494,11 @@ class FreezegatePlugin:
             return
         report = outcome.get_result()
         # Plain attributes of a report travel with it from an xdist worker to the controller.
+        if report.when == "teardown" and report.failed and item.nodeid in self.wider_teardown:
+            # A class, module or session fixture's finalizer may have failed here, about the
+            # live tests that shared it: the failure stands (fail closed), an error of the
+            # session rather than an outcome of the frozen test.
+            return
         report.freezegate_phase = _phase_outcome(report)
         if self.mode == "run" and report.failed:
             report.freezegate_failure = _crash_line(report)

@@ -149,6 +149,52 @@ def test_setup_breaks(broken):
     }
 
 
+def test_a_shared_fixture_failing_in_the_last_frozen_tests_teardown_is_not_muted(pytester):
+    # pytest finalizes a module fixture in the teardown of the module's last test: when that
+    # test is frozen, its failure (about the live tests that share the fixture) was muted and
+    # the session passed (review 25, governance 4). A frozen test's own fixture stays muted.
+    pytester.makepyfile(
+        test_shared="""
+import pytest
+
+@pytest.fixture(scope="module")
+def shared():
+    state = {"balance": 100}
+    yield state
+    assert state["balance"] == 100, "a test leaked a change"
+
+@pytest.fixture
+def own():
+    yield
+    raise RuntimeError("own teardown broke")
+
+def test_live_leaks(shared):
+    shared["balance"] += 5
+
+def test_frozen_own(own):
+    pass
+
+def test_frozen_last(shared):
+    pass
+""",
+        test_z="def test_after():\n    pass\n",
+    )
+    write_ledger(
+        pytester,
+        freeze("test_shared.py::test_frozen_own"),
+        freeze("test_shared.py::test_frozen_last"),
+    )
+    result = run(pytester)
+    assert result.ret == 1, result.stdout.str()
+    result.stdout.fnmatch_lines(["ERROR test_shared.py::test_frozen_last - AssertionError: a test leaked a change*"])
+    assert "ERROR test_shared.py::test_frozen_own" not in result.stdout.str()
+    record = record_of(pytester)
+    assert record["outcomes"] == {
+        "test_shared.py::test_frozen_last": "passed",
+        "test_shared.py::test_frozen_own": "failed",
+    }
+
+
 def test_mode_run_still_fails_on_tests_that_are_not_frozen(pytester):
     pytester.makepyfile(test_a=SUITE + "\ndef test_other():\n    assert False\n")
     write_ledger(pytester, freeze("test_a.py::test_flaky"))
