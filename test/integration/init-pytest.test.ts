@@ -291,6 +291,19 @@ describe("freezegate init pytest", () => {
       { "setup.cfg": "[pytest]\naddopts = -ra\n" },
       "setup.cfg has a [pytest] section, which pytest refuses in setup.cfg",
     ],
+    // pytest 9's TOML configuration: a new pytest.ini would have replaced it (review 25).
+    [
+      { "pyproject.toml": '[tool.pytest]\naddopts = ["-ra"]\ntestpaths = ["tests"]\n' },
+      `pyproject.toml [tool.pytest] is pytest 9's TOML configuration, which freezegate init does not edit (a pytest.ini beside it would replace it) (fix: add "-p", "freezegate_pytest" to its addopts list yourself, then run pytest with the plugin installed)`,
+    ],
+    [
+      { "pytest.toml": '[pytest]\naddopts = ["-ra"]\n' },
+      "pytest.toml is pytest 9's TOML configuration, which freezegate init does not edit",
+    ],
+    [
+      { ".pytest.toml": '[pytest]\naddopts = ["-ra"]\n', "tox.ini": "[pytest]\naddopts = -ra\n" },
+      ".pytest.toml is pytest 9's TOML configuration",
+    ],
   ])("refuses what it cannot edit safely, writing nothing (%#)", (files, message) => {
     const repo = project(files as Record<string, string>);
     const before = snapshot(repo.dir);

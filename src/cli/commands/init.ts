@@ -339,7 +339,29 @@ function iniOptions(doc: Toml): Toml | undefined {
 
 /** Whether a pyproject.toml configures pytest (pytest 7 ignores it otherwise). */
 export function pyprojectConfiguresPytest(text: string, label: string): boolean {
-  return iniOptions(parseTomlFile(text, label)) !== undefined;
+  const doc = parseTomlFile(text, label);
+  const tool = doc.tool as Toml | undefined;
+  const pytest = tool && typeof tool === "object" ? (tool.pytest as Toml | undefined) : undefined;
+  // pytest 9's native [tool.pytest] table (keys beside ini_options): a new pytest.ini would
+  // replace it, and its TOML dialect is not ours to edit.
+  if (
+    pytest &&
+    typeof pytest === "object" &&
+    Object.keys(pytest).some((k) => k !== "ini_options")
+  ) {
+    throw nativeToml(`${label} [tool.pytest]`);
+  }
+  return iniOptions(doc) !== undefined;
+}
+
+/** pytest 9's TOML configuration: init says what to add instead of editing it. */
+function nativeToml(where: string): ConfigError {
+  return new ConfigError(
+    `${where} is pytest 9's TOML configuration, which freezegate init does not edit (a pytest.ini beside it would replace it)`,
+    {
+      fix: 'add "-p", "freezegate_pytest" to its addopts list yourself, then run pytest with the plugin installed',
+    },
+  );
 }
 
 /** The arguments pytest takes from a TOML addopts value (a string is shlex-split). */
@@ -634,6 +656,10 @@ export function findPytestConfig(
 ): FoundConfig | null {
   let current = dir;
   for (;;) {
+    // pytest 9 looks for these first, and takes their TOML dialect: not ours to edit.
+    for (const name of ["pytest.toml", ".pytest.toml"]) {
+      if (existsSync(join(current, name))) throw nativeToml(label(join(current, name)));
+    }
     for (const kind of CONFIG_NAMES) {
       const path = join(current, kind);
       let text: string;
