@@ -330,8 +330,9 @@ function decoratorsAbove(lines: readonly string[], at: number): string[] {
  * fixture named test* (`test_client`), but coverage.py's test_function starts a context for it
  * when it runs between tests, as the setup of the test that asked for it. A decorator counts
  * when it is pytest's fixture or a name the file assigns from it (`module_fixture =
- * pytest.fixture(scope="module")`). `file::name` is the last unindented def of that name (the
- * one Python binds). For `file::Class::name` the class body is not read here (nested and
+ * pytest.fixture(scope="module")`, or `from pytest import fixture as fx`). `file::name` is the
+ * last unindented def of that name (the one Python binds); without one (a def under `if` or
+ * `try`), every def of that name decides. For `file::Class::name` the class body is not read here (nested and
  * repeated classes, strings at column 0): every def of that name in the file decides, and a
  * file where some are fixtures and some not is "unknown".
  */
@@ -341,23 +342,34 @@ function fixtureKind(text: string, id: string): "fixture" | "test" | "unknown" {
   const lines = text.split(/\r?\n|\r/);
   const aliases = [
     ...text.matchAll(/^([A-Za-z_]\w*)[ \t]*=[ \t]*(?:[A-Za-z_][\w.]*\.)?fixture\b/gm),
+    // `from pytest import fixture as fx`
+    ...text.matchAll(
+      /^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t(][^\n]*?\bfixture[ \t]+as[ \t]+([A-Za-z_]\w*)/gm,
+    ),
   ].map((m) => m[1] as string);
   const isFixture = (decorator: string) =>
     FIXTURE_DECORATOR.test(decorator) ||
     aliases.some((a) => new RegExp(`^@[ \\t]*${a}\\b`).test(decorator));
   const def = new RegExp(`^([ \\t]*)(?:async[ \\t]+)?def[ \\t]+${name}[ \\t]*\\(`);
   const kinds: boolean[] = [];
+  /** Defs of the name at any indentation, for a module-level name defined under if or try. */
+  const indented: boolean[] = [];
   for (let i = 0; i < lines.length; i++) {
     const m = def.exec(lines[i] as string);
     if (m === null) continue;
     const moduleLevel = (m[1] as string) === "";
+    const fixture = decoratorsAbove(lines, i).some(isFixture);
+    if (!moduleLevel) indented.push(fixture);
     if (parts.length > 2 === moduleLevel) continue;
-    kinds.push(decoratorsAbove(lines, i).some(isFixture));
+    kinds.push(fixture);
   }
-  if (kinds.length === 0) return "test";
-  if (parts.length <= 2) return kinds.at(-1) ? "fixture" : "test";
-  if (kinds.every((k) => k)) return "fixture";
-  return kinds.some((k) => k) ? "unknown" : "test";
+  if (parts.length <= 2 && kinds.length > 0) return kinds.at(-1) ? "fixture" : "test";
+  // No unindented def: the module binds one under an `if` or `try` (or the name is also a
+  // method's); every such def decides, as in a class.
+  const judged = parts.length <= 2 ? indented : kinds;
+  if (judged.length === 0) return "test";
+  if (judged.every((k) => k)) return "fixture";
+  return judged.some((k) => k) ? "unknown" : "test";
 }
 
 function sourceFacts(modules: ModuleIndex): SourceFacts {

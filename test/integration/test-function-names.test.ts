@@ -271,6 +271,42 @@ describePython("test_function names mapped to node ids", () => {
     expect(r.status).toBe(1);
   });
 
+  it("reads a fixture defined under try, or through `fixture as fx`, as outside tests", () => {
+    // Review 25: a module-level fixture under try/if (no unindented def) and an imported
+    // alias of the decorator read as live tests, and line 3 as "defended".
+    const repo = recorded({
+      "conftest.py": SYS_PATH,
+      "tests/test_api.py": [
+        "import pytest",
+        "from pytest import fixture as fx",
+        "import lib",
+        "",
+        "try:",
+        "    import json",
+        "",
+        "    @pytest.fixture",
+        "    def test_value():",
+        "        return lib.f(4)",
+        "except ImportError:",
+        "    pass",
+        "",
+        "@fx",
+        "def test_other():",
+        "    return lib.f(4)",
+        "",
+        "def test_four(test_value, test_other):",
+        "    assert test_value == test_other == 4",
+        "",
+      ].join("\n"),
+    });
+    expect(truth(repo, "lib.py")["3"]).toEqual(["test_api.test_other", "test_api.test_value"]);
+    const r = audit(repo, ["tests/test_api.py::test_four"], ["--fail-on", "uncovered"]);
+    expect(r.stdout).toContain("line data, 1 test)");
+    expect(r.stdout).toContain("UNCOVERED 2-3: ran only outside tests (import time)");
+    expect(r.stdout).toContain("summary: 0 defended, 0 shadowed");
+    expect(r.status).toBe(1);
+  });
+
   it("refuses a method name its file defines in classes both as a fixture and as a test", () => {
     const repo = recorded({
       "conftest.py": SYS_PATH,
