@@ -618,6 +618,12 @@ export function indexContexts(
         cache.set(raw, { raw, testId: candidates[0] as string, phase: null });
         mappedTests++;
       } else {
+        // A fixture named test* in a module pytest does not collect (a pytest_plugins module,
+        // a helper base class): outside tests, as a fixture in a test module is.
+        if (source.fixture(candidates[0] as string) === "fixture") {
+          skippedHelpers++;
+          continue;
+        }
         const reason = (kinds[0] as { refuse: string }).refuse;
         uncertain.push(`"${raw}" -> ${candidates[0]} (${reason})`);
       }

@@ -307,6 +307,38 @@ describePython("test_function names mapped to node ids", () => {
     expect(r.status).toBe(1);
   });
 
+  it("reads a test* fixture of a pytest_plugins module or a base class as outside tests", () => {
+    // Review 25: both were refused as "an inherited test method" (exit 2).
+    for (const [files, frozen] of [
+      [
+        {
+          "tests/conftest.py": `${SYS_PATH}pytest_plugins = ["fixtures_lib"]\n`,
+          "tests/fixtures_lib.py":
+            "import pytest\nimport lib\n\n\n@pytest.fixture\ndef test_value():\n    return lib.f(4)\n",
+          "tests/test_api.py":
+            "import lib\n\n\ndef test_four(test_value):\n    assert test_value == 4\n\n\ndef test_one():\n    assert lib.f(1) == 1\n",
+        },
+        "tests/test_api.py::test_four",
+      ],
+      [
+        {
+          "tests/conftest.py": SYS_PATH,
+          "tests/base.py":
+            "import pytest\nimport lib\n\n\nclass Base:\n    @pytest.fixture\n    def test_value(self):\n        return lib.f(4)\n",
+          "tests/test_api.py":
+            "import lib\nfrom base import Base\n\n\nclass TestApi(Base):\n    def test_four(self, test_value):\n        assert test_value == 4\n\n\ndef test_one():\n    assert lib.f(1) == 1\n",
+        },
+        "tests/test_api.py::TestApi::test_four",
+      ],
+    ] as const) {
+      const repo = recorded({ "conftest.py": SYS_PATH, ...files });
+      const r = audit(repo, [frozen], ["--fail-on", "uncovered"]);
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toContain("UNCOVERED 3: ran only outside tests (import time)");
+      expect(r.status).toBe(1);
+    }
+  });
+
   it("refuses a method name its file defines in classes both as a fixture and as a test", () => {
     const repo = recorded({
       "conftest.py": SYS_PATH,
