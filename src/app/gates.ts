@@ -327,8 +327,8 @@ export interface WitnessGateOptions {
    * not change.
    */
   muted?: { ids: readonly string[]; label: string };
-  /** Tests the run skipped (in the coverage data without a run phase): as muted ones. */
-  skipped?: readonly string[];
+  /** Tests a skip stopped in the run (the applied record): as muted ones. */
+  skipped?: { ids: readonly string[]; label: string };
 }
 
 /** The properties' checks and witnesses among `quiet`, sorted. */
@@ -337,14 +337,14 @@ function mutedWitnesses(ledger: Ledger, quiet: ReadonlyMap<string, string>): str
   return [...new Set(named.filter((id) => quiet.has(id)))].sort();
 }
 
-const SKIPPED = "was skipped in the run (the coverage data has no run phase for it)";
+const SKIPPED = "was skipped in the run";
 const MUTED = "is muted by an xfail outside the ledger";
 
 export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions): Promise<GateRun> {
   const notes: string[] = [];
   // Witnesses that witnessed nothing in the run although no freeze names them.
   const muted = new Map<string, string>([
-    ...(opts.skipped ?? []).map((id): [string, string] => [id, SKIPPED]),
+    ...(opts.skipped?.ids ?? []).map((id): [string, string] => [id, SKIPPED]),
     ...(opts.muted?.ids ?? []).map((id): [string, string] => [id, MUTED]),
   ]);
   let patch: PatchLedger | null = null;
@@ -420,7 +420,7 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
     notes.push(`tests an xfail outside the ledger muted (${opts.muted?.label}) count as frozen`);
   }
   if (quiet.some((id) => muted.get(id) === SKIPPED)) {
-    notes.push("tests the run skipped (no run phase in the coverage data) count as frozen");
+    notes.push(`tests a skip stopped in the run (${opts.skipped?.label}) count as frozen`);
   }
   const findings = checkWitnesses(ledger, frozenIds(ledger), known, muted);
   return { result: result("witness", ledger, findings), notes };

@@ -103,8 +103,6 @@ export interface AuditRequest {
    * nothing. `label` says where they come from.
    */
   alsoFrozen?: { ids: readonly string[]; label: string };
-  /** Tests to look up in the data: those of them that are there without a run phase (skipped) are `AuditRun.withoutRun`. */
-  askWithoutRun?: readonly string[];
   pathMap: PathRule[];
   testGlobs: string[];
   sourceGlobs: string[];
@@ -163,8 +161,6 @@ export interface AuditRun {
   sources: Map<string, string>;
   /** When the patch changed the config's settings: judged by the stricter of both. */
   settingsChange: SettingsChange | null;
-  /** Of the request's askWithoutRun, the tests in the data that never ran their body, sorted. */
-  withoutRun: string[];
 }
 
 /** A patch; from a user's diff, also that diff as parsed (with its shown lines), for the checks. */
@@ -1568,10 +1564,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         ),
       ),
     ];
-    const asked = [...new Set(request.askWithoutRun ?? [])];
-    if (alsoIds.length + asked.length > 0) contexts.preloadTests?.([...alsoIds, ...asked]);
-    const inData = asked.filter((id) => contexts.hasTest(id));
-    const withoutRun = inData.length === 0 ? [] : testsWithoutRun(inData).sort();
+    if (alsoIds.length > 0) contexts.preloadTests?.(alsoIds);
     const also = alsoIds.filter((id) => !resolution.frozenTests.has(id) && contexts.hasTest(id));
     const frozenTests =
       also.length === 0 ? resolution.frozenTests : new Set([...resolution.frozenTests, ...also]);
@@ -1761,7 +1754,6 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       audit,
       sources: new Map(prepared.map(({ change, text }) => [change.path, text])),
       settingsChange: stricter?.change ?? null,
-      withoutRun,
     };
   } finally {
     coverage.close();

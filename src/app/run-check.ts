@@ -191,16 +191,6 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
     root: ctx.root,
     patch: { kind: "range", base: request.base },
     frozen: ctx.ledgerPath,
-    // A witness the run skipped witnessed nothing (the witness gate judges it as frozen),
-    // nor did one the patch removes (the merge base's properties are judged too).
-    askWithoutRun: [
-      ...new Set(
-        [patch.ledger, ...(patch.base !== null && patch.base !== "unreadable" ? [patch.base] : [])]
-          .flatMap((l) => l.properties)
-          .flatMap((p) => [p.check, ...p.witnessed_by])
-          .filter((id) => id !== ""),
-      ),
-    ],
     // A test an xfail mutes defends nothing, whoever put the marker there (a conftest.py
     // of the patch): judged as frozen.
     ...(thisRun?.record.muted?.length
@@ -264,7 +254,14 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
         ...(thisRun?.record.muted?.length
           ? { muted: { ids: thisRun.record.muted, label: `the applied record ${thisRun.label}` } }
           : {}),
-        skipped: audit.withoutRun,
+        ...(thisRun?.record.skipped?.length
+          ? {
+              skipped: {
+                ids: thisRun.record.skipped,
+                label: `the applied record ${thisRun.label}`,
+              },
+            }
+          : {}),
       }),
     ),
   );

@@ -71,6 +71,11 @@ export interface AppliedRecord {
    * dropped by a hook): they leave no coverage context. Absent: the record does not say.
    */
   deselectedFrozen?: string[];
+  /**
+   * Node ids the run did not freeze that a skip stopped (a marker, or pytest.skip() in the
+   * body): they witnessed nothing. Absent: the record does not say.
+   */
+  skipped?: string[];
 }
 
 const RECORD_KEYS = [
@@ -84,7 +89,7 @@ const RECORD_KEYS = [
   "outcomes",
 ] as const;
 /** Keys a record may leave out (older plugins wrote none of them). */
-const OPTIONAL_RECORD_KEYS = ["muted", "deselected_frozen"] as const;
+const OPTIONAL_RECORD_KEYS = ["muted", "deselected_frozen", "skipped"] as const;
 const ALL_RECORD_KEYS: readonly string[] = [...RECORD_KEYS, ...OPTIONAL_RECORD_KEYS];
 const SHA1_OR_256 = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const SHA256 = /^[0-9a-f]{64}$/;
@@ -202,6 +207,7 @@ export function parseAppliedRecord(value: unknown, label: string): AppliedRecord
     outcomes,
     ...("muted" in value ? { muted: ids("muted") } : {}),
     ...("deselected_frozen" in value ? { deselectedFrozen: ids("deselected_frozen") } : {}),
+    ...("skipped" in value ? { skipped: ids("skipped") } : {}),
   };
 }
 

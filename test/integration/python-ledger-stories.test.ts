@@ -154,6 +154,7 @@ describePython("examples/python-ledger: the five stories", () => {
       expired: [],
       outcomes: { [FLAKY]: "failed" },
       muted: [],
+      skipped: [],
       deselected_frozen: [],
     });
     const samples = readJson(join(tree(1), ".freezegate/samples.json")) as {

@@ -78,7 +78,7 @@ describe("parseAppliedRecord: muted and deselected_frozen", () => {
 
   it("still refuses unknown keys, and names the new ones as allowed", () => {
     expect(refusal(raw({ xfailed: [] }))).toBe(
-      'applied record applied.json: $ has an unknown key "xfailed" (allowed: version, tool, commit, ledger, mode, applied, expired, outcomes, muted, deselected_frozen)',
+      'applied record applied.json: $ has an unknown key "xfailed" (allowed: version, tool, commit, ledger, mode, applied, expired, outcomes, muted, deselected_frozen, skipped)',
     );
   });
 });

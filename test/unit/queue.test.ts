@@ -136,7 +136,7 @@ describe("parseAppliedRecord", () => {
       delete value[key];
       expect(refusal(value)).toBe(`applied record applied.json: $ has no "${key}"`);
     }
-    expect(refusal({ ...valid(), skipped: [] })).toMatch(/\$ has an unknown key "skipped"/);
+    expect(refusal({ ...valid(), passed: [] })).toMatch(/\$ has an unknown key "passed"/);
     expect(refusal({ ...valid(), tool: "" })).toMatch(/\$\.tool is ""/);
     expect(refusal({ ...valid(), commit: "abc123" })).toMatch(
       /\$\.commit is "abc123", not a full lowercase commit id or null/,

@@ -106,6 +106,7 @@ def merge_with_earlier(
         expired=sorted(ids(before.get("expired")) | set(record["expired"])),
         outcomes={k: outcomes[k] for k in sorted(outcomes)},
         muted=sorted(ids(before.get("muted")) | set(record["muted"])),
+        skipped=sorted(ids(before.get("skipped")) | set(record["skipped"])),
         deselected_frozen=sorted(deselected),
     )
     this_run = set(ran)
@@ -173,6 +174,7 @@ def applied_record(
     outcomes: Mapping[str, str],
     muted: Iterable[str],
     deselected_frozen: Iterable[str],
+    skipped: Iterable[str] = (),
 ) -> Dict[str, Any]:
     """The applied record (docs/merge-queue.md).
 
@@ -181,7 +183,9 @@ def applied_record(
     so ``freezegate check`` counts them as frozen. ``deselected_frozen``: tests the ledger
     freezes that this session collected but did not run (deselected, or dropped from the
     items): they leave no coverage context, so their lines would read "uncovered", not
-    "shadowed"; ``check`` refuses such a run.
+    "shadowed"; ``check`` refuses such a run. ``skipped``: tests this run did not freeze that a
+    skip stopped (a marker, or ``pytest.skip()`` in the body): they witness nothing, so
+    ``check`` counts a skipped witness of a property as frozen.
     """
     return {
         "version": RECORD_VERSION,
@@ -193,6 +197,7 @@ def applied_record(
         "expired": sorted(expired),
         "outcomes": {nodeid: outcomes[nodeid] for nodeid in sorted(outcomes)},
         "muted": sorted(set(muted)),
+        "skipped": sorted(set(skipped)),
         "deselected_frozen": sorted(set(deselected_frozen)),
     }
 

@@ -312,6 +312,8 @@ class FreezegatePlugin:
         # Tests an xfail turned into xfailed or xpassed (reports with wasxfail): their failures
         # cannot fail the run. The frozen ones among them are the plugin's own doing.
         self.xfail_reported: Set[str] = set()
+        # Tests a skip (a marker, or pytest.skip() in the body) stopped: they witnessed nothing.
+        self.skip_reported: Set[str] = set()
         self.channel: Optional[Path] = None
         self.written = False
         self.not_written = ""
@@ -510,6 +512,8 @@ class FreezegatePlugin:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if getattr(report, "wasxfail", None) is not None and not report.failed:
             self.xfail_reported.add(report.nodeid)
+        elif report.skipped:
+            self.skip_reported.add(report.nodeid)
         if report.failed:
             self.not_passed.add(report.nodeid)
         elif report.when == "call" and report.passed:
@@ -578,6 +582,12 @@ class FreezegatePlugin:
         """Tests an xfail this plugin did not apply muted: they defend nothing either."""
         return sorted(n for n in self.xfail_reported if n not in self.applied)
 
+    def _skipped(self) -> List[str]:
+        """Tests a skip this plugin did not apply stopped: they witnessed nothing."""
+        return sorted(
+            n for n in self.skip_reported if n not in self.applied and n not in self.xfail_reported
+        )
+
     def _write(self) -> None:
         root = self.config.rootpath
         top, commit = git_facts(root)
@@ -597,6 +607,7 @@ class FreezegatePlugin:
             expired=[f.test_id for f in self.expired],
             outcomes={k: v for k, v in self.outcomes.items() if k in self.applied},
             muted=self._muted(),
+            skipped=self._skipped(),
             # A frozen test the session never reached (pytest.exit, -x) left no coverage
             # either: not run, like a deselected one.
             deselected_frozen=self.deselected_frozen

@@ -342,6 +342,40 @@ def test_a_ledger_with_a_byte_order_mark_is_read_as_the_cli_reads_it(pytester):
     assert record["ledger"]["sha256"] == sha256_of(ledger)
 
 
+def test_the_record_lists_tests_a_skip_stopped_that_no_freeze_applies_to(pytester):
+    # check counts a skipped witness of a property as frozen (review 26): a marker, a skip in
+    # the body, and a frozen test skipped by mode skip (listed under applied, not here).
+    pytester.makepyfile(
+        test_a="""
+import pytest
+
+@pytest.mark.skip(reason="later")
+def test_marked():
+    pass
+
+def test_in_body():
+    pytest.skip("not today")
+
+@pytest.mark.xfail(reason="known", strict=False)
+def test_known():
+    assert False
+
+def test_flaky():
+    pass
+
+def test_plain():
+    pass
+"""
+    )
+    write_ledger(pytester, freeze("test_a.py::test_flaky"))
+    result = run(pytester, "--freezegate-mode", "skip")
+    assert result.ret == 0, result.stdout.str()
+    record = record_of(pytester)
+    assert record["skipped"] == ["test_a.py::test_in_body", "test_a.py::test_marked"]
+    assert record["muted"] == ["test_a.py::test_known"]
+    assert record["applied"] == ["test_a.py::test_flaky"]
+
+
 def test_the_applied_record_names_commit_ledger_hash_mode_and_tests(pytester):
     pytester.makepyfile(test_a=SUITE)
     ledger = write_ledger(pytester, freeze("test_a.py::test_flaky"), freeze("test_a.py::test_plain", expires="2026-10-01"))
@@ -354,7 +388,8 @@ def test_the_applied_record_names_commit_ledger_hash_mode_and_tests(pytester):
     raw = (pytester.path / ".freezegate" / "applied.json").read_text(encoding="utf-8")
     record = json.loads(raw)
     assert list(record) == [
-        "version", "tool", "commit", "ledger", "mode", "applied", "expired", "outcomes", "muted", "deselected_frozen"
+        "version", "tool", "commit", "ledger", "mode", "applied", "expired", "outcomes", "muted", "skipped",
+        "deselected_frozen",
     ]
     assert record == {
         "version": 1,
@@ -366,6 +401,7 @@ def test_the_applied_record_names_commit_ledger_hash_mode_and_tests(pytester):
         "expired": ["test_a.py::test_plain"],
         "outcomes": {"test_a.py::test_flaky": "failed"},
         "muted": [],
+        "skipped": [],
         "deselected_frozen": [],
     }
     assert raw.endswith("\n")
