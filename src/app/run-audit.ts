@@ -1038,8 +1038,9 @@ function globsUnderTestRoot(globs: readonly string[], prefix: string): (path: st
  * A changed module the data holds without a single executed line, while a test file imports
  * it in a statement that ran: importing runs its top-level lines, so the tests ran another
  * copy of it (an installed package outside `--cov=.`). Its changed lines would read
- * "uncovered", which passes by default: exit 2 instead. A module whose package's
- * `__init__.py` ran in the data was simply not imported: the checkout's package was.
+ * "uncovered", which passes by default: exit 2 instead. A module of a package another module
+ * of which ran in the data (its __init__.py, a sibling, a module of a package above it) was
+ * simply not imported: the checkout's package was.
  */
 export function refuseUnexecutedImported(
   root: string,
@@ -1051,11 +1052,28 @@ export function refuseUnexecutedImported(
   if (candidates.length === 0) return;
   const tests = [...toData.keys()].filter(isTestFile);
   const importerOf = importers(root, tests, toData, executedOf);
+  // Measured files by directory ("pkg/sub/"), for the packages that hold a candidate.
+  const byDir = new Map<string, string[]>();
+  for (const [path, data] of toData) {
+    const dir = path.slice(0, path.lastIndexOf("/") + 1);
+    byDir.set(dir, [...(byDir.get(dir) ?? []), data]);
+  }
+  /** Did a module of a package holding `path` (its own, or one above it) run from the checkout? */
+  const packageRan = (path: string): boolean => {
+    const own = toData.get(path);
+    let dir = path.slice(0, path.lastIndexOf("/") + 1);
+    // A directory without __init__.py may be a namespace package, whose portions can come
+    // from different places: no evidence there.
+    while (dir !== "" && fileExists(join(root, dir, "__init__.py"))) {
+      for (const data of byDir.get(dir) ?? []) {
+        if (data !== own && executedOf(data).size > 0) return true;
+      }
+      dir = dir.slice(0, dir.slice(0, -1).lastIndexOf("/") + 1);
+    }
+    return false;
+  };
   for (const path of candidates) {
-    const slash = path.lastIndexOf("/");
-    const init = `${path.slice(0, slash + 1)}__init__.py`;
-    const initData = init === path ? undefined : toData.get(init);
-    if (initData !== undefined && executedOf(initData).size > 0) continue;
+    if (packageRan(path)) continue;
     const importer = importerOf(path);
     if (importer === undefined) continue;
     throw new InputError(
@@ -1157,15 +1175,22 @@ function moduleNames(root: string, path: string): string[] {
 function nearestModule(root: string, test: string, m: string): string | null {
   const parts = m.split(".");
   const dirs = test.split("/").slice(0, -1);
-  for (let depth = dirs.length; depth >= 0; depth--) {
-    for (const base of [dirs.slice(0, depth), [...dirs.slice(0, depth), "src"]]) {
-      // `from a.b import c` names a.b.c, which may be a name in a/b.py: the longest part first.
-      for (let n = parts.length; n > 0; n--) {
-        const stem = [...base, ...parts.slice(0, n)].join("/");
-        for (const candidate of [`${stem}.py`, `${stem}/__init__.py`]) {
-          if (fileExists(join(root, candidate))) return candidate;
+  // Python takes a module or a regular package wherever it finds one on the path before a
+  // bare directory (a namespace package, or just a tests/pkg/ folder): files first.
+  for (const directories of [false, true]) {
+    for (let depth = dirs.length; depth >= 0; depth--) {
+      for (const base of [dirs.slice(0, depth), [...dirs.slice(0, depth), "src"]]) {
+        // `from a.b import c` names a.b.c, which may be a name in a/b.py: the longest first.
+        for (let n = parts.length; n > 0; n--) {
+          const stem = [...base, ...parts.slice(0, n)].join("/");
+          if (directories) {
+            if (isDirectory(join(root, stem))) return `${stem}/`;
+            continue;
+          }
+          for (const candidate of [`${stem}.py`, `${stem}/__init__.py`]) {
+            if (fileExists(join(root, candidate))) return candidate;
+          }
         }
-        if (isDirectory(join(root, stem))) return `${stem}/`;
       }
     }
   }

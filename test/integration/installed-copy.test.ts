@@ -346,6 +346,59 @@ describePython("installed-copy refusals: what the data says ran (review 25)", ()
     }
   });
 
+  it("an honest run passes untested modules beside an empty __init__.py or in a subpackage", () => {
+    // Review 26: a sibling or a package above that ran shows the checkout's package was
+    // imported, also where __init__.py is empty (nothing of it can run).
+    const r = scenario({
+      files: {
+        "pkg/__init__.py": "",
+        "pkg/calc.py": CALC,
+        "pkg/cli.py": "def main():\n    return 0\n",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/tool.py": "def tool():\n    return 0\n",
+        "tests/test_calc.py":
+          "from pkg import calc\n\n\ndef test_add():\n    assert calc.add(1, 2) == 3\n",
+      },
+      patch: {
+        "pkg/cli.py": "def main():\n    return 1\n",
+        "pkg/sub/tool.py": "def tool():\n    return 1\n",
+      },
+      cov: ["--cov=."],
+      honest: true,
+    });
+    try {
+      const audit = runCli(["audit", "--base", "base"], { cwd: r.dir });
+      expect(audit.stderr).toBe("");
+      expect(audit.stdout).toContain("pkg/cli.py: 1 uncovered");
+      expect(audit.stdout).toContain("pkg/sub/tool.py: 1 uncovered");
+      expect(audit.status).toBe(0);
+      expect(runCli(["doctor", "--base", "base"], { cwd: r.dir }).status).toBe(0);
+    } finally {
+      r.cleanup();
+    }
+  });
+
+  it("tests in a directory named like the package still show the installed copy ran", () => {
+    // Review 26: tests/pkg/ was taken for the package the test imports (a regression).
+    const r = scenario({
+      files: {
+        "pkg/__init__.py": "",
+        "pkg/calc.py": CALC,
+        "tests/pkg/test_calc.py": PKG_TEST,
+      },
+      patch: { "pkg/calc.py": CALC.replace("return a + b", "return b + a") },
+      install: { from: "pkg", name: "pkg" },
+      cov: ["--cov=."],
+    });
+    try {
+      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toContain(
+        "the coverage data holds pkg/calc.py without a single executed line, though tests/pkg/test_calc.py, which ran, imports it",
+      );
+    } finally {
+      r.cleanup();
+    }
+  });
+
   it("an import in a conftest fixture that ran counts, and doctor fails as the audit does", () => {
     const r = scenario({
       files: {
