@@ -398,7 +398,7 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
     const judged = withBaseProperties(ledger, patch.base);
     if (judged.removed.length > 0) {
       notes.push(
-        `the patch removes ${judged.removed.join(", ")} or some of ${judged.removed.length === 1 ? "its" : "their"} witnesses: judged with the merge base's as well (a removal takes effect from the next patch on)`,
+        `the patch removes ${judged.removed.join(", ")}, or some of ${judged.removed.length === 1 ? "its" : "their"} witnesses or ${judged.removed.length === 1 ? "its check" : "their checks"}: judged with the merge base's as well (a removal takes effect from the next patch on)`,
       );
     }
     ledger = judged.ledger;
@@ -422,7 +422,14 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
   if (quiet.some((id) => muted.get(id) === SKIPPED)) {
     notes.push(`tests a skip stopped in the run (${opts.skipped?.label}) count as frozen`);
   }
-  const findings = checkWitnesses(ledger, frozenIds(ledger), known, muted);
+  // A property judged under two checks (see withBaseProperties) says each finding once.
+  const seen = new Set<string>();
+  const findings = checkWitnesses(ledger, frozenIds(ledger), known, muted).filter((f) => {
+    const key = JSON.stringify([f.code, f.propertyId, f.testId, f.message]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
   return { result: result("witness", ledger, findings), notes };
 }
 

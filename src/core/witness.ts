@@ -170,7 +170,8 @@ function key(f: Finding): string {
  * next patch on, as a loosened policy does: otherwise the patch that freezes a property's last
  * witness could delete the property, or swap the witness for another, and pass. A witness the
  * patch adds counts at once (promoting a test into witnessed_by is how a blocked freeze goes
- * on). `removed`: the property ids whose removal was not applied, sorted.
+ * on). A check the patch replaces is judged as well, through a second entry of the property
+ * (dedupe the findings). `removed`: the property ids whose removal was not applied, sorted.
  */
 export function withBaseProperties(
   ledger: Ledger,
@@ -191,6 +192,12 @@ export function withBaseProperties(
     const gone = old.witnessed_by.filter((w) => !now.witnessed_by.includes(w));
     if (gone.length > 0) {
       now.witnessed_by.push(...gone);
+      removed.add(old.id);
+    }
+    if (old.check !== now.check && old.check !== "") {
+      // The check the patch replaces is judged too (freezing it is frozen-property-check):
+      // a second entry of the property, whose findings the caller shows once.
+      properties.push({ ...now, check: old.check });
       removed.add(old.id);
     }
   }

@@ -117,7 +117,7 @@ describe("witness check with hand-written glob freezes", () => {
     const r = witnessCheck();
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe(
-      `error   orphaned-property: property prop.ledger.rejected_is_noop has no live witness left: the freeze of ${REJECTED} took its last witness\n\n${JUDGED}note: the patch removes prop.ledger.rejected_is_noop or some of its witnesses: judged with the merge base's as well (a removal takes effect from the next patch on)\nwitness gate: FAILED (1 error)\n`,
+      `error   orphaned-property: property prop.ledger.rejected_is_noop has no live witness left: the freeze of ${REJECTED} took its last witness\n\n${JUDGED}note: the patch removes prop.ledger.rejected_is_noop, or some of its witnesses or its check: judged with the merge base's as well (a removal takes effect from the next patch on)\nwitness gate: FAILED (1 error)\n`,
     );
     expect(r.status).toBe(1);
     // Deleted in a patch of its own, the property is gone for the next one.

@@ -287,6 +287,15 @@ describe("withBaseProperties: a removal takes effect from the next patch on", ()
     );
     expect(promoted.removed).toEqual([]);
     expect(messages(promoted.ledger)).toEqual([]);
+    // A check the patch replaces is judged too: freezing it is still caught.
+    const swapped = withBaseProperties(
+      ledger([NOOP_CHECK], [{ ...NOOP, check: MORE }, BALANCE]),
+      base,
+    );
+    expect(swapped.removed).toEqual(["prop.noop"]);
+    expect(messages(swapped.ledger)).toContain(
+      `frozen-property-check: property prop.noop's own check ${NOOP_CHECK} is frozen`,
+    );
     // The ledger given is left as it was.
     expect(base.properties).toEqual([NOOP, BALANCE]);
   });
