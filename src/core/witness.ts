@@ -88,7 +88,7 @@ export function checkWitnesses(
         propertyId: property.id,
         message:
           notIds.length > 0
-            ? `property ${property.id} has no witness named by a test id: ${notIds.join(", ")} ${notIds.length === 1 ? "is a glob" : "are globs"}, and witnessed_by lists tests one by one`
+            ? `property ${property.id} has no witness named by a test id: ${notIds.join(", ")} ${notIds.length === 1 ? "is a glob" : "are globs"}, and witnessed_by lists tests one by one${known === null ? " (a test whose own id holds * counts once the suite's tests are known: --collected, or the coverage data)" : ""}`
             : listed.length === 0
               ? `property ${property.id} has no witnesses recorded`
               : `property ${property.id} has no witnesses recorded besides its own check ${property.check}, which is not its witness`,

@@ -103,7 +103,7 @@ describe("witness check with hand-written glob freezes", () => {
     const r = runCli(["witness", "check", "--base", "HEAD~1"], { cwd: repo.dir });
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe(
-      `error   orphaned-property: property prop.ledger.rejected_is_noop has no witness named by a test id: ${glob} is a glob, and witnessed_by lists tests one by one\n\nnote: the ledger freeze-ledger.json changed in HEAD~1...HEAD: judged\nwitness gate: FAILED (1 error)\n`,
+      `error   orphaned-property: property prop.ledger.rejected_is_noop has no witness named by a test id: ${glob} is a glob, and witnessed_by lists tests one by one (a test whose own id holds * counts once the suite's tests are known: --collected, or the coverage data)\n\nnote: the ledger freeze-ledger.json changed in HEAD~1...HEAD: judged\nwitness gate: FAILED (1 error)\n`,
     );
     expect(r.status).toBe(1);
   });

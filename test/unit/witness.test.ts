@@ -66,10 +66,14 @@ describe("checkWitnesses: frozen as the audit resolves it", () => {
     expect(messages(ledger([REJECTED], [mixed]))).toEqual([
       `orphaned-property: property prop.noop has no live witness left: the freeze of ${REJECTED} took its last witness`,
     ]);
-    // A test whose own id holds "*" is that test when the suite's tests are known.
+    // A test whose own id holds "*" is that test when the suite's tests are known; without
+    // them the message says how to make them known.
     const literal = "tests/test_m.py::test_match[*.py]";
     const param: Property = { ...only, witnessed_by: [literal] };
     expect(checkWitnesses(ledger([], [param]), undefined, new Set([literal]))).toEqual([]);
+    expect(messages(ledger([], [param]))).toEqual([
+      `orphaned-property: property prop.noop has no witness named by a test id: ${literal} is a glob, and witnessed_by lists tests one by one (a test whose own id holds * counts once the suite's tests are known: --collected, or the coverage data)`,
+    ]);
   });
 
   it("an exact freeze of the last witness orphans the property (unchanged message)", () => {
