@@ -118,27 +118,23 @@ export function checkWitnesses(
         },
       });
     }
-    const quietCheck = by.has(property.check) ? undefined : silenced.get(property.check);
-    if (quietCheck !== undefined) {
+    const frozenCheck = by.has(property.check);
+    const quietCheck = frozenCheck ? undefined : silenced.get(property.check);
+    if (frozenCheck || quietCheck !== undefined) {
       findings.push({
         gate: "witness",
         code: "frozen-property-check",
         severity: "error",
         propertyId: property.id,
         testId: property.check,
-        message: `property ${property.id}'s own check ${property.check} ${quietCheck}`,
-        details: { silenced: [property.check] },
-      });
-    }
-    if (by.has(property.check)) {
-      findings.push({
-        gate: "witness",
-        code: "frozen-property-check",
-        severity: "error",
-        propertyId: property.id,
-        testId: property.check,
-        message: `property ${property.id}'s own check ${shown(property.check)} is frozen`,
-        ...(by.get(property.check) === property.check ? {} : { details: globs([property.check]) }),
+        message: frozenCheck
+          ? `property ${property.id}'s own check ${shown(property.check)} is frozen`
+          : `property ${property.id}'s own check ${property.check} ${quietCheck}`,
+        ...(!frozenCheck
+          ? { details: { silenced: [property.check] } }
+          : by.get(property.check) === property.check
+            ? {}
+            : { details: globs([property.check]) }),
       });
     }
   }

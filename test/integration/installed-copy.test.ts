@@ -318,152 +318,163 @@ function scenario(opts: {
 }
 
 const PKG_TEST = "from pkg.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n";
+const CALC_CHANGED = CALC.replace("return a + b", "return b + a");
+
+/** `scenario(opts)`, then `check` on it, then the repository is removed. */
+function inScenario(opts: Parameters<typeof scenario>[0], check: (r: TempRepo) => void): void {
+  const r = scenario(opts);
+  try {
+    check(r);
+  } finally {
+    r.cleanup();
+  }
+}
 
 describePython("installed-copy refusals: what the data says ran (review 25)", () => {
   it("an honest run whose tests import the package passes an untested module of it", () => {
     // `from pkg import add` imports pkg, not pkg/cli.py: the checkout's pkg/__init__.py ran,
     // so an unexecuted cli.py was never imported (78c0dcc refused it, naming the fix that
     // had been followed).
-    const r = scenario({
-      files: {
-        "pkg/__init__.py": "from pkg.calc import add\n",
-        "pkg/calc.py": CALC,
-        "pkg/cli.py": "def main():\n    return 0\n",
-        "tests/test_calc.py":
-          "from pkg import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+    inScenario(
+      {
+        files: {
+          "pkg/__init__.py": "from pkg.calc import add\n",
+          "pkg/calc.py": CALC,
+          "pkg/cli.py": "def main():\n    return 0\n",
+          "tests/test_calc.py":
+            "from pkg import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+        },
+        patch: { "pkg/cli.py": "def main():\n    return 1\n" },
+        cov: ["--cov=."],
+        honest: true,
       },
-      patch: { "pkg/cli.py": "def main():\n    return 1\n" },
-      cov: ["--cov=."],
-      honest: true,
-    });
-    try {
-      const audit = runCli(["audit", "--base", "base"], { cwd: r.dir });
-      expect(audit.stderr).toBe("");
-      expect(audit.stdout).toContain("pkg/cli.py: 1 uncovered");
-      expect(audit.status).toBe(0);
-    } finally {
-      r.cleanup();
-    }
+      (r) => {
+        const audit = runCli(["audit", "--base", "base"], { cwd: r.dir });
+        expect(audit.stderr).toBe("");
+        expect(audit.stdout).toContain("pkg/cli.py: 1 uncovered");
+        expect(audit.status).toBe(0);
+      },
+    );
   });
 
   it("an honest run passes untested modules beside an empty __init__.py or in a subpackage", () => {
     // Review 26: a sibling or a package above that ran shows the checkout's package was
     // imported, also where __init__.py is empty (nothing of it can run).
-    const r = scenario({
-      files: {
-        "pkg/__init__.py": "",
-        "pkg/calc.py": CALC,
-        "pkg/cli.py": "def main():\n    return 0\n",
-        "pkg/sub/__init__.py": "",
-        "pkg/sub/tool.py": "def tool():\n    return 0\n",
-        "tests/test_calc.py":
-          "from pkg import calc\n\n\ndef test_add():\n    assert calc.add(1, 2) == 3\n",
+    inScenario(
+      {
+        files: {
+          "pkg/__init__.py": "",
+          "pkg/calc.py": CALC,
+          "pkg/cli.py": "def main():\n    return 0\n",
+          "pkg/sub/__init__.py": "",
+          "pkg/sub/tool.py": "def tool():\n    return 0\n",
+          "tests/test_calc.py":
+            "from pkg import calc\n\n\ndef test_add():\n    assert calc.add(1, 2) == 3\n",
+        },
+        patch: {
+          "pkg/cli.py": "def main():\n    return 1\n",
+          "pkg/sub/tool.py": "def tool():\n    return 1\n",
+        },
+        cov: ["--cov=."],
+        honest: true,
       },
-      patch: {
-        "pkg/cli.py": "def main():\n    return 1\n",
-        "pkg/sub/tool.py": "def tool():\n    return 1\n",
+      (r) => {
+        const audit = runCli(["audit", "--base", "base"], { cwd: r.dir });
+        expect(audit.stderr).toBe("");
+        expect(audit.stdout).toContain("pkg/cli.py: 1 uncovered");
+        expect(audit.stdout).toContain("pkg/sub/tool.py: 1 uncovered");
+        expect(audit.status).toBe(0);
+        expect(runCli(["doctor", "--base", "base"], { cwd: r.dir }).status).toBe(0);
       },
-      cov: ["--cov=."],
-      honest: true,
-    });
-    try {
-      const audit = runCli(["audit", "--base", "base"], { cwd: r.dir });
-      expect(audit.stderr).toBe("");
-      expect(audit.stdout).toContain("pkg/cli.py: 1 uncovered");
-      expect(audit.stdout).toContain("pkg/sub/tool.py: 1 uncovered");
-      expect(audit.status).toBe(0);
-      expect(runCli(["doctor", "--base", "base"], { cwd: r.dir }).status).toBe(0);
-    } finally {
-      r.cleanup();
-    }
+    );
   });
 
   it("tests in a directory named like the package still show the installed copy ran", () => {
     // Review 26: tests/pkg/ was taken for the package the test imports (a regression).
-    const r = scenario({
-      files: {
-        "pkg/__init__.py": "",
-        "pkg/calc.py": CALC,
-        "tests/pkg/test_calc.py": PKG_TEST,
+    inScenario(
+      {
+        files: {
+          "pkg/__init__.py": "",
+          "pkg/calc.py": CALC,
+          "tests/pkg/test_calc.py": PKG_TEST,
+        },
+        patch: { "pkg/calc.py": CALC_CHANGED },
+        install: { from: "pkg", name: "pkg" },
+        cov: ["--cov=."],
       },
-      patch: { "pkg/calc.py": CALC.replace("return a + b", "return b + a") },
-      install: { from: "pkg", name: "pkg" },
-      cov: ["--cov=."],
-    });
-    try {
-      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toContain(
-        "the coverage data holds pkg/calc.py without a single executed line, though tests/pkg/test_calc.py, which ran, imports it",
-      );
-    } finally {
-      r.cleanup();
-    }
+      (r) => {
+        expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toContain(
+          "the coverage data holds pkg/calc.py without a single executed line, though tests/pkg/test_calc.py, which ran, imports it",
+        );
+      },
+    );
   });
 
   it("an import in a conftest fixture that ran counts, and doctor fails as the audit does", () => {
-    const r = scenario({
-      files: {
-        "pkg/__init__.py": "",
-        "pkg/calc.py": CALC,
-        "tests/conftest.py":
-          "import pytest\n\n\n@pytest.fixture\ndef calc():\n    from pkg import calc\n    return calc\n",
-        "tests/test_calc.py": "def test_add(calc):\n    assert calc.add(1, 2) == 3\n",
+    inScenario(
+      {
+        files: {
+          "pkg/__init__.py": "",
+          "pkg/calc.py": CALC,
+          "tests/conftest.py":
+            "import pytest\n\n\n@pytest.fixture\ndef calc():\n    from pkg import calc\n    return calc\n",
+          "tests/test_calc.py": "def test_add(calc):\n    assert calc.add(1, 2) == 3\n",
+        },
+        patch: { "pkg/calc.py": CALC_CHANGED },
+        install: { from: "pkg", name: "pkg" },
+        cov: ["--cov=."],
       },
-      patch: { "pkg/calc.py": CALC.replace("return a + b", "return b + a") },
-      install: { from: "pkg", name: "pkg" },
-      cov: ["--cov=."],
-    });
-    try {
-      const error =
-        "freezegate: error: the coverage data holds pkg/calc.py without a single executed line, though tests/conftest.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
-      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toBe(error);
-      const doctor = runCli(["doctor", "--base", "base"], { cwd: r.dir });
-      expect(doctor.stdout).toContain(
-        "FAIL  freshness: the coverage data holds pkg/calc.py without a single executed line",
-      );
-      expect(doctor.status).toBe(2);
-    } finally {
-      r.cleanup();
-    }
+      (r) => {
+        const error =
+          "freezegate: error: the coverage data holds pkg/calc.py without a single executed line, though tests/conftest.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
+        expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toBe(error);
+        const doctor = runCli(["doctor", "--base", "base"], { cwd: r.dir });
+        expect(doctor.stdout).toContain(
+          "FAIL  freshness: the coverage data holds pkg/calc.py without a single executed line",
+        );
+        expect(doctor.status).toBe(2);
+      },
+    );
   });
 
   it("a root setup.py the data holds without a line does not hide an installed src package", () => {
-    const r = scenario({
-      files: {
-        "setup.py": "from setuptools import setup\n\nsetup()\n",
-        "src/pkg/__init__.py": "",
-        "src/pkg/calc.py": CALC,
-        "tests/test_calc.py": PKG_TEST,
+    inScenario(
+      {
+        files: {
+          "setup.py": "from setuptools import setup\n\nsetup()\n",
+          "src/pkg/__init__.py": "",
+          "src/pkg/calc.py": CALC,
+          "tests/test_calc.py": PKG_TEST,
+        },
+        patch: { "src/pkg/calc.py": CALC_CHANGED },
+        install: { from: "src/pkg", name: "pkg" },
+        cov: ["--cov=."],
       },
-      patch: { "src/pkg/calc.py": CALC.replace("return a + b", "return b + a") },
-      install: { from: "src/pkg", name: "pkg" },
-      cov: ["--cov=."],
-    });
-    try {
-      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toContain(
-        "the coverage data has executed lines in test files only (1, e.g. tests/test_calc.py), not src/pkg/calc.py, which tests/test_calc.py imports",
-      );
-    } finally {
-      r.cleanup();
-    }
+      (r) => {
+        expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toContain(
+          "the coverage data has executed lines in test files only (1, e.g. tests/test_calc.py), not src/pkg/calc.py, which tests/test_calc.py imports",
+        );
+      },
+    );
   });
 
   it("a project directory named calc-lib still gives its package a module name", () => {
-    const r = scenario({
-      files: {
-        "libs/calc-lib/src/pkg/__init__.py": "",
-        "libs/calc-lib/src/pkg/calc.py": CALC,
-        "libs/calc-lib/tests/test_calc.py": PKG_TEST,
+    inScenario(
+      {
+        files: {
+          "libs/calc-lib/src/pkg/__init__.py": "",
+          "libs/calc-lib/src/pkg/calc.py": CALC,
+          "libs/calc-lib/tests/test_calc.py": PKG_TEST,
+        },
+        patch: { "libs/calc-lib/src/pkg/calc.py": CALC_CHANGED },
+        install: { from: "libs/calc-lib/src/pkg", name: "pkg" },
+        cov: ["--cov"],
       },
-      patch: { "libs/calc-lib/src/pkg/calc.py": CALC.replace("return a + b", "return b + a") },
-      install: { from: "libs/calc-lib/src/pkg", name: "pkg" },
-      cov: ["--cov"],
-    });
-    try {
-      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toContain(
-        "not libs/calc-lib/src/pkg/calc.py, which libs/calc-lib/tests/test_calc.py imports",
-      );
-    } finally {
-      r.cleanup();
-    }
+      (r) => {
+        expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toContain(
+          "not libs/calc-lib/src/pkg/calc.py, which libs/calc-lib/tests/test_calc.py imports",
+        );
+      },
+    );
   });
 });
