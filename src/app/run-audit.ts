@@ -1168,17 +1168,21 @@ function moduleNames(root: string, path: string): string[] {
 
 /**
  * The repository file a test's `import m` most likely names: `m` as a module, a package or a
- * namespace directory under the test's own directory or one of the directories above it (or
- * their src/), nearest first, as pytest's rootdir-relative imports and a project's source
+ * namespace directory under the test's basedir (its directory, or the first one above its
+ * packages) or one of the directories above it (or their src/), nearest first, as pytest's rootdir-relative imports and a project's source
  * root find it. A directory is returned with a trailing "/". Null when the checkout has none.
  */
 function nearestModule(root: string, test: string, m: string): string | null {
   const parts = m.split(".");
   const dirs = test.split("/").slice(0, -1);
+  // pytest puts the test's basedir on the path: the first directory above its packages (a
+  // tests/ tree of packages is imported as tests.pkg..., so tests/pkg/ is not `pkg`).
+  let top = dirs.length;
+  while (top > 0 && fileExists(join(root, ...dirs.slice(0, top), "__init__.py"))) top--;
   // Python takes a module or a regular package wherever it finds one on the path before a
   // bare directory (a namespace package, or just a tests/pkg/ folder): files first.
   for (const directories of [false, true]) {
-    for (let depth = dirs.length; depth >= 0; depth--) {
+    for (let depth = top; depth >= 0; depth--) {
       for (const base of [dirs.slice(0, depth), [...dirs.slice(0, depth), "src"]]) {
         // `from a.b import c` names a.b.c, which may be a name in a/b.py: the longest first.
         for (let n = parts.length; n > 0; n--) {

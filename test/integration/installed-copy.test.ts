@@ -390,24 +390,34 @@ describePython("installed-copy refusals: what the data says ran (review 25)", ()
   });
 
   it("tests in a directory named like the package still show the installed copy ran", () => {
-    // Review 26: tests/pkg/ was taken for the package the test imports (a regression).
-    inScenario(
-      {
-        files: {
-          "pkg/__init__.py": "",
-          "pkg/calc.py": CALC,
-          "tests/pkg/test_calc.py": PKG_TEST,
+    // Review 26 and 27: tests/pkg/ was taken for the package the test imports (regressions):
+    // a bare directory (flat layout), and a package of a tests package (src layout), which
+    // pytest imports as tests.pkg.
+    for (const [src, inits] of [
+      ["", {}],
+      ["src/", { "tests/__init__.py": "", "tests/pkg/__init__.py": "" }],
+    ] as const) {
+      inScenario(
+        {
+          files: {
+            [`${src}pkg/__init__.py`]: "",
+            [`${src}pkg/calc.py`]: CALC,
+            "tests/pkg/test_calc.py": PKG_TEST,
+            ...inits,
+          },
+          patch: { [`${src}pkg/calc.py`]: CALC_CHANGED },
+          install: { from: `${src}pkg`, name: "pkg" },
+          cov: ["--cov=."],
         },
-        patch: { "pkg/calc.py": CALC_CHANGED },
-        install: { from: "pkg", name: "pkg" },
-        cov: ["--cov=."],
-      },
-      (r) => {
-        expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toContain(
-          "the coverage data holds pkg/calc.py without a single executed line, though tests/pkg/test_calc.py, which ran, imports it",
-        );
-      },
-    );
+        (r) => {
+          expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toMatch(
+            new RegExp(
+              `not ${src}pkg/calc\\.py, which tests/pkg/test_calc\\.py imports|holds pkg/calc\\.py without a single executed line, though tests/pkg/test_calc\\.py`,
+            ),
+          );
+        },
+      );
+    }
   });
 
   it("an import in a conftest fixture that ran counts, and doctor fails as the audit does", () => {
