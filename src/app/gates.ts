@@ -394,8 +394,10 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
     notes.push("no --base: judged without asking whether the ledger changed");
   }
   let ledger = patch?.ledger ?? readLedgerFile(ctx.ledgerPath);
+  let restored: string[] = [];
   if (patch !== null && patch.base !== null && patch.base !== "unreadable") {
     const judged = withBaseProperties(ledger, patch.base);
+    restored = judged.restored;
     if (judged.removed.length > 0) {
       notes.push(
         `the patch removes ${judged.removed.join(", ")}, or some of ${judged.removed.length === 1 ? "its" : "their"} witnesses or ${judged.removed.length === 1 ? "its check" : "their checks"}: judged with the merge base's as well (a removal takes effect from the next patch on)`,
@@ -412,9 +414,20 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
     ...ledger.properties.flatMap((p) => [p.check, ...p.witnessed_by]),
   ];
   const known =
-    opts.knownTests !== undefined && named.some((id) => id.includes("*"))
+    opts.knownTests !== undefined && (restored.length > 0 || named.some((id) => id.includes("*")))
       ? opts.knownTests()
       : null;
+  // A witness the patch removes counts only while it is still a test of the suite: renamed
+  // or deleted, it witnesses nothing under its old id.
+  if (restored.length > 0 && known === null) {
+    notes.push(
+      "witnesses this patch removes count as they were: without the suite's tests (--collected, or the coverage data) a renamed or deleted one cannot be told (check always knows them)",
+    );
+  }
+  for (const w of restored) {
+    if (known === null || known.has(w) || muted.has(w)) continue;
+    muted.set(w, "is removed from witnessed_by by this patch and no test of the suite any more");
+  }
   const quiet = mutedWitnesses(ledger, muted);
   if (quiet.some((id) => muted.get(id) === MUTED)) {
     notes.push(`tests an xfail outside the ledger muted (${opts.muted?.label}) count as frozen`);

@@ -167,15 +167,18 @@ function key(f: Finding): string {
  * witness could delete the property, or swap the witness for another, and pass. A witness the
  * patch adds counts at once (promoting a test into witnessed_by is how a blocked freeze goes
  * on). A check the patch replaces is judged as well, through a second entry of the property
- * (dedupe the findings). `removed`: the property ids whose removal was not applied, sorted.
+ * (dedupe the findings). `removed`: the property ids whose removal was not applied, sorted;
+ * `restored`: the witnesses put back (the caller must see that they are still tests: a test
+ * renamed by the patch is no live witness under its old id).
  */
 export function withBaseProperties(
   ledger: Ledger,
   base: Ledger,
-): { ledger: Ledger; removed: string[] } {
+): { ledger: Ledger; removed: string[]; restored: string[] } {
   const properties = ledger.properties.map((p) => ({ ...p, witnessed_by: [...p.witnessed_by] }));
   const byId = new Map(properties.map((p) => [p.id, p]));
   const removed = new Set<string>();
+  const restored = new Set<string>();
   for (const old of base.properties) {
     const now = byId.get(old.id);
     if (now === undefined) {
@@ -183,12 +186,14 @@ export function withBaseProperties(
       properties.push(kept);
       byId.set(old.id, kept);
       removed.add(old.id);
+      for (const w of old.witnessed_by) restored.add(w);
       continue;
     }
     const gone = old.witnessed_by.filter((w) => !now.witnessed_by.includes(w));
     if (gone.length > 0) {
       now.witnessed_by.push(...gone);
       removed.add(old.id);
+      for (const w of gone) restored.add(w);
     }
     if (old.check !== now.check && old.check !== "") {
       // The check the patch replaces is judged too (freezing it is frozen-property-check):
@@ -197,5 +202,9 @@ export function withBaseProperties(
       removed.add(old.id);
     }
   }
-  return { ledger: { ...ledger, properties }, removed: [...removed].sort() };
+  return {
+    ledger: { ...ledger, properties },
+    removed: [...removed].sort(),
+    restored: [...restored].sort(),
+  };
 }
