@@ -21,9 +21,12 @@ const STATEMENT = "tests/test_ledger.py::test_statement_lists_entries";
 let repo: TempRepo;
 
 /** The CI recipe's test step: pytest with the plugin and per-test coverage contexts. */
-function pytest(append = false): { status: number; output: string } {
+function pytest(
+  append = false,
+  env: Record<string, string> = {},
+): { status: number; output: string } {
   if (!append) rmSync(repo.path(".coverage"), { force: true });
-  rmSync(repo.path(".freezegate"), { recursive: true, force: true });
+  if (!append) rmSync(repo.path(".freezegate"), { recursive: true, force: true });
   const r = runPython(
     [
       "-m",
@@ -38,7 +41,7 @@ function pytest(append = false): { status: number; output: string } {
       "--freezegate-today",
       TODAY,
     ],
-    { cwd: repo.dir, env: { PYTHONPATH: PLUGIN } },
+    { cwd: repo.dir, env: { PYTHONPATH: PLUGIN, ...env } },
   );
   return { status: r.status, output: `${r.stdout}\n${r.stderr}` };
 }
@@ -289,6 +292,30 @@ describePython("tests muted or deselected outside the ledger", () => {
       expect(report.exitCode).toBe(1);
       expect(r.status).toBe(1);
     }
+  });
+
+  it("a witness the first of two merged runs skipped and the second ran stays live", () => {
+    // Review 27: pytest's --runslow recipe as two runs with --cov-append (fast tests, then
+    // the slow ones) failed every patch, the merged record listing the witness as skipped.
+    const rejected = "tests/test_ledger.py::test_overdraft_rejected";
+    repo.git("switch", "-q", "-C", "two-runs", "main");
+    repo.write(
+      "tests/conftest.py",
+      `import os\nimport pytest\n\n\ndef pytest_collection_modifyitems(items):\n    for item in items:\n        if os.environ.get("SKIP_SLOW") and item.nodeid == "${rejected}":\n            item.add_marker(pytest.mark.skip(reason="slow"))\n`,
+    );
+    repo.commit("the witness is slow");
+    expect(pytest(false, { SKIP_SLOW: "1" }).status).toBe(0);
+    expect(record()).toMatchObject({ skipped: [rejected] });
+    const second = pytest(true);
+    expect(second.status, second.output).toBe(0);
+    expect(record()).toMatchObject({ skipped: [] });
+    const r = check(["--always"]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain("witness gate: passed");
+    expect(r.status).toBe(0);
+    // Skipped alone, it witnesses nothing.
+    expect(pytest(false, { SKIP_SLOW: "1" }).status).toBe(0);
+    expect(check(["--always"]).status).toBe(1);
   });
 
   it("a conftest.py that deselects a test a glob freeze matches: exit 2 (it left no coverage)", () => {

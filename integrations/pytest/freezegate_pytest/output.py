@@ -106,7 +106,13 @@ def merge_with_earlier(
         expired=sorted(ids(before.get("expired")) | set(record["expired"])),
         outcomes={k: outcomes[k] for k in sorted(outcomes)},
         muted=sorted(ids(before.get("muted")) | set(record["muted"])),
-        skipped=sorted(ids(before.get("skipped")) | set(record["skipped"])),
+        # A test the earlier run skipped that this one ran (pytest --runslow in a second run)
+        # is skipped no more; one this run skipped stays listed (check excuses those the
+        # coverage data shows running).
+        skipped=sorted(
+            (ids(before.get("skipped")) - (set(ran) - set(record["skipped"])))
+            | set(record["skipped"])
+        ),
         deselected_frozen=sorted(deselected),
     )
     this_run = set(ran)
