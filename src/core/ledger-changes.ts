@@ -255,13 +255,22 @@ function carriedOverApproval(freeze: Freeze, baseEntries: readonly Freeze[]): st
 }
 
 /**
- * A new freeze named with the approver of a freeze the same patch removes: the entry was
- * re-pointed at other tests (its test_id edited), and the approval was for the old ones.
+ * A new freeze that is a freeze the same patch removes, pointed at other tests (its test_id
+ * edited, owner, reason and invariant kept), still named with that freeze's approver: the
+ * approval was for the old tests.
  */
 function approvalOfRemoved(freeze: Freeze, removed: readonly Freeze[]): string | null {
   const approver = (freeze.approved_by ?? "").trim();
   if (approver === "") return null;
-  const old = removed.find((r) => samePerson(approver, (r.approved_by ?? "").trim()));
+  // The same freeze moved: same approver, owner, reason and invariant (a freeze of another
+  // test that the same person approved is a new approval, not a carried one).
+  const old = removed.find(
+    (r) =>
+      samePerson(approver, (r.approved_by ?? "").trim()) &&
+      r.owner.trim() === freeze.owner.trim() &&
+      r.reason.trim() === freeze.reason.trim() &&
+      r.invariant.trim() === freeze.invariant.trim(),
+  );
   if (old === undefined) return null;
   return `keeps the approval of ${approver}, given to the freeze of ${old.test_id} that this patch removes (name who approved this change in approved_by)`;
 }

@@ -310,9 +310,16 @@ describe("self-approved", () => {
         ],
       ]);
     }
-    // Another approver, or the old entry kept, is a fresh approval.
+    // Another approver, another freeze (owner or reason of its own), or the old entry kept,
+    // is a fresh approval (review 27: any removed entry of bob's paired with any added one).
     const carol = ledger([freeze("t::other", { approved_by: "carol" })], [], approval);
     expect(selfCodes(run({ base, head: carol, authors }))).toEqual([]);
+    const unrelated = ledger(
+      [freeze("t::other", { approved_by: "bob", reason: "times out on the shared runner" })],
+      [],
+      approval,
+    );
+    expect(selfCodes(run({ base, head: unrelated, authors }))).toEqual([]);
     const both = ledger(
       [freeze("t::old", { approved_by: "bob" }), freeze("t::other", { approved_by: "bob" })],
       [],
