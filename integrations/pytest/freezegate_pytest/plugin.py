@@ -258,6 +258,31 @@ def _crash_line(report: pytest.TestReport) -> str:
     return first if len(first) <= 120 else first[:117] + "..."
 
 
+def _own_fixture_failed(item: pytest.Item, call: Any) -> bool:
+    """Whether a teardown failure came from the test's own (function-scoped) fixtures only.
+
+    Its traceback passes through the code of one of them and through none of a wider scope's.
+    Anything else (a wider fixture's code, a finalizer registered with addfinalizer, a
+    traceback that cannot be read) is not shown to be the test's own.
+    """
+    excinfo = getattr(call, "excinfo", None)
+    info = getattr(item, "_fixtureinfo", None)
+    if excinfo is None or info is None:
+        return False
+    own, wider = set(), set()
+    for fixturedefs in info.name2fixturedefs.values():
+        for fixturedef in fixturedefs:
+            code = getattr(getattr(fixturedef, "func", None), "__code__", None)
+            if code is not None:
+                scope = getattr(fixturedef, "scope", None)
+                (own if str(getattr(scope, "value", scope)) == "function" else wider).add(code)
+    try:
+        codes = [entry.frame.code.raw for entry in excinfo.traceback]
+    except Exception:  # noqa: BLE001 - an unreadable traceback proves nothing
+        return False
+    return any(c in own for c in codes) and not any(c in wider for c in codes)
+
+
 class FreezegatePlugin:
     def __init__(
         self,
@@ -496,7 +521,12 @@ class FreezegatePlugin:
             return
         report = outcome.get_result()
         # Plain attributes of a report travel with it from an xdist worker to the controller.
-        if report.when == "teardown" and report.failed and item.nodeid in self.wider_teardown:
+        if (
+            report.when == "teardown"
+            and report.failed
+            and item.nodeid in self.wider_teardown
+            and not _own_fixture_failed(item, call)
+        ):
             # A class, module or session fixture's finalizer may have failed here, about the
             # live tests that shared it: the failure stands (fail closed), an error of the
             # session rather than an outcome of the frozen test.

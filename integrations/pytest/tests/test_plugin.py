@@ -195,6 +195,36 @@ def test_frozen_last(shared):
     }
 
 
+def test_the_last_frozen_tests_own_fixture_failing_in_teardown_stays_muted(pytester):
+    # The last test of a module ends the module's fixtures too; when only its own
+    # function-scoped fixture failed, the failure is the frozen test's (review 27).
+    pytester.makepyfile(
+        test_own="""
+import pytest
+
+@pytest.fixture(scope="module")
+def shared():
+    yield {}
+
+@pytest.fixture
+def own():
+    yield
+    raise RuntimeError("own teardown broke")
+
+def test_live(shared):
+    pass
+
+def test_frozen_last(shared, own):
+    pass
+""",
+        test_z="def test_after():\n    pass\n",
+    )
+    write_ledger(pytester, freeze("test_own.py::test_frozen_last"))
+    result = run(pytester)
+    assert result.ret == 0, result.stdout.str()
+    assert record_of(pytester)["outcomes"] == {"test_own.py::test_frozen_last": "failed"}
+
+
 def test_mode_run_still_fails_on_tests_that_are_not_frozen(pytester):
     pytester.makepyfile(test_a=SUITE + "\ndef test_other():\n    assert False\n")
     write_ledger(pytester, freeze("test_a.py::test_flaky"))
