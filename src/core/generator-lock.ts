@@ -222,8 +222,15 @@ export function checkLock(input: LockCheckInput): Finding[] {
   }
   if (range) {
     const moved = range.storedAtBase?.fingerprint !== stored.fingerprint;
+    // A file git calls changed whose lock hash is the merge base's (its line ends converted,
+    // CRLF to LF) generates what it did: the lock has nothing to move for it.
     const touched = [...new Set([...Object.keys(current.files), ...Object.keys(stored.files)])]
-      .filter((p) => range.changedFiles.has(p))
+      .filter(
+        (p) =>
+          range.changedFiles.has(p) &&
+          (range.storedAtBase?.files[p] === undefined ||
+            range.storedAtBase.files[p] !== current.files[p]),
+      )
       .sort(byteOrder);
     if (touched.length > 0 && !moved) {
       return [

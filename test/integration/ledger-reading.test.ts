@@ -382,9 +382,9 @@ describe("the ledger read from git", () => {
       expect(runCli(["lock"], { cwd: r.dir }).status).toBe(0);
       r.write("property-lock.json", BOM + readFileSync(r.path("property-lock.json"), "utf8"));
     });
-    // A mode change: the generator's bytes (and so the lock) stay the same, git sees a change.
-    repo.chmod("conftest.py", 0o755);
-    repo.commit("the generator changes (its mode)");
+    // The generator changes and the lock does not move with it.
+    repo.write("conftest.py", `${readFileSync(repo.path("conftest.py"), "utf8")}# narrowed\n`);
+    repo.commit("the generator changes");
     const r = runCli(["lock", "--check", "--base", "base"], { cwd: repo.dir });
     expect(r.stdout).not.toContain("could not be read");
     expect(r.status).toBe(1);

@@ -215,6 +215,21 @@ describe("checkLock", () => {
     );
   });
 
+  it("with a range: a file whose line ends alone changed needs no lock move", () => {
+    // Review 27: converting a locked file from CRLF to LF failed lock --check --base ("did
+    // not move with it"), and freezegate lock said "unchanged": no way through.
+    const crlf = buildLock(files({ [STRATEGIES]: "amounts = st.lists(st.integers())\r\n" }));
+    const lf = buildLock(files({ [STRATEGIES]: "amounts = st.lists(st.integers())\n" }));
+    expect(
+      checkLock({
+        lockPath: "property-lock.json",
+        current: lf,
+        stored: crlf,
+        range: { storedAtBase: crlf, changedFiles: new Set([STRATEGIES]) },
+      }),
+    ).toEqual([]);
+  });
+
   it("with a range: the lock moved with the files and matches them: pass", () => {
     expect(
       checkLock({
