@@ -245,26 +245,31 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
         : `known tests: ${knownTests.description}`,
     ],
   });
-  gates.push(
-    asCheckGate(
-      await runWitnessGate(ctx, {
-        base: request.base,
-        always: request.alwaysWitness,
-        knownTests: () => knownTests.ids,
-        ...(thisRun?.record.muted?.length
-          ? { muted: { ids: thisRun.record.muted, label: `the applied record ${thisRun.label}` } }
-          : {}),
-        ...(thisRun?.record.skipped?.length
-          ? {
-              skipped: {
-                ids: thisRun.record.skipped,
-                label: `the applied record ${thisRun.label}`,
-              },
-            }
-          : {}),
-      }),
-    ),
+  const witness = asCheckGate(
+    await runWitnessGate(ctx, {
+      base: request.base,
+      always: request.alwaysWitness,
+      knownTests: () => knownTests.ids,
+      ...(thisRun?.record.muted?.length
+        ? { muted: { ids: thisRun.record.muted, label: `the applied record ${thisRun.label}` } }
+        : {}),
+      ...(thisRun?.record.skipped?.length
+        ? {
+            skipped: {
+              ids: thisRun.record.skipped,
+              label: `the applied record ${thisRun.label}`,
+            },
+          }
+        : {}),
+    }),
   );
+  if (thisRun !== null && thisRun.record.skipped === undefined) {
+    // An older plugin: a skipped witness cannot be seen, and would pass unnoticed.
+    witness.notes.push(
+      `the applied record ${thisRun.label} does not list skipped tests (a plugin older than this freezegate), so a skipped witness is not judged: update the freezegate pytest plugin`,
+    );
+  }
+  gates.push(witness);
   if (knownTests.ids === null) {
     // The audit read the data, so this cannot happen unless the data names no tests, which
     // the audit refuses; still, never let the deposit gate pass unjudged.

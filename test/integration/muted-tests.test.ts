@@ -6,7 +6,7 @@
 // tests as frozen and refuses deselected frozen ones. Real git, real pytest + pytest-cov + the
 // plugin on examples/python-ledger, and the built CLI.
 
-import { copyFileSync, cpSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
@@ -316,6 +316,21 @@ describePython("tests muted or deselected outside the ledger", () => {
     // Skipped alone, it witnesses nothing.
     expect(pytest(false, { SKIP_SLOW: "1" }).status).toBe(0);
     expect(check(["--always"]).status).toBe(1);
+  });
+
+  it("a record without the skipped list (an older plugin) is named in the witness gate's notes", () => {
+    // Review 27: a skipped last witness then passed with no word of it.
+    repo.git("switch", "-q", "-C", "old-record", "main");
+    expect(pytest().status).toBe(0);
+    const path = repo.path(".freezegate/applied.json");
+    const { skipped: _skipped, ...older } = JSON.parse(readFileSync(path, "utf8"));
+    writeFileSync(path, `${JSON.stringify(older, null, 2)}\n`);
+    const r = check(["--always", "--format", "json"]);
+    expect(r.stderr).toBe("");
+    const witness = JSON.parse(r.stdout).gates.find((g: { gate: string }) => g.gate === "witness");
+    expect(witness.notes).toContain(
+      "the applied record .freezegate/applied.json does not list skipped tests (a plugin older than this freezegate), so a skipped witness is not judged: update the freezegate pytest plugin",
+    );
   });
 
   it("a conftest.py that deselects a test a glob freeze matches: exit 2 (it left no coverage)", () => {
