@@ -342,9 +342,9 @@ function fixtureKind(text: string, id: string): "fixture" | "test" | "unknown" {
   const lines = text.split(/\r?\n|\r/);
   const aliases = [
     ...text.matchAll(/^([A-Za-z_]\w*)[ \t]*=[ \t]*(?:[A-Za-z_][\w.]*\.)?fixture\b/gm),
-    // `from pytest import fixture as fx`
+    // `from pytest import fixture as fx`, also inside brackets over several lines
     ...text.matchAll(
-      /^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t(][^\n]*?\bfixture[ \t]+as[ \t]+([A-Za-z_]\w*)/gm,
+      /^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*?|[^\n(]*?)\bfixture\s+as\s+([A-Za-z_]\w*)/gm,
     ),
   ].map((m) => m[1] as string);
   const isFixture = (decorator: string) =>

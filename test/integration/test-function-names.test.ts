@@ -271,14 +271,17 @@ describePython("test_function names mapped to node ids", () => {
     expect(r.status).toBe(1);
   });
 
-  it("reads a fixture defined under try, or through `fixture as fx`, as outside tests", () => {
+  it("reads a fixture defined under try, or through `fixture as fx` (in brackets), as outside tests", () => {
     // Review 25: a module-level fixture under try/if (no unindented def) and an imported
     // alias of the decorator read as live tests, and line 3 as "defended".
     const repo = recorded({
       "conftest.py": SYS_PATH,
       "tests/test_api.py": [
         "import pytest",
-        "from pytest import fixture as fx",
+        "from pytest import (",
+        "    mark,",
+        "    fixture as fx,",
+        ")",
         "import lib",
         "",
         "try:",
