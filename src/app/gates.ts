@@ -17,7 +17,7 @@ import {
 } from "../adapters/git-history.js";
 import { readLedgerFile } from "../adapters/ledger-file.js";
 import { fileExists, readFileBytes, readJsonFile } from "../adapters/repo-files.js";
-import { checkDeposits } from "../core/deposits.js";
+import { checkDeposits, isCollected } from "../core/deposits.js";
 import { FreezegateError, InputError } from "../core/errors.js";
 import { type Finding, type GateResult, sortFindings } from "../core/findings.js";
 import {
@@ -394,10 +394,12 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
     notes.push("no --base: judged without asking whether the ledger changed");
   }
   let ledger = patch?.ledger ?? readLedgerFile(ctx.ledgerPath);
-  let restored: string[] = [];
+  let restored = new Map<string, Set<string>>();
+  let whole = new Set<string>();
   if (patch !== null && patch.base !== null && patch.base !== "unreadable") {
     const judged = withBaseProperties(ledger, patch.base);
     restored = judged.restored;
+    whole = judged.whole;
     if (judged.removed.length > 0) {
       notes.push(
         `the patch removes ${judged.removed.join(", ")}, or some of ${judged.removed.length === 1 ? "its" : "their"} witnesses or ${judged.removed.length === 1 ? "its check" : "their checks"}: judged with the merge base's as well (a removal takes effect from the next patch on)`,
@@ -414,19 +416,28 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
     ...ledger.properties.flatMap((p) => [p.check, ...p.witnessed_by]),
   ];
   const known =
-    opts.knownTests !== undefined && (restored.length > 0 || named.some((id) => id.includes("*")))
+    opts.knownTests !== undefined && (restored.size > 0 || named.some((id) => id.includes("*")))
       ? opts.knownTests()
       : null;
-  // A witness the patch removes counts only while it is still a test of the suite: renamed
-  // or deleted, it witnesses nothing under its old id.
-  if (restored.length > 0 && known === null) {
+  // A witness the patch removes counts only while it is still a test of the suite: renamed,
+  // or deleted with its property, it witnesses nothing under its old id, and is left out.
+  if (restored.size > 0 && known === null) {
     notes.push(
       "witnesses this patch removes count as they were: without the suite's tests (--collected, or the coverage data) a renamed or deleted one cannot be told (check always knows them)",
     );
-  }
-  for (const w of restored) {
-    if (known === null || known.has(w) || muted.has(w)) continue;
-    muted.set(w, "is removed from witnessed_by by this patch and no test of the suite any more");
+  } else if (known !== null && restored.size > 0) {
+    // test_function data names a parametrized test once, without its parameters.
+    const isTest = (w: string) => isCollected(w, known) || known.has(w.replace(/\[.*\]$/s, ""));
+    const properties = ledger.properties
+      .map((p) => {
+        const back = restored.get(p.id);
+        return back === undefined
+          ? p
+          : { ...p, witnessed_by: p.witnessed_by.filter((w) => !back.has(w) || isTest(w)) };
+      })
+      // A property the patch deletes together with all its witness tests guards nothing.
+      .filter((p) => !(whole.has(p.id) && p.witnessed_by.length === 0));
+    ledger = { ...ledger, properties };
   }
   const quiet = mutedWitnesses(ledger, muted);
   if (quiet.some((id) => muted.get(id) === MUTED)) {

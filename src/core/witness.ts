@@ -168,17 +168,19 @@ function key(f: Finding): string {
  * patch adds counts at once (promoting a test into witnessed_by is how a blocked freeze goes
  * on). A check the patch replaces is judged as well, through a second entry of the property
  * (dedupe the findings). `removed`: the property ids whose removal was not applied, sorted;
- * `restored`: the witnesses put back (the caller must see that they are still tests: a test
- * renamed by the patch is no live witness under its old id).
+ * `restored`: property id -> the witnesses put back, and `whole`: the properties put back
+ * whole (the caller drops a put-back witness that is no test any more: renamed or deleted
+ * with the property, it witnesses nothing under its old id).
  */
 export function withBaseProperties(
   ledger: Ledger,
   base: Ledger,
-): { ledger: Ledger; removed: string[]; restored: string[] } {
+): { ledger: Ledger; removed: string[]; restored: Map<string, Set<string>>; whole: Set<string> } {
   const properties = ledger.properties.map((p) => ({ ...p, witnessed_by: [...p.witnessed_by] }));
   const byId = new Map(properties.map((p) => [p.id, p]));
   const removed = new Set<string>();
-  const restored = new Set<string>();
+  const restored = new Map<string, Set<string>>();
+  const whole = new Set<string>();
   for (const old of base.properties) {
     const now = byId.get(old.id);
     if (now === undefined) {
@@ -186,14 +188,15 @@ export function withBaseProperties(
       properties.push(kept);
       byId.set(old.id, kept);
       removed.add(old.id);
-      for (const w of old.witnessed_by) restored.add(w);
+      whole.add(old.id);
+      restored.set(old.id, new Set(old.witnessed_by));
       continue;
     }
     const gone = old.witnessed_by.filter((w) => !now.witnessed_by.includes(w));
     if (gone.length > 0) {
       now.witnessed_by.push(...gone);
       removed.add(old.id);
-      for (const w of gone) restored.add(w);
+      restored.set(old.id, new Set(gone));
     }
     if (old.check !== now.check && old.check !== "") {
       // The check the patch replaces is judged too (freezing it is frozen-property-check):
@@ -202,9 +205,5 @@ export function withBaseProperties(
       removed.add(old.id);
     }
   }
-  return {
-    ledger: { ...ledger, properties },
-    removed: [...removed].sort(),
-    restored: [...restored].sort(),
-  };
+  return { ledger: { ...ledger, properties }, removed: [...removed].sort(), restored, whole };
 }

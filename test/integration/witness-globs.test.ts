@@ -153,9 +153,26 @@ describe("witness check with hand-written glob freezes", () => {
       },
     );
     expect(r.stdout).toContain(
-      `error   orphaned-property: property prop.ledger.rejected_is_noop has no live witness left: ${renamed} is frozen, ${REJECTED} is removed from witnessed_by by this patch and no test of the suite any more`,
+      `error   orphaned-property: property prop.ledger.rejected_is_noop has no live witness left: the freeze of ${renamed} took its last witness`,
     );
     expect(r.status).toBe(1);
+    // A property deleted together with its only witness test, and nothing frozen: passes
+    // (review 28: the put-back witness, no test any more, orphaned it).
+    repo.git("reset", "-q", "--hard", "base");
+    repo.write(
+      "collected-deleted.txt",
+      `${COLLECTED.filter((id) => id !== REJECTED).join("\n")}\n`,
+    );
+    commitLedger((doc) => {
+      doc.properties = doc.properties.filter((p) => p.id !== "prop.ledger.rejected_is_noop");
+      for (const p of doc.properties) p.witnessed_by = p.witnessed_by.filter((w) => w !== REJECTED);
+    });
+    const deleted = runCli(
+      ["witness", "check", "--base", "base", "--collected", "collected-deleted.txt"],
+      { cwd: repo.dir },
+    );
+    expect(deleted.stdout).toContain("witness gate: passed");
+    expect(deleted.status).toBe(0);
     // Without the suite's tests the old id counts as it was, and a note says so.
     const blind = witnessCheck();
     expect(blind.stdout).toContain(
