@@ -107,8 +107,8 @@ def merge_with_earlier(
         outcomes={k: outcomes[k] for k in sorted(outcomes)},
         muted=sorted(ids(before.get("muted")) | set(record["muted"])),
         # A test the earlier run skipped that this one ran (pytest --runslow in a second run)
-        # is skipped no more; one this run skipped stays listed (check excuses those the
-        # coverage data shows running).
+        # is skipped no more; one this run skipped stays listed, even if the earlier run ran it
+        # (its record does not say what ran): check then fails, closed.
         skipped=sorted(
             (ids(before.get("skipped")) - (set(ran) - set(record["skipped"])))
             | set(record["skipped"])

@@ -258,13 +258,24 @@ def _crash_line(report: pytest.TestReport) -> str:
     return first if len(first) <= 120 else first[:117] + "..."
 
 
+try:
+    _PYTEST_MAJOR = int(str(pytest.__version__).split(".")[0])
+except ValueError:  # an unusual version string: assume the older behaviour (fail closed)
+    _PYTEST_MAJOR = 0
+
+
 def _own_fixture_failed(item: pytest.Item, call: Any) -> bool:
     """Whether a teardown failure came from the test's own (function-scoped) fixtures only.
 
-    Its traceback passes through the code of one of them and through none of a wider scope's.
-    Anything else (a wider fixture's code, a finalizer registered with addfinalizer, a
-    traceback that cannot be read) is not shown to be the test's own.
+    Its traceback passes through the code of one of them and through none of a wider scope's,
+    and pytest (8 or later) raised every teardown exception. Anything else (a wider fixture's
+    code, a finalizer registered with addfinalizer, an unreadable traceback, pytest 7) is not
+    shown to be the test's own.
     """
+    # pytest before 8 raises only the first teardown exception and drops the others: a wider
+    # fixture's failure behind the test's own cannot be seen, so nothing is shown.
+    if _PYTEST_MAJOR < 8:
+        return False
     excinfo = getattr(call, "excinfo", None)
     info = getattr(item, "_fixtureinfo", None)
     if excinfo is None or info is None:

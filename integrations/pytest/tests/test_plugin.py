@@ -221,8 +221,14 @@ def test_frozen_last(shared, own):
     )
     write_ledger(pytester, freeze("test_own.py::test_frozen_last"))
     result = run(pytester)
-    assert result.ret == 0, result.stdout.str()
-    assert record_of(pytester)["outcomes"] == {"test_own.py::test_frozen_last": "failed"}
+    if int(pytest.__version__.split(".")[0]) >= 8:
+        assert result.ret == 0, result.stdout.str()
+        assert record_of(pytester)["outcomes"] == {"test_own.py::test_frozen_last": "failed"}
+    else:
+        # pytest 7 raises only the first teardown exception: a shared fixture's failure behind
+        # this one could not be seen, so the failure stands (fail closed; review 28).
+        assert result.ret == 1, result.stdout.str()
+        result.stdout.fnmatch_lines(["ERROR test_own.py::test_frozen_last - RuntimeError: own teardown broke*"])
 
 
 def test_mode_run_still_fails_on_tests_that_are_not_frozen(pytester):
