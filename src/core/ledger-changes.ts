@@ -255,24 +255,18 @@ function carriedOverApproval(freeze: Freeze, baseEntries: readonly Freeze[]): st
 }
 
 /**
- * A new freeze that is a freeze the same patch removes, pointed at other tests (its test_id
- * edited, owner, reason and invariant kept), still named with that freeze's approver: the
- * approval was for the old tests.
+ * A new freeze named with the approver of a freeze the same patch removes: it may be that
+ * freeze pointed at other tests (its test_id edited), and the approval was for the old ones.
  */
 function approvalOfRemoved(freeze: Freeze, removed: readonly Freeze[]): string | null {
   const approver = (freeze.approved_by ?? "").trim();
   if (approver === "") return null;
-  // The same freeze moved: same approver, owner, reason and invariant (a freeze of another
-  // test that the same person approved is a new approval, not a carried one).
-  const old = removed.find(
-    (r) =>
-      samePerson(approver, (r.approved_by ?? "").trim()) &&
-      r.owner.trim() === freeze.owner.trim() &&
-      r.reason.trim() === freeze.reason.trim() &&
-      r.invariant.trim() === freeze.invariant.trim(),
-  );
+  // Which fields a re-point keeps cannot be required (its reason may be reworded on the way):
+  // any freeze the patch removes under the same approver counts. A new freeze that person
+  // really approved goes in a patch of its own, or names another approver.
+  const old = removed.find((r) => samePerson(approver, (r.approved_by ?? "").trim()));
   if (old === undefined) return null;
-  return `keeps the approval of ${approver}, given to the freeze of ${old.test_id} that this patch removes (name who approved this change in approved_by)`;
+  return `keeps the approval of ${approver}, given to the freeze of ${old.test_id} that this patch removes (name who approved this change in approved_by, or add the freeze in a patch that removes none ${approver} approved)`;
 }
 
 function approvalProblem(freeze: Freeze, authors: readonly Identity[]): string | null {
