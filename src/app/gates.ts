@@ -396,7 +396,10 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
   let ledger = patch?.ledger ?? readLedgerFile(ctx.ledgerPath);
   let restored = new Map<string, Set<string>>();
   let whole = new Set<string>();
+  let addsFreeze = false;
   if (patch !== null && patch.base !== null && patch.base !== "unreadable") {
+    const before = new Set(patch.base.freezes.map((f) => f.test_id));
+    addsFreeze = ledger.freezes.some((f) => !before.has(f.test_id));
     const judged = withBaseProperties(ledger, patch.base);
     restored = judged.restored;
     whole = judged.whole;
@@ -435,8 +438,9 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
           ? p
           : { ...p, witnessed_by: p.witnessed_by.filter((w) => !back.has(w) || isTest(w)) };
       })
-      // A property the patch deletes together with all its witness tests guards nothing.
-      .filter((p) => !(whole.has(p.id) && p.witnessed_by.length === 0));
+      // A property the patch deletes together with all its witness tests guards nothing,
+      // unless the patch also freezes something: its witness may be a test renamed and frozen.
+      .filter((p) => addsFreeze || !(whole.has(p.id) && p.witnessed_by.length === 0));
     ledger = { ...ledger, properties };
   }
   const quiet = mutedWitnesses(ledger, muted);

@@ -173,6 +173,26 @@ describe("witness check with hand-written glob freezes", () => {
     );
     expect(deleted.stdout).toContain("witness gate: passed");
     expect(deleted.status).toBe(0);
+    // ... but deleting it while renaming its last witness and freezing the new name fails
+    // (review 29: the renamed witness was left out, then the property as deleted).
+    repo.git("reset", "-q", "--hard", "base");
+    repo.write(
+      "collected-renamed.txt",
+      `${[...COLLECTED.filter((id) => id !== REJECTED), renamed].join("\n")}\n`,
+    );
+    commitLedger((doc) => {
+      doc.properties = doc.properties.filter((p) => p.id !== "prop.ledger.rejected_is_noop");
+      for (const p of doc.properties) {
+        p.witnessed_by = p.witnessed_by.map((w) => (w === REJECTED ? renamed : w));
+      }
+      doc.freezes.push(freeze(renamed));
+    });
+    const sneaky = runCli(
+      ["witness", "check", "--base", "base", "--collected", "collected-renamed.txt"],
+      { cwd: repo.dir },
+    );
+    expect(sneaky.stdout).toContain("orphaned-property: property prop.ledger.rejected_is_noop");
+    expect(sneaky.status).toBe(1);
     // Without the suite's tests the old id counts as it was, and a note says so.
     const blind = witnessCheck();
     expect(blind.stdout).toContain(
