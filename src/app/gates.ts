@@ -332,7 +332,7 @@ export interface WitnessGateOptions {
 }
 
 /** The properties' checks and witnesses among `quiet`, sorted. */
-function mutedWitnesses(ledger: Ledger, quiet: ReadonlyMap<string, string>): string[] {
+function silencedWitnesses(ledger: Ledger, quiet: ReadonlyMap<string, string>): string[] {
   const named = ledger.properties.flatMap((p) => [p.check, ...p.witnessed_by]);
   return [...new Set(named.filter((id) => quiet.has(id)))].sort();
 }
@@ -342,8 +342,9 @@ const MUTED = "is muted by an xfail outside the ledger";
 
 export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions): Promise<GateRun> {
   const notes: string[] = [];
-  // Witnesses that witnessed nothing in the run although no freeze names them.
-  const muted = new Map<string, string>([
+  // Witnesses that witnessed nothing in the run although no freeze names them (muted or
+  // skipped) -> why.
+  const silenced = new Map<string, string>([
     ...(opts.skipped?.ids ?? []).map((id): [string, string] => [id, SKIPPED]),
     ...(opts.muted?.ids ?? []).map((id): [string, string] => [id, MUTED]),
   ]);
@@ -359,13 +360,13 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
       );
     } else {
       const dirty = (await dirtyPaths(ctx.root, [rel])).length > 0;
-      const mutedHere =
-        !changed.has(rel) && !dirty && muted.size > 0
-          ? mutedWitnesses(readLedgerFile(ctx.ledgerPath), muted)
+      const silencedHere =
+        !changed.has(rel) && !dirty && silenced.size > 0
+          ? silencedWitnesses(readLedgerFile(ctx.ledgerPath), silenced)
           : [];
-      if (mutedHere.length > 0) {
+      if (silencedHere.length > 0) {
         notes.push(
-          `the ledger ${ctx.ledgerLabel} did not change in ${opts.base}...HEAD, but the run muted or skipped ${mutedHere.join(", ")}: judged`,
+          `the ledger ${ctx.ledgerLabel} did not change in ${opts.base}...HEAD, but the run muted or skipped ${silencedHere.join(", ")}: judged`,
         );
       } else if (!changed.has(rel) && !dirty) {
         return {
@@ -378,7 +379,7 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
           notes,
         };
       }
-      if (mutedHere.length === 0) {
+      if (silencedHere.length === 0) {
         notes.push(
           dirty && !changed.has(rel)
             ? `the ledger ${ctx.ledgerLabel} has uncommitted changes: judged`
@@ -443,16 +444,16 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
       .filter((p) => addsFreeze || !(whole.has(p.id) && p.witnessed_by.length === 0));
     ledger = { ...ledger, properties };
   }
-  const quiet = mutedWitnesses(ledger, muted);
-  if (quiet.some((id) => muted.get(id) === MUTED)) {
+  const quiet = silencedWitnesses(ledger, silenced);
+  if (quiet.some((id) => silenced.get(id) === MUTED)) {
     notes.push(`tests an xfail outside the ledger muted (${opts.muted?.label}) count as frozen`);
   }
-  if (quiet.some((id) => muted.get(id) === SKIPPED)) {
+  if (quiet.some((id) => silenced.get(id) === SKIPPED)) {
     notes.push(`tests a skip stopped in the run (${opts.skipped?.label}) count as frozen`);
   }
   // A property judged under two checks (see withBaseProperties) says each finding once.
   const seen = new Set<string>();
-  const findings = checkWitnesses(ledger, frozenIds(ledger), known, muted).filter((f) => {
+  const findings = checkWitnesses(ledger, frozenIds(ledger), known, silenced).filter((f) => {
     const key = JSON.stringify([f.code, f.propertyId, f.testId, f.message]);
     if (seen.has(key)) return false;
     seen.add(key);

@@ -1055,20 +1055,20 @@ export function refuseUnexecutedImported(
   // Measured files by directory ("pkg/sub/"), for the packages that hold a candidate.
   const byDir = new Map<string, string[]>();
   for (const [path, data] of toData) {
-    const dir = path.slice(0, path.lastIndexOf("/") + 1);
+    const dir = dirOf(path);
     byDir.set(dir, [...(byDir.get(dir) ?? []), data]);
   }
   /** Did a module of a package holding `path` (its own, or one above it) run from the checkout? */
   const packageRan = (path: string): boolean => {
     const own = toData.get(path);
-    let dir = path.slice(0, path.lastIndexOf("/") + 1);
+    let dir = dirOf(path);
     // A directory without __init__.py may be a namespace package, whose portions can come
     // from different places: no evidence there.
     while (dir !== "" && fileExists(join(root, dir, "__init__.py"))) {
       for (const data of byDir.get(dir) ?? []) {
         if (data !== own && executedOf(data).size > 0) return true;
       }
-      dir = dir.slice(0, dir.slice(0, -1).lastIndexOf("/") + 1);
+      dir = dirOf(dir.slice(0, -1));
     }
     return false;
   };
@@ -1207,11 +1207,15 @@ function nearestModule(root: string, test: string, m: string): string | null {
  */
 function sameModuleTree(found: string, file: string): boolean {
   if (found === file) return true;
-  const dir = (path: string) => path.slice(0, path.lastIndexOf("/") + 1);
-  if ((found.endsWith("/") || found.endsWith("__init__.py")) && file.startsWith(dir(found))) {
+  if ((found.endsWith("/") || found.endsWith("__init__.py")) && file.startsWith(dirOf(found))) {
     return true;
   }
-  return file.endsWith("__init__.py") && found.startsWith(dir(file));
+  return file.endsWith("__init__.py") && found.startsWith(dirOf(file));
+}
+
+/** The directory part of a repository path, with its "/" ("pkg/sub/" for pkg/sub/x.py; "" at the root). */
+function dirOf(path: string): string {
+  return path.slice(0, path.lastIndexOf("/") + 1);
 }
 
 /**
