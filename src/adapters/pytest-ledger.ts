@@ -12,6 +12,7 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { ConfigError, FreezegateError, InputError } from "../core/errors.js";
 import { frozenListOf, lookupOf, resolveFrozen } from "../core/frozen.js";
 import type { Ledger } from "../core/ledger-model.js";
+import { sampleOf } from "../core/listing.js";
 import {
   LEDGER_OPTION,
   type LedgerSetting,
@@ -286,9 +287,8 @@ export function refuseDeselectedFrozen(
 ): void {
   const deselected = (thisRun.record.deselectedFrozen ?? []).filter((id) => !inData(id));
   if (deselected.length === 0) return;
-  const more = deselected.length > 3 ? `, ... (${deselected.length} in all)` : "";
   throw new InputError(
-    `the tests did not run ${deselected.length} test(s) that ${judged} freezes: ${deselected.slice(0, 3).join(", ")}${more} (deselected, says the applied record ${thisRun.label}, and not in the coverage data); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed"`,
+    `the tests did not run ${deselected.length} test(s) that ${judged} freezes: ${sampleOf(deselected)} (deselected, says the applied record ${thisRun.label}, and not in the coverage data); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed"`,
     {
       fix: "do not deselect frozen tests (a conftest.py hook, -k, -m, --deselect): let them run (the ledger already keeps their failures from failing the run), or combine the coverage data of the jobs that ran them, then run the tests again",
     },

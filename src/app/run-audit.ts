@@ -4,14 +4,9 @@
 // as an error instead.
 
 import { existsSync, readFileSync } from "node:fs";
-import { basename, join, posix, relative, sep } from "node:path";
-import { parse as parseToml } from "smol-toml";
+import { join } from "node:path";
 import { CONFIG_FILES, configFromTexts, refuseNestedConfig } from "../adapters/config-files.js";
-import {
-  discoverCoverage,
-  looksLikeDataFile,
-  openCoverage,
-} from "../adapters/coverage-discovery.js";
+import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
 import {
   type EarlyRange,
   patchFromRange,
@@ -19,14 +14,12 @@ import {
   patchFromWorktree,
   readHeadCommit,
   resolveCommit,
-  runGit,
   workTreeBlobIds,
 } from "../adapters/git.js";
 import { readBlobs } from "../adapters/git-history.js";
 import {
   directorySpellings,
   fileExists,
-  isDirectory,
   isSymbolicLink,
   listPythonFiles,
   readFileBytes,
@@ -52,7 +45,14 @@ import {
   resolveFrozen,
 } from "../core/frozen.js";
 import { gitBlobId } from "../core/git-blob.js";
-import { compileGlobs, DEFAULT_TEST_GLOBS } from "../core/globs.js";
+import {
+  compileGlobs,
+  DEFAULT_TEST_GLOBS,
+  globsUnderTestRoot,
+  outsideTestDirs,
+  testFileMatcher,
+} from "../core/globs.js";
+import { sample } from "../core/listing.js";
 import type {
   ChangedFile,
   CoverageMeta,
@@ -67,6 +67,7 @@ import {
   type PathMapping,
   type PathRule,
   refuseMappedAway,
+  refuseRemappedChanges,
   unmappedPathsFix,
 } from "../core/path-map.js";
 import { analyzePython, isPythonSource } from "../core/python-statements.js";
@@ -80,6 +81,17 @@ import {
 import { splitLines, staleEvidence } from "../core/stale.js";
 import { linesOfChangedStatements, statementsWithData } from "../core/statement-map.js";
 import { describePathPrefixes, type ParsedDiff, parseDiff } from "../core/unified-diff.js";
+import {
+  type ExecutedOf,
+  executedOfSource,
+  noneMeasured,
+  refuseUnexecutedImported,
+} from "./installed-copies.js";
+import {
+  baseRevisionOf,
+  refuseDataInPatch,
+  refuseUnmeasuredAfterCoverageConfig,
+} from "./patch-guards.js";
 import { mark } from "./timing.js";
 
 export type PatchRequest =
@@ -404,11 +416,6 @@ export function statementLinesOf(
 /** Source characters of changed files whose tokens are kept (about 5 bytes a character). */
 const KEEP_TOKENS_CHARS = 1_000_000;
 
-function sample(items: readonly string[], n = 3): string {
-  const shown = items.slice(0, n).map((s) => `"${s}"`);
-  return items.length > n ? `${shown.join(", ")}, ... (${items.length} in all)` : shown.join(", ");
-}
-
 /** The same strings in the same order. */
 function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
@@ -433,15 +440,6 @@ function productionNamedLikeTests(
     files ??= new Set([...contexts.testIds].map((id) => nodeIdFile(id, testRoot)));
     return files.has(path);
   };
-}
-
-/** Not conftest.py, and in no directory named tests, test or testing. */
-function outsideTestDirs(path: string): boolean {
-  const parts = path.split("/");
-  return (
-    parts.at(-1) !== "conftest.py" &&
-    !parts.slice(0, -1).some((d) => d === "tests" || d === "test" || d === "testing")
-  );
 }
 
 export interface TestAndSourceGlobs {
@@ -925,607 +923,6 @@ async function stricterSettings(
       ],
     },
   };
-}
-
-async function isTracked(root: string, path: string): Promise<boolean> {
-  const result = await runGit(root, ["ls-files", "--error-unmatch", "--", path]);
-  return result.code === 0;
-}
-
-function sameText(a: string, b: string): boolean {
-  try {
-    return readFileSync(a).equals(readFileSync(b));
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The tests ran another copy of the patch's files (a built `build/lib/app/`, an unpacked
- * wheel inside the repository): none of the changed source files is in the data, but it
- * measures a file whose last two path parts are those of a changed one (`app/mod.py`). A
- * changed file the data simply does not have (docs/conf.py, a module no test imports) is
- * unmeasured, not a refusal. The error, or null.
- */
-async function noneMeasured(
-  root: string,
-  audited: readonly ChangedFile[],
-  toData: ReadonlyMap<string, string>,
-  isTestFile: (path: string) => boolean,
-  executedOf: ExecutedOf,
-): Promise<InputError | null> {
-  if (audited.length === 0 || audited.some((f) => toData.has(f.path))) return null;
-  const tail = (path: string) => path.split("/").slice(-2).join("/");
-  const measured = new Map<string, string>();
-  for (const p of toData.keys()) if (p.includes("/")) measured.set(tail(p), p);
-  for (const f of audited) {
-    if (f.status === "added" || f.status === "copied" || !f.path.includes("/")) continue;
-    const twin = measured.get(tail(f.path));
-    if (twin === undefined) continue;
-    // A copy has the file's text (a build of this checkout), or git does not track it (a
-    // build kept from before the patch); another module of the same name (api/models.py
-    // beside web/api/models.py) is tracked and has its own text.
-    if (!sameText(join(root, twin), join(root, f.path)) && (await isTracked(root, twin))) {
-      continue;
-    }
-    return new InputError(
-      `none of the changed source files is in the coverage data, which measures ${twin} instead of ${f.path}: the tests ran another copy of the code (a build or an installed package)`,
-      {
-        fix: "run the tests against the checkout (an editable install, or PYTHONPATH), or map the copy onto it with --path-map FROM=TO",
-      },
-    );
-  }
-  // Data with no executed line outside the test files (it measures the tests only, or also
-  // files it holds without a line, such as the setup.py that `--cov=.` touches), while a test
-  // that ran imports the changed module: the tests ran a copy coverage.py leaves out (a package
-  // installed into site-packages), so "unmeasured" would be an accident, not a choice.
-  const measuredFiles = [...toData.keys()];
-  const tests = measuredFiles.filter(isTestFile);
-  if (tests.length === 0) return null;
-  for (const p of measuredFiles) {
-    if (!isTestFile(p) && executedOf(toData.get(p) as string).size > 0) return null;
-  }
-  const importerOf = importers(root, tests, toData, executedOf);
-  for (const f of audited) {
-    const importer = importerOf(f.path);
-    if (importer === undefined) continue;
-    return new InputError(
-      `the coverage data ${tests.length === measuredFiles.length ? "measures" : "has executed lines in"} test files only (${tests.length}, e.g. ${importer}), not ${f.path}, which ${importer} imports: the tests ran a copy of the code that coverage.py did not measure (an installed package)`,
-      {
-        fix: "run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO",
-      },
-    );
-  }
-  return null;
-}
-
-/** A data path's executed line numbers (in any context). */
-export type ExecutedOf = (dataPath: string) => ReadonlySet<number>;
-
-/** ExecutedOf over a coverage source, each path read once. */
-export function executedOfSource(coverage: CoverageSource): ExecutedOf {
-  const seen = new Map<string, ReadonlySet<number>>();
-  return (dataPath) => {
-    let lines = seen.get(dataPath);
-    if (lines === undefined) {
-      lines = new Set(coverage.executedLines([dataPath]).get(dataPath)?.keys() ?? []);
-      seen.set(dataPath, lines);
-    }
-    return lines;
-  };
-}
-
-/**
- * Test files by the test globs (also relative to the test root `prefix`), conftest.py, and
- * anything in a directory named tests, test or testing (helpers beside the tests).
- */
-export function testFileMatcher(
-  globs: readonly string[],
-  prefix: string,
-): (path: string) => boolean {
-  const glob = globsUnderTestRoot(globs, prefix);
-  return (path) => glob(path) || !outsideTestDirs(path);
-}
-
-/** Globs matched against a repository path, or against its part below the test root. */
-function globsUnderTestRoot(globs: readonly string[], prefix: string): (path: string) => boolean {
-  const glob = compileGlobs([...globs]);
-  return (path) =>
-    glob(path) || (prefix !== "" && path.startsWith(prefix) && glob(path.slice(prefix.length)));
-}
-
-/**
- * A changed module the data holds without a single executed line, while a test file imports
- * it in a statement that ran: importing runs its top-level lines, so the tests ran another
- * copy of it (an installed package outside `--cov=.`). Its changed lines would read
- * "uncovered", which passes by default: exit 2 instead. A module of a package another module
- * of which ran in the data (its __init__.py, a sibling, a module of a package above it) was
- * simply not imported: the checkout's package was.
- */
-export function refuseUnexecutedImported(
-  root: string,
-  candidates: readonly string[],
-  toData: ReadonlyMap<string, string>,
-  isTestFile: (path: string) => boolean,
-  executedOf: ExecutedOf,
-): void {
-  if (candidates.length === 0) return;
-  const tests = [...toData.keys()].filter(isTestFile);
-  const importerOf = importers(root, tests, toData, executedOf);
-  // Measured files by directory ("pkg/sub/"), for the packages that hold a candidate.
-  const byDir = new Map<string, string[]>();
-  for (const [path, data] of toData) {
-    const dir = dirOf(path);
-    byDir.set(dir, [...(byDir.get(dir) ?? []), data]);
-  }
-  /** Did a module of a package holding `path` (its own, or one above it) run from the checkout? */
-  const packageRan = (path: string): boolean => {
-    const own = toData.get(path);
-    let dir = dirOf(path);
-    // A directory without __init__.py may be a namespace package, whose portions can come
-    // from different places: no evidence there.
-    while (dir !== "" && fileExists(join(root, dir, "__init__.py"))) {
-      for (const data of byDir.get(dir) ?? []) {
-        if (data !== own && executedOf(data).size > 0) return true;
-      }
-      dir = dirOf(dir.slice(0, -1));
-    }
-    return false;
-  };
-  for (const path of candidates) {
-    if (packageRan(path)) continue;
-    const importer = importerOf(path);
-    if (importer === undefined) continue;
-    throw new InputError(
-      `the coverage data holds ${path} without a single executed line, though ${importer}, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure`,
-      {
-        fix: "run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO",
-      },
-    );
-  }
-}
-
-/**
- * Which of `tests` (repository paths of measured test files) imports a changed module in a
- * statement that ran (the data has the statement's line): the first one, or undefined. Each
- * test file's imports are read once.
- */
-function importers(
-  root: string,
-  tests: readonly string[],
-  toData: ReadonlyMap<string, string>,
-  executedOf: ExecutedOf,
-): (file: string) => string | undefined {
-  const read = new Map<string, Map<string, number[]>>();
-  const importsOf = (test: string) => {
-    let modules = read.get(test);
-    if (modules === undefined) {
-      modules = importedModules(join(root, test));
-      read.set(test, modules);
-    }
-    return modules;
-  };
-  return (file) => {
-    const names = moduleNames(root, file);
-    if (names.length === 0) return undefined;
-    for (const test of tests) {
-      if (!test.endsWith(".py")) continue;
-      for (const [m, lines] of importsOf(test)) {
-        const via = matchOf(m, names);
-        if (via === null) continue;
-        const ran = executedOf(toData.get(test) as string);
-        if (!lines.some((line) => ran.has(line))) continue;
-        // Another module of that name nearer the test (its own service's app/main.py in a
-        // monorepo, a helper beside it) is the one it imports. None found: this one when the
-        // name is the module's own (fail closed), not when only a tail of its path matched.
-        const nearest = nearestModule(root, test, m);
-        if (nearest === null ? via === "own" : sameModuleTree(nearest, file)) return test;
-      }
-    }
-    return undefined;
-  };
-}
-
-/**
- * How an imported name `m` loads a module with these names (moduleNames: its own first):
- * by the name, as the package that holds it (`import pkg` for pkg.calc), or as a module of
- * the package it is (`import pkg.calc` runs pkg/__init__.py). "own" through its own name,
- * "tail" through another tail of its path (a namespace package's), or null.
- */
-function matchOf(m: string, names: readonly string[]): "own" | "tail" | null {
-  const loads = (n: string) => m === n || n.startsWith(`${m}.`) || m.startsWith(`${n}.`);
-  const [own, ...tails] = names;
-  if (own !== undefined && loads(own)) return "own";
-  return tails.some(loads) ? "tail" : null;
-}
-
-/**
- * The dotted names a Python file may be imported by: its name from its source root (the
- * directories above it that hold an `__init__.py` are its packages: `src/pkg/calc.py` is
- * pkg.calc, `src/pkg/__init__.py` pkg, `src/calc.py` calc), and every tail of its path of two
- * parts or more (namespace packages have no `__init__.py`). A one-part tail alone would match
- * any other module of that name. Only the identifiers at the path's end count: a project
- * directory may be named calc-lib.
- */
-function moduleNames(root: string, path: string): string[] {
-  if (!path.endsWith(".py")) return [];
-  const all = path.slice(0, -3).split("/");
-  if (all.at(-1) === "__init__") all.pop();
-  let first = all.length;
-  while (first > 0 && /^[A-Za-z_]\w*$/.test(all[first - 1] as string)) first--;
-  const above = all.slice(0, first);
-  const parts = all.slice(first);
-  if (parts.length === 0) return [];
-  // The package directories: upwards from the file's own, while each holds an __init__.py.
-  let start = parts.length - 1;
-  while (start > 0 && fileExists(join(root, ...above, ...parts.slice(0, start), "__init__.py"))) {
-    start--;
-  }
-  const names = new Set([parts.slice(start).join(".")]);
-  for (let i = 0; i + 2 <= parts.length; i++) names.add(parts.slice(i).join("."));
-  return [...names];
-}
-
-/**
- * The repository file a test's `import m` most likely names: `m` as a module, a package or a
- * namespace directory under the test's basedir (its directory, or the first one above its
- * packages) or one of the directories above it (or their src/), nearest first, as pytest's rootdir-relative imports and a project's source
- * root find it. A directory is returned with a trailing "/". Null when the checkout has none.
- */
-function nearestModule(root: string, test: string, m: string): string | null {
-  const parts = m.split(".");
-  const dirs = test.split("/").slice(0, -1);
-  // pytest puts the test's basedir on the path: the first directory above its packages (a
-  // tests/ tree of packages is imported as tests.pkg..., so tests/pkg/ is not `pkg`).
-  let top = dirs.length;
-  while (top > 0 && fileExists(join(root, ...dirs.slice(0, top), "__init__.py"))) top--;
-  // Python takes a module or a regular package wherever it finds one on the path before a
-  // bare directory (a namespace package, or just a tests/pkg/ folder): files first.
-  for (const directories of [false, true]) {
-    for (let depth = top; depth >= 0; depth--) {
-      for (const base of [dirs.slice(0, depth), [...dirs.slice(0, depth), "src"]]) {
-        // `from a.b import c` names a.b.c, which may be a name in a/b.py: the longest first.
-        for (let n = parts.length; n > 0; n--) {
-          const stem = [...base, ...parts.slice(0, n)].join("/");
-          if (directories) {
-            if (isDirectory(join(root, stem))) return `${stem}/`;
-            continue;
-          }
-          for (const candidate of [`${stem}.py`, `${stem}/__init__.py`]) {
-            if (fileExists(join(root, candidate))) return candidate;
-          }
-        }
-      }
-    }
-  }
-  return null;
-}
-
-/**
- * Is `file` the module `found`, inside the package (or namespace directory) `found` is, or
- * the `__init__.py` of the package that holds `found`?
- */
-function sameModuleTree(found: string, file: string): boolean {
-  if (found === file) return true;
-  if ((found.endsWith("/") || found.endsWith("__init__.py")) && file.startsWith(dirOf(found))) {
-    return true;
-  }
-  return file.endsWith("__init__.py") && found.startsWith(dirOf(file));
-}
-
-/** The directory part of a repository path, with its "/" ("pkg/sub/" for pkg/sub/x.py; "" at the root). */
-function dirOf(path: string): string {
-  return path.slice(0, path.lastIndexOf("/") + 1);
-}
-
-/**
- * The modules a file's absolute imports name, each with the line numbers (1-based) of the
- * statements that name it: `import a.b as x` names a.b; `from a.b import c, d` names a.b,
- * a.b.c and a.b.d (c may be a module); `importlib.import_module("a.b")` and
- * `pytest.importorskip("a.b")` name a.b. At any indentation (a fixture's or a test's own
- * import); whether the statement ran is the data's to say. Relative imports are left out.
- */
-function importedModules(path: string): Map<string, number[]> {
-  const modules = new Map<string, number[]>();
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return modules;
-  }
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  const lineAt = (offset: number) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((starts[mid] as number) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
-  const add = (name: string, offset: number) => {
-    const line = lineAt(offset);
-    const lines = modules.get(name);
-    if (lines === undefined) modules.set(name, [line]);
-    else if (!lines.includes(line)) lines.push(line);
-  };
-  const dotted = /^[A-Za-z_][\w.]*$/;
-  for (const m of text.matchAll(/^[ \t]*import[ \t]+([^\n#;]+)/gm)) {
-    for (const item of (m[1] as string).split(",")) {
-      const name = item.trim().split(/\s+/)[0] ?? "";
-      if (dotted.test(name)) add(name, m.index);
-    }
-  }
-  const from = /^[ \t]*from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+\(?([^\n#;)]*)/gm;
-  for (const m of text.matchAll(from)) {
-    const module = m[1] as string;
-    add(module, m.index);
-    for (const item of (m[2] as string).split(",")) {
-      const name = item.trim().split(/\s+/)[0] ?? "";
-      if (/^[A-Za-z_]\w*$/.test(name)) add(`${module}.${name}`, m.index);
-    }
-  }
-  const byString = /\b(?:import_module|importorskip)\(\s*(["'])([A-Za-z_][\w.]*)\1/g;
-  for (const m of text.matchAll(byString)) add(m[2] as string, m.index);
-  return modules;
-}
-
-/**
- * The commit a patch is measured against, whose files say what the repository said before
- * it: the merge base of a range, HEAD for a staged or work-tree patch, none for a user's diff.
- */
-function baseRevisionOf(patch: Patch): string | null {
-  const source = patch.source;
-  if (source.kind === "range") return source.mergeBase;
-  return source.kind === "staged" || source.kind === "worktree" ? "HEAD" : null;
-}
-
-/**
- * A path-map the patch changed may not give a changed file other recorded data than the
- * base's rules give it: a new rule could map a live test's copy of the file onto it. Where the
- * base's rules map nothing onto the file (the data moved, which is why the rules changed),
- * the patch's rules decide.
- */
-function refuseRemappedChanges(
-  changed: readonly string[],
-  head: PathMapping,
-  base: PathMapping,
-  rules: readonly PathRule[],
-): void {
-  const shown = rules.map((r) => `${r.from}=${r.to}`).join(", ") || "no rules";
-  for (const path of changed) {
-    const then = base.toData.get(path);
-    const now = head.toData.get(path);
-    if (then === undefined || then === now) continue;
-    throw new InputError(
-      `the patch changes path-map (now ${shown}), and the new rules give the changed file ${path} the data recorded as "${now ?? "nothing"}" instead of "${then}"`,
-      {
-        fix: "change path-map in a patch that changes no measured source file, or pass --path-map",
-      },
-    );
-  }
-}
-
-/** The files coverage.py and pytest read their settings from, under their standard names. */
-const STANDARD_CONFIGS = new Set([
-  ".coveragerc",
-  "setup.cfg",
-  "tox.ini",
-  "pyproject.toml",
-  "pytest.ini",
-]);
-
-/**
- * Files that may configure the run that made the data: coverage.py's own rc files (named
- * like .coveragerc, or holding "cov" in the name) anywhere, since --cov-config or
- * COVERAGE_RCFILE may name any of them; an ini or TOML file of another name anywhere, for the
- * same reason; and a standard multi-purpose file (setup.cfg, tox.ini, pyproject.toml,
- * pytest.ini) in the root, the test root, or a directory that holds measured files (one in an
- * example project's directory configures another run).
- */
-function mayConfigureCoverage(
-  path: string,
-  testRoot: string,
-  measuredDirs: ReadonlySet<string>,
-): boolean {
-  const name = basename(path);
-  if (STANDARD_CONFIGS.has(name) && name !== ".coveragerc") {
-    const dir = posix.dirname(path);
-    return dir === "." || dir === (normalizePath(testRoot) || ".") || measuredDirs.has(dir);
-  }
-  return /cov/i.test(name) || /(rc|\.cfg|\.ini|\.toml|\.conf)$/.test(name);
-}
-
-/**
- * What decides which files coverage.py measures and where their data goes: in a run section
- * ([run], [coverage:run], [tool.coverage.run]) these keys, the [paths] section, and pytest-cov's
- * --cov options in pytest's addopts. Report settings (exclude_lines, fail_under, ...) change
- * what a report says, never which files the data holds.
- */
-const RUN_SECTION = /^((coverage:)?run|DEFAULT)$/;
-const PATHS_SECTION = /^(coverage:)?paths$/;
-const SELECTING_KEYS = new Set([
-  "source",
-  "source_pkgs",
-  "include",
-  "omit",
-  "data_file",
-  "plugins",
-  "relative_files",
-]);
-const COV_OPTION = /--(no-)?cov\b/;
-
-/**
- * What of a file's text selects the files coverage.py measures (see SELECTING_KEYS), or null
- * for nothing: of a TOML file as JSON (so that formatting does not count), of an ini-style
- * file as its lines. Text that does not parse is taken whole.
- */
-function coverageSettingsIn(name: string, text: string | null): string | null {
-  if (text === null) return null;
-  if (name.endsWith(".toml")) {
-    try {
-      const tool = (parseToml(text) as { tool?: Record<string, unknown> }).tool ?? {};
-      const coverage = (tool.coverage ?? {}) as { run?: Record<string, unknown>; paths?: unknown };
-      const run = Object.entries(coverage.run ?? {}).filter(([key]) => SELECTING_KEYS.has(key));
-      const pytest = tool.pytest as { ini_options?: { addopts?: unknown } } | undefined;
-      const addopts = JSON.stringify(pytest?.ini_options?.addopts ?? null);
-      const kept = {
-        run: run.length === 0 ? null : Object.fromEntries(run),
-        paths: coverage.paths ?? null,
-        addopts: COV_OPTION.test(addopts) ? addopts : null,
-      };
-      return Object.values(kept).every((v) => v === null) ? null : JSON.stringify(kept);
-    } catch {
-      return text;
-    }
-  }
-  const kept: string[] = [];
-  let section = "";
-  let keeping = false;
-  for (const line of text.split(/\r?\n/)) {
-    const header = /^\s*\[([^\]]*)\]/.exec(line);
-    const bare = line.trim();
-    if (header) {
-      section = (header[1] as string).trim();
-      keeping = false;
-      continue;
-    }
-    if (bare === "" || /^[#;]/.test(bare)) continue;
-    const continued = /^\s/.test(line);
-    if (!continued) {
-      // configparser folds option names to lower case.
-      const key = (/^([^=:]+)[=:]/.exec(line)?.[1] ?? "").trim().toLowerCase();
-      keeping =
-        PATHS_SECTION.test(section) || (RUN_SECTION.test(section) && SELECTING_KEYS.has(key));
-    }
-    if (keeping) kept.push(`[${section}] ${bare}`);
-    else if (COV_OPTION.test(line)) kept.push(`[${section}] ${covOptions(bare).join(" ")}`);
-  }
-  // [DEFAULT]'s keys reach coverage.py only in a file it reads as its own: one with a run
-  // section (an application's ini file with a [DEFAULT] source = ... is no coverage config).
-  const ownFile = /^\s*\[(coverage:)?run\]/m.test(text);
-  const selected = kept.filter((k) => ownFile || !k.startsWith("[DEFAULT] "));
-  return selected.length === 0 ? null : selected.join("\n");
-}
-
-/** pytest-cov's options in an addopts line, with their values (the rest of the line aside). */
-function covOptions(line: string): string[] {
-  const words = line.split(/\s+/);
-  const out: string[] = [];
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i] as string;
-    const at = word.search(COV_OPTION);
-    if (at < 0) continue;
-    const option = word.slice(at);
-    const next = words[i + 1];
-    if (!option.includes("=") && next !== undefined && !next.startsWith("-")) {
-      out.push(`${option} ${next}`);
-      i++;
-    } else out.push(option);
-  }
-  return out;
-}
-
-/**
- * A patch that changes coverage.py's configuration (an `omit`, a narrower `source` or
- * `--cov=`, another `--cov-config`) can take its own changed files out of the data, and an
- * unmeasured line fails no gate by default. So when a changed source file is unmeasured and
- * the patch also changes what a file says about coverage (compared with the patch's base; a
- * user's diff has none, so any such file it touches counts), the audit refuses.
- */
-async function refuseUnmeasuredAfterCoverageConfig(
-  root: string,
-  patch: Patch,
-  unmeasured: readonly ChangedFile[],
-  testRoot: string,
-  measured: Iterable<string>,
-): Promise<void> {
-  // Every directory above a measured file (repository paths).
-  const measuredDirs = new Set<string>();
-  for (const p of measured) {
-    for (let d = posix.dirname(p); d !== "." && !measuredDirs.has(d); d = posix.dirname(d)) {
-      measuredDirs.add(d);
-    }
-  }
-  const may = (p: string) => mayConfigureCoverage(p, testRoot, measuredDirs);
-  const configs = patch.files.filter(
-    (f) => !f.binary && (may(f.path) || (f.oldPath !== null && may(f.oldPath))),
-  );
-  if (configs.length === 0) return;
-  const base = baseRevisionOf(patch);
-  const before =
-    base === null
-      ? null
-      : await readBlobs(
-          root,
-          configs.map((f) => ({ rev: base, path: f.oldPath ?? f.path })),
-        );
-  const changed = configs.filter((f, i) => {
-    const now = coverageSettingsIn(
-      basename(f.path),
-      f.status === "deleted" ? null : readTextOrNull(join(root, f.path)),
-    );
-    if (before === null) return now !== null || f.status === "deleted";
-    const then = coverageSettingsIn(
-      basename(f.oldPath ?? f.path),
-      before[i]?.toString("utf8") ?? null,
-    );
-    return now !== then;
-  });
-  if (changed.length === 0) return;
-  throw new InputError(
-    `the patch changes coverage.py's configuration (${sample(changed.map((f) => f.path))}) and its changed source ${sample(unmeasured.map((f) => f.path))} is not in the coverage data: the change may have taken it out`,
-    {
-      fix: "land the coverage configuration change in a patch of its own, or make the tests measure these files",
-    },
-  );
-}
-
-function readTextOrNull(path: string): string | null {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Coverage data that the patch itself adds or changes is no evidence of this run: a patch could
- * commit data recorded with a test it then deleted, and a configured `coverage` path or the
- * default discovery of `.coverage.*` files (a fresh clone in CI) would read it, or
- * `pytest --cov-append` would merge it into the run's own `.coverage`. So a committed or staged
- * patch may hold no file read as data and no file named like coverage.py's data
- * (`.coverage`, `.coverage.*`). A work-tree patch is left alone: the run's own data is an
- * untracked file there.
- */
-function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void {
-  const source = patch.source;
-  if (source.kind !== "range" && source.kind !== "staged") return;
-  const read = new Set(dataFiles.map((file) => relative(root, file).split(sep).join("/")));
-  const data = patch.files.find((f) => {
-    if (f.status === "deleted") return false;
-    const name = basename(f.path);
-    return (
-      read.has(f.path) ||
-      ((name === ".coverage" || name.startsWith(".coverage.")) &&
-        // Binary in the diff, or data on disk: pytest --cov-append may have merged the file
-        // into the run's .coverage and deleted it before the audit runs.
-        (f.binary || looksLikeDataFile(join(root, f.path))))
-    );
-  });
-  if (data === undefined) return;
-  const by =
-    source.kind === "range"
-      ? `${source.base}...${source.head} adds or changes it`
-      : "the staged patch adds or changes it";
-  throw new InputError(
-    `the coverage data ${data.path} is part of the patch (${by}): data committed with a patch is not a record of this run`,
-    {
-      fix: `remove ${data.path} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test`,
-    },
-  );
 }
 
 export async function runAudit(request: AuditRequest): Promise<AuditRun> {

@@ -20,6 +20,7 @@ import type { Finding, GateResult } from "../core/findings.js";
 import { gateFailed, sortFindings } from "../core/findings.js";
 import type { Gate, Ledger } from "../core/ledger-model.js";
 import { checkShape } from "../core/ledger-shape.js";
+import { sampleOf } from "../core/listing.js";
 import { PLUGIN_TOOL, type SamplesArtifact } from "../core/samples.js";
 import type { ShadowAudit } from "../core/shadow-audit.js";
 import {
@@ -114,10 +115,8 @@ export function mutedNotes(thisRun: ThisRunsRecord | null): string[] {
     ];
   }
   if (record.muted.length === 0) return [];
-  const shown = record.muted.slice(0, 5).join(", ");
-  const more = record.muted.length > 5 ? `, ... (${record.muted.length} in all)` : "";
   return [
-    `${record.muted.length} test(s) muted by an xfail outside the ledger count as frozen (their failures cannot fail the run; the applied record ${label}): ${shown}${more}`,
+    `${record.muted.length} test(s) muted by an xfail outside the ledger count as frozen (their failures cannot fail the run; the applied record ${label}): ${sampleOf(record.muted, 5)}`,
   ];
 }
 

@@ -21,14 +21,15 @@ import {
   refuseParametrizedForCollapsedContexts,
   resolveFrozen,
 } from "../core/frozen.js";
+import { testFileMatcher } from "../core/globs.js";
 import type { CoverageSource } from "../core/model.js";
 import type { PathRule } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
+import { executedOfSource, refuseUnexecutedImported } from "./installed-copies.js";
 import {
   type AuditRequest,
   checkPatchAgainstData,
   type DataContexts,
-  executedOfSource,
   loadFrozenList,
   mapCoverageToRepo,
   type PatchRequest,
@@ -36,9 +37,7 @@ import {
   readDataContexts,
   readPatch,
   refuseLoneCarriageReturn,
-  refuseUnexecutedImported,
   statementLinesOf,
-  testFileMatcher,
   testsWithoutRunIn,
 } from "./run-audit.js";
 

@@ -4,6 +4,7 @@
 
 import { type ContextIndex, NO_LINES_RECORDED } from "./contexts.js";
 import type { FrozenResolution } from "./frozen.js";
+import { sample, sampleOf } from "./listing.js";
 import { type PathMapping, slashSeparated, unmappedPathsFix } from "./path-map.js";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
@@ -13,19 +14,6 @@ export interface DoctorCheck {
   status: CheckStatus;
   message: string;
   fix?: string;
-}
-
-function sample(items: readonly string[], n = 3): string {
-  return sampleOf(
-    items.map((s) => `"${s}"`),
-    n,
-  );
-}
-
-/** Like sample, of items already written out. */
-function sampleOf(shown: readonly string[], n = 3): string {
-  const first = shown.slice(0, n);
-  return shown.length > n ? `${first.join(", ")}, ... (${shown.length} in all)` : first.join(", ");
 }
 
 /** Seed 000 assertion 1: contexts exist and are not all the empty "no test" context. */

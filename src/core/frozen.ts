@@ -8,6 +8,7 @@
 // freeze tests nobody named.
 
 import { InputError } from "./errors.js";
+import { sampleOf } from "./listing.js";
 
 export type FrozenFormat = "quarantine" | "ledger";
 
@@ -169,12 +170,7 @@ export function refuseParametrizedForCollapsedContexts(list: FrozenList, label: 
  */
 export function frozenWithoutRun(label: string, ids: readonly string[]): InputError | null {
   if (ids.length === 0) return null;
-  const shown = [...ids]
-    .sort()
-    .slice(0, 3)
-    .map((id) => JSON.stringify(id));
-  const list =
-    ids.length > 3 ? `${shown.join(", ")}, ... (${ids.length} in all)` : shown.join(", ");
+  const list = sampleOf([...ids].sort().map((id) => JSON.stringify(id)));
   return new InputError(
     `${ids.length} frozen test(s) in ${label} ran no test body (the coverage data has their setup or teardown but no "|run" context: skipped, their setup failed, or their body ran no measured line), so the lines they would cover are unknown: ${list}`,
     {

@@ -56,3 +56,34 @@ export function compileGlobs(patterns: readonly string[]): PathMatcher {
 
 export const DEFAULT_TEST_GLOBS = ["tests/**", "test_*.py", "*_test.py", "conftest.py"] as const;
 export const DEFAULT_SOURCE_GLOBS = ["**/*.py"] as const;
+
+/** Not conftest.py, and in no directory named tests, test or testing. */
+export function outsideTestDirs(path: string): boolean {
+  const parts = path.split("/");
+  return (
+    parts.at(-1) !== "conftest.py" &&
+    !parts.slice(0, -1).some((d) => d === "tests" || d === "test" || d === "testing")
+  );
+}
+
+/**
+ * Test files by the test globs (also relative to the test root `prefix`), conftest.py, and
+ * anything in a directory named tests, test or testing (helpers beside the tests).
+ */
+export function testFileMatcher(
+  globs: readonly string[],
+  prefix: string,
+): (path: string) => boolean {
+  const glob = globsUnderTestRoot(globs, prefix);
+  return (path) => glob(path) || !outsideTestDirs(path);
+}
+
+/** Globs matched against a repository path, or against its part below the test root. */
+export function globsUnderTestRoot(
+  globs: readonly string[],
+  prefix: string,
+): (path: string) => boolean {
+  const glob = compileGlobs([...globs]);
+  return (path) =>
+    glob(path) || (prefix !== "" && path.startsWith(prefix) && glob(path.slice(prefix.length)));
+}

@@ -314,3 +314,29 @@ export function refuseMappedAway(
     },
   );
 }
+
+/**
+ * A path-map the patch changed may not give a changed file other recorded data than the
+ * base's rules give it: a new rule could map a live test's copy of the file onto it. Where the
+ * base's rules map nothing onto the file (the data moved, which is why the rules changed),
+ * the patch's rules decide.
+ */
+export function refuseRemappedChanges(
+  changed: readonly string[],
+  head: PathMapping,
+  base: PathMapping,
+  rules: readonly PathRule[],
+): void {
+  const shown = rules.map((r) => `${r.from}=${r.to}`).join(", ") || "no rules";
+  for (const path of changed) {
+    const then = base.toData.get(path);
+    const now = head.toData.get(path);
+    if (then === undefined || then === now) continue;
+    throw new InputError(
+      `the patch changes path-map (now ${shown}), and the new rules give the changed file ${path} the data recorded as "${now ?? "nothing"}" instead of "${then}"`,
+      {
+        fix: "change path-map in a patch that changes no measured source file, or pass --path-map",
+      },
+    );
+  }
+}

@@ -1,0 +1,122 @@
+// Guards on what a patch may change beside its code: coverage data committed with it, and
+// coverage.py's configuration changed while the patch's own files are missing from the data.
+// Both could make a gate pass on evidence the patch itself arranged.
+
+import { readFileSync } from "node:fs";
+import { basename, join, posix, relative, sep } from "node:path";
+import { looksLikeDataFile } from "../adapters/coverage-discovery.js";
+import { readBlobs } from "../adapters/git-history.js";
+import { coverageSettingsIn, mayConfigureCoverage } from "../core/coverage-settings.js";
+import { InputError } from "../core/errors.js";
+import { sample } from "../core/listing.js";
+import type { ChangedFile, Patch } from "../core/model.js";
+
+/**
+ * The commit a patch is measured against, whose files say what the repository said before
+ * it: the merge base of a range, HEAD for a staged or work-tree patch, none for a user's diff.
+ */
+export function baseRevisionOf(patch: Patch): string | null {
+  const source = patch.source;
+  if (source.kind === "range") return source.mergeBase;
+  return source.kind === "staged" || source.kind === "worktree" ? "HEAD" : null;
+}
+
+/**
+ * A patch that changes coverage.py's configuration (an `omit`, a narrower `source` or
+ * `--cov=`, another `--cov-config`) can take its own changed files out of the data, and an
+ * unmeasured line fails no gate by default. So when a changed source file is unmeasured and
+ * the patch also changes what a file says about coverage (compared with the patch's base; a
+ * user's diff has none, so any such file it touches counts), the audit refuses.
+ */
+export async function refuseUnmeasuredAfterCoverageConfig(
+  root: string,
+  patch: Patch,
+  unmeasured: readonly ChangedFile[],
+  testRoot: string,
+  measured: Iterable<string>,
+): Promise<void> {
+  // Every directory above a measured file (repository paths).
+  const measuredDirs = new Set<string>();
+  for (const p of measured) {
+    for (let d = posix.dirname(p); d !== "." && !measuredDirs.has(d); d = posix.dirname(d)) {
+      measuredDirs.add(d);
+    }
+  }
+  const may = (p: string) => mayConfigureCoverage(p, testRoot, measuredDirs);
+  const configs = patch.files.filter(
+    (f) => !f.binary && (may(f.path) || (f.oldPath !== null && may(f.oldPath))),
+  );
+  if (configs.length === 0) return;
+  const base = baseRevisionOf(patch);
+  const before =
+    base === null
+      ? null
+      : await readBlobs(
+          root,
+          configs.map((f) => ({ rev: base, path: f.oldPath ?? f.path })),
+        );
+  const changed = configs.filter((f, i) => {
+    const now = coverageSettingsIn(
+      basename(f.path),
+      f.status === "deleted" ? null : readTextOrNull(join(root, f.path)),
+    );
+    if (before === null) return now !== null || f.status === "deleted";
+    const then = coverageSettingsIn(
+      basename(f.oldPath ?? f.path),
+      before[i]?.toString("utf8") ?? null,
+    );
+    return now !== then;
+  });
+  if (changed.length === 0) return;
+  throw new InputError(
+    `the patch changes coverage.py's configuration (${sample(changed.map((f) => f.path))}) and its changed source ${sample(unmeasured.map((f) => f.path))} is not in the coverage data: the change may have taken it out`,
+    {
+      fix: "land the coverage configuration change in a patch of its own, or make the tests measure these files",
+    },
+  );
+}
+
+function readTextOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Coverage data that the patch itself adds or changes is no evidence of this run: a patch could
+ * commit data recorded with a test it then deleted, and a configured `coverage` path or the
+ * default discovery of `.coverage.*` files (a fresh clone in CI) would read it, or
+ * `pytest --cov-append` would merge it into the run's own `.coverage`. So a committed or staged
+ * patch may hold no file read as data and no file named like coverage.py's data
+ * (`.coverage`, `.coverage.*`). A work-tree patch is left alone: the run's own data is an
+ * untracked file there.
+ */
+export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void {
+  const source = patch.source;
+  if (source.kind !== "range" && source.kind !== "staged") return;
+  const read = new Set(dataFiles.map((file) => relative(root, file).split(sep).join("/")));
+  const data = patch.files.find((f) => {
+    if (f.status === "deleted") return false;
+    const name = basename(f.path);
+    return (
+      read.has(f.path) ||
+      ((name === ".coverage" || name.startsWith(".coverage.")) &&
+        // Binary in the diff, or data on disk: pytest --cov-append may have merged the file
+        // into the run's .coverage and deleted it before the audit runs.
+        (f.binary || looksLikeDataFile(join(root, f.path))))
+    );
+  });
+  if (data === undefined) return;
+  const by =
+    source.kind === "range"
+      ? `${source.base}...${source.head} adds or changes it`
+      : "the staged patch adds or changes it";
+  throw new InputError(
+    `the coverage data ${data.path} is part of the patch (${by}): data committed with a patch is not a record of this run`,
+    {
+      fix: `remove ${data.path} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test`,
+    },
+  );
+}

@@ -1,0 +1,127 @@
+// Which text of a configuration file decides what coverage.py measures: the part a patch may
+// not change while its own changed files are missing from the data (see
+// refuseUnmeasuredAfterCoverageConfig in src/app/patch-guards.ts). Pure: text in, text out.
+
+import { basename, posix } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { normalizePath } from "./path-map.js";
+
+/** The files coverage.py and pytest read their settings from, under their standard names. */
+const STANDARD_CONFIGS = new Set([
+  ".coveragerc",
+  "setup.cfg",
+  "tox.ini",
+  "pyproject.toml",
+  "pytest.ini",
+]);
+
+/**
+ * Files that may configure the run that made the data: coverage.py's own rc files (named
+ * like .coveragerc, or holding "cov" in the name) anywhere, since --cov-config or
+ * COVERAGE_RCFILE may name any of them; an ini or TOML file of another name anywhere, for the
+ * same reason; and a standard multi-purpose file (setup.cfg, tox.ini, pyproject.toml,
+ * pytest.ini) in the root, the test root, or a directory that holds measured files (one in an
+ * example project's directory configures another run).
+ */
+export function mayConfigureCoverage(
+  path: string,
+  testRoot: string,
+  measuredDirs: ReadonlySet<string>,
+): boolean {
+  const name = basename(path);
+  if (STANDARD_CONFIGS.has(name) && name !== ".coveragerc") {
+    const dir = posix.dirname(path);
+    return dir === "." || dir === (normalizePath(testRoot) || ".") || measuredDirs.has(dir);
+  }
+  return /cov/i.test(name) || /(rc|\.cfg|\.ini|\.toml|\.conf)$/.test(name);
+}
+
+/**
+ * What decides which files coverage.py measures and where their data goes: in a run section
+ * ([run], [coverage:run], [tool.coverage.run]) these keys, the [paths] section, and pytest-cov's
+ * --cov options in pytest's addopts. Report settings (exclude_lines, fail_under, ...) change
+ * what a report says, never which files the data holds.
+ */
+const RUN_SECTION = /^((coverage:)?run|DEFAULT)$/;
+const PATHS_SECTION = /^(coverage:)?paths$/;
+const SELECTING_KEYS = new Set([
+  "source",
+  "source_pkgs",
+  "include",
+  "omit",
+  "data_file",
+  "plugins",
+  "relative_files",
+]);
+const COV_OPTION = /--(no-)?cov\b/;
+
+/**
+ * What of a file's text selects the files coverage.py measures (see SELECTING_KEYS), or null
+ * for nothing: of a TOML file as JSON (so that formatting does not count), of an ini-style
+ * file as its lines. Text that does not parse is taken whole.
+ */
+export function coverageSettingsIn(name: string, text: string | null): string | null {
+  if (text === null) return null;
+  if (name.endsWith(".toml")) {
+    try {
+      const tool = (parseToml(text) as { tool?: Record<string, unknown> }).tool ?? {};
+      const coverage = (tool.coverage ?? {}) as { run?: Record<string, unknown>; paths?: unknown };
+      const run = Object.entries(coverage.run ?? {}).filter(([key]) => SELECTING_KEYS.has(key));
+      const pytest = tool.pytest as { ini_options?: { addopts?: unknown } } | undefined;
+      const addopts = JSON.stringify(pytest?.ini_options?.addopts ?? null);
+      const kept = {
+        run: run.length === 0 ? null : Object.fromEntries(run),
+        paths: coverage.paths ?? null,
+        addopts: COV_OPTION.test(addopts) ? addopts : null,
+      };
+      return Object.values(kept).every((v) => v === null) ? null : JSON.stringify(kept);
+    } catch {
+      return text;
+    }
+  }
+  const kept: string[] = [];
+  let section = "";
+  let keeping = false;
+  for (const line of text.split(/\r?\n/)) {
+    const header = /^\s*\[([^\]]*)\]/.exec(line);
+    const bare = line.trim();
+    if (header) {
+      section = (header[1] as string).trim();
+      keeping = false;
+      continue;
+    }
+    if (bare === "" || /^[#;]/.test(bare)) continue;
+    const continued = /^\s/.test(line);
+    if (!continued) {
+      // configparser folds option names to lower case.
+      const key = (/^([^=:]+)[=:]/.exec(line)?.[1] ?? "").trim().toLowerCase();
+      keeping =
+        PATHS_SECTION.test(section) || (RUN_SECTION.test(section) && SELECTING_KEYS.has(key));
+    }
+    if (keeping) kept.push(`[${section}] ${bare}`);
+    else if (COV_OPTION.test(line)) kept.push(`[${section}] ${covOptions(bare).join(" ")}`);
+  }
+  // [DEFAULT]'s keys reach coverage.py only in a file it reads as its own: one with a run
+  // section (an application's ini file with a [DEFAULT] source = ... is no coverage config).
+  const ownFile = /^\s*\[(coverage:)?run\]/m.test(text);
+  const selected = kept.filter((k) => ownFile || !k.startsWith("[DEFAULT] "));
+  return selected.length === 0 ? null : selected.join("\n");
+}
+
+/** pytest-cov's options in an addopts line, with their values (the rest of the line aside). */
+function covOptions(line: string): string[] {
+  const words = line.split(/\s+/);
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] as string;
+    const at = word.search(COV_OPTION);
+    if (at < 0) continue;
+    const option = word.slice(at);
+    const next = words[i + 1];
+    if (!option.includes("=") && next !== undefined && !next.startsWith("-")) {
+      out.push(`${option} ${next}`);
+      i++;
+    } else out.push(option);
+  }
+  return out;
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { coverageSettingsIn, mayConfigureCoverage } from "../../src/core/coverage-settings.js";
+
+describe("coverageSettingsIn: the text that selects what coverage.py measures", () => {
+  it("keeps a run section's selecting keys and the paths section of an ini file", () => {
+    const text = [
+      "[run]",
+      "source = pkg",
+      "branch = true",
+      "omit =",
+      "    pkg/generated/*",
+      "[report]",
+      "fail_under = 90",
+      "[paths]",
+      "source =",
+      "    src/",
+    ].join("\n");
+    expect(coverageSettingsIn(".coveragerc", text)).toBe(
+      [
+        "[run] source = pkg",
+        "[run] omit =",
+        "[run] pkg/generated/*",
+        "[paths] source =",
+        "[paths] src/",
+      ].join("\n"),
+    );
+  });
+
+  it("says nothing for report-only settings, so editing them is no coverage change", () => {
+    expect(coverageSettingsIn("setup.cfg", "[coverage:report]\nfail_under = 80\n")).toBeNull();
+    expect(coverageSettingsIn("setup.cfg", null)).toBeNull();
+  });
+
+  it("reads pytest-cov's --cov options out of addopts, with their values", () => {
+    const text = "[pytest]\naddopts = -q --cov pkg --cov-context=test -x\n";
+    expect(coverageSettingsIn("pytest.ini", text)).toBe("[pytest] --cov pkg --cov-context=test");
+  });
+
+  it("reads TOML as data: formatting alone does not change the result", () => {
+    const a = '[tool.coverage.run]\nsource = ["pkg"]\nbranch = true\n';
+    const b = '[tool.coverage.run]\nbranch=true\nsource=[ "pkg" ]\n';
+    expect(coverageSettingsIn("pyproject.toml", a)).toBe(coverageSettingsIn("pyproject.toml", b));
+    expect(coverageSettingsIn("pyproject.toml", a)).not.toBeNull();
+    expect(
+      coverageSettingsIn("pyproject.toml", "[tool.coverage.report]\nshow_missing = true\n"),
+    ).toBeNull();
+  });
+
+  it("takes [DEFAULT] keys only from a file coverage.py reads as its own", () => {
+    expect(coverageSettingsIn("app.ini", "[DEFAULT]\nsource = db\n")).toBeNull();
+    expect(coverageSettingsIn("cov.ini", "[DEFAULT]\nsource = db\n[run]\nbranch = true\n")).toBe(
+      "[DEFAULT] source = db",
+    );
+  });
+});
+
+describe("mayConfigureCoverage", () => {
+  const measured = new Set(["services/api"]);
+
+  it.each([
+    ["setup.cfg", true],
+    ["services/api/setup.cfg", true],
+    ["docs/example/setup.cfg", false],
+    ["ci/coverage-ci.rc", true],
+    ["conf/settings.toml", true],
+    ["src/pkg/data.json", false],
+  ])("%s -> %s", (path, expected) => {
+    expect(mayConfigureCoverage(path, "", measured)).toBe(expected);
+  });
+});
