@@ -1,7 +1,8 @@
 // Path globs for choosing which changed files are audited (source files) and which are tests.
 // gitignore-like: "*" and "?" stay within one path segment, "**" spans segments, and a pattern
 // without "/" matches the file's basename anywhere ("test_*.py" matches "a/b/test_x.py").
-// A trailing "/**" matches everything below a directory ("tests/**").
+// A trailing "/**" matches everything below a directory ("tests/**"); a leading "**/" any
+// number of directories above it ("**/tests/**").
 
 export type PathMatcher = (path: string) => boolean;
 
@@ -54,7 +55,18 @@ export function compileGlobs(patterns: readonly string[]): PathMatcher {
   return (path) => matchers.some((m) => m(path));
 }
 
-export const DEFAULT_TEST_GLOBS = ["tests/**", "test_*.py", "*_test.py", "conftest.py"] as const;
+/**
+ * Test files unless configured: a tests/ directory at any depth (a monorepo service's, or one
+ * inside the package), a test/ directory at the root, and pytest's file names anywhere.
+ * `testing/` and a nested `test/` are left out: numpy.testing and django.test are library code.
+ */
+export const DEFAULT_TEST_GLOBS = [
+  "**/tests/**",
+  "test/**",
+  "test_*.py",
+  "*_test.py",
+  "conftest.py",
+] as const;
 export const DEFAULT_SOURCE_GLOBS = ["**/*.py"] as const;
 
 /** Not conftest.py, and in no directory named tests, test or testing. */

@@ -15,6 +15,13 @@ describe("path globs", () => {
     ["src/app/latest_results.py", false],
     ["src/tests_helper/x.py", false],
     ["src/app/contest.py", false],
+    // A tests/ directory at any depth holds test helpers (a service's, or one in the package).
+    ["services/billing/tests/factories.py", true],
+    ["geo/tests/helpers.py", true],
+    ["test/helpers.py", true],
+    // Library code for other projects' tests: numpy.testing, django.test.
+    ["numpy/testing/utils.py", false],
+    ["django/test/client.py", false],
   ])("default test globs: %s -> %s", (path, expected) => {
     expect(isTest(path)).toBe(expected);
   });

@@ -10,7 +10,7 @@ import { fileExists, readTextFile } from "../../adapters/repo-files.js";
 import { mapCoverageToRepo, readDataContexts, statementLinesOf } from "../../app/run-audit.js";
 import { InputError, UsageError } from "../../core/errors.js";
 import type { Finding } from "../../core/findings.js";
-import { compileGlobs } from "../../core/globs.js";
+import { compileGlobs, DEFAULT_TEST_GLOBS } from "../../core/globs.js";
 import { type ImpactFile, resolveTestIds, withdrawnLines } from "../../core/impact.js";
 import type { Ledger } from "../../core/ledger-model.js";
 import { unmappedPathsFix } from "../../core/path-map.js";
@@ -88,8 +88,7 @@ export const impactCommand: CommandSpec = {
         : o.name === "test-files"
           ? {
               ...o,
-              description:
-                "test files, left out of the report unless --source-files is given (default: tests/** test_*.py *_test.py conftest.py)",
+              description: `test files, left out of the report unless --source-files is given (default: ${DEFAULT_TEST_GLOBS.join(" ")})`,
             }
           : o,
     ),
