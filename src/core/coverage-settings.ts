@@ -53,7 +53,12 @@ const SELECTING_KEYS = new Set([
   "plugins",
   "relative_files",
 ]);
-const COV_OPTION = /--(no-)?cov\b/;
+/**
+ * pytest-cov's options that choose what is measured or where the data goes: `--cov`,
+ * `--cov=SOURCE`, `--cov-config=FILE` and `--no-cov`. Report options (`--cov-report`,
+ * `--cov-fail-under`, `--cov-branch`, `--cov-context`, `--cov-append`) take no file out.
+ */
+const COV_OPTION = /--(?:no-cov|cov-config|cov)(?![\w-])/;
 
 /**
  * What of a file's text selects the files coverage.py measures (see SELECTING_KEYS), or null
@@ -67,12 +72,17 @@ export function coverageSettingsIn(name: string, text: string | null): string | 
       const tool = (parseToml(text) as { tool?: Record<string, unknown> }).tool ?? {};
       const coverage = (tool.coverage ?? {}) as { run?: Record<string, unknown>; paths?: unknown };
       const run = Object.entries(coverage.run ?? {}).filter(([key]) => SELECTING_KEYS.has(key));
-      const pytest = tool.pytest as { ini_options?: { addopts?: unknown } } | undefined;
-      const addopts = JSON.stringify(pytest?.ini_options?.addopts ?? null);
+      const pytest = tool.pytest as
+        | { ini_options?: { addopts?: unknown }; addopts?: unknown }
+        | undefined;
+      // pytest's [tool.pytest.ini_options], or pytest 9's native [tool.pytest] table.
+      const options = [pytest?.ini_options?.addopts, pytest?.addopts].flatMap((a) =>
+        covOptions(Array.isArray(a) ? a.map(String).join(" ") : typeof a === "string" ? a : ""),
+      );
       const kept = {
         run: run.length === 0 ? null : Object.fromEntries(run),
         paths: coverage.paths ?? null,
-        addopts: COV_OPTION.test(addopts) ? addopts : null,
+        addopts: options.length === 0 ? null : options.join(" "),
       };
       return Object.values(kept).every((v) => v === null) ? null : JSON.stringify(kept);
     } catch {

@@ -33,7 +33,33 @@ describe("coverageSettingsIn: the text that selects what coverage.py measures", 
 
   it("reads pytest-cov's --cov options out of addopts, with their values", () => {
     const text = "[pytest]\naddopts = -q --cov pkg --cov-context=test -x\n";
-    expect(coverageSettingsIn("pytest.ini", text)).toBe("[pytest] --cov pkg --cov-context=test");
+    expect(coverageSettingsIn("pytest.ini", text)).toBe("[pytest] --cov pkg");
+  });
+
+  it("leaves out pytest-cov's report options, which take no file out of the data", () => {
+    const reportOnly =
+      "[pytest]\naddopts = -q --cov-report=xml --cov-report term --cov-fail-under=80 --cov-branch --cov-context=test --no-cov-on-fail\n";
+    expect(coverageSettingsIn("pytest.ini", reportOnly)).toBeNull();
+    const selecting = "[pytest]\naddopts = --cov-config=ci/cov.rc --no-cov --cov-report=xml\n";
+    expect(coverageSettingsIn("pytest.ini", selecting)).toBe(
+      "[pytest] --cov-config=ci/cov.rc --no-cov",
+    );
+  });
+
+  it("reads only the --cov options of a TOML addopts, as a string, a list or pytest 9's table", () => {
+    const of = (addopts: string, table = "tool.pytest.ini_options") =>
+      coverageSettingsIn("pyproject.toml", `[${table}]\naddopts = ${addopts}\n`);
+    const before = of('"--cov=mdtools --cov-context=test"');
+    expect(before).toBe(JSON.stringify({ run: null, paths: null, addopts: "--cov=mdtools" }));
+    expect(of('"-ra --strict-markers --cov=mdtools --cov-context=test --cov-report=xml"')).toBe(
+      before,
+    );
+    expect(of('["--cov", "mdtools", "-ra"]')).toBe(
+      JSON.stringify({ run: null, paths: null, addopts: "--cov mdtools" }),
+    );
+    expect(of('["--cov=mdtools"]', "tool.pytest")).toBe(before);
+    expect(of('"--cov=other"')).not.toBe(before);
+    expect(of('"-ra --cov-report=xml"')).toBeNull();
   });
 
   it("reads TOML as data: formatting alone does not change the result", () => {
