@@ -12,6 +12,15 @@ export function readTextFile(path: string, label: string): string {
   return readFileBytes(path, label).toString("utf8");
 }
 
+/** A file's text, or null when it is missing or cannot be read (no evidence either way). */
+export function readTextOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+
 /** Read a file's bytes; a missing or unreadable file is an InputError naming `label`. */
 export function readFileBytes(path: string, label: string): Buffer {
   try {

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runGit } from "../adapters/git.js";
-import { fileExists, isDirectory } from "../adapters/repo-files.js";
+import { fileExists, isDirectory, readTextOrNull } from "../adapters/repo-files.js";
 import { InputError } from "../core/errors.js";
 import type { ChangedFile, CoverageSource } from "../core/model.js";
 import { dirOf, importedModulesIn, matchOf, sameModuleTree } from "../core/python-imports.js";
@@ -77,7 +77,7 @@ export async function noneMeasured(
     return new InputError(
       `the coverage data ${tests.length === measuredFiles.length ? "measures" : "has executed lines in"} test files only (${tests.length}, e.g. ${importer}), not ${f.path}, which ${importer} imports: the tests ran a copy of the code that coverage.py did not measure (an installed package)`,
       {
-        fix: "run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO",
+        fix: `run the tests against the checkout (${checkoutFix(root, f.path)}), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO`,
       },
     );
   }
@@ -145,7 +145,7 @@ export function refuseUnexecutedImported(
     throw new InputError(
       `the coverage data holds ${path} without a single executed line, though ${importer}, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure`,
       {
-        fix: "run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO",
+        fix: `run the tests against the checkout (${checkoutFix(root, path)}), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO`,
       },
     );
   }
@@ -179,6 +179,9 @@ function importers(
       for (const [m, lines] of importsOf(test)) {
         const via = matchOf(m, names);
         if (via === null) continue;
+        // `import pkg` names a package above the module, not the module or a name in it.
+        const above = !names.some((n) => m === n || m.startsWith(`${n}.`));
+        if (above && !packageMayLoad(root, file, m, names)) continue;
         const ran = executedOf(toData.get(test) as string);
         if (!lines.some((line) => ran.has(line))) continue;
         // Another module of that name nearer the test (its own service's app/main.py in a
@@ -201,14 +204,20 @@ function importers(
  * directory may be named calc-lib.
  */
 function moduleNames(root: string, path: string): string[] {
-  if (!path.endsWith(".py")) return [];
+  return moduleLayout(root, path).names;
+}
+
+/** moduleNames, and the source root the first of them is imported from ("" for the repository root, "src"). */
+function moduleLayout(root: string, path: string): { names: string[]; sourceRoot: string } {
+  const none = { names: [], sourceRoot: "" };
+  if (!path.endsWith(".py")) return none;
   const all = path.slice(0, -3).split("/");
   if (all.at(-1) === "__init__") all.pop();
   let first = all.length;
   while (first > 0 && /^[A-Za-z_]\w*$/.test(all[first - 1] as string)) first--;
   const above = all.slice(0, first);
   const parts = all.slice(first);
-  if (parts.length === 0) return [];
+  if (parts.length === 0) return none;
   // The package directories: upwards from the file's own, while each holds an __init__.py.
   let start = parts.length - 1;
   while (start > 0 && fileExists(join(root, ...above, ...parts.slice(0, start), "__init__.py"))) {
@@ -216,7 +225,33 @@ function moduleNames(root: string, path: string): string[] {
   }
   const names = new Set([parts.slice(start).join(".")]);
   for (let i = 0; i + 2 <= parts.length; i++) names.add(parts.slice(i).join("."));
-  return [...names];
+  return { names: [...names], sourceRoot: [...above, ...parts.slice(0, start)].join("/") };
+}
+
+/**
+ * How to make the tests import the checkout's copy of a module: an editable install, or its
+ * source root first on the path (`python -m pytest` puts the root there; a src layout needs
+ * PYTHONPATH=src).
+ */
+function checkoutFix(root: string, path: string): string {
+  const { sourceRoot } = moduleLayout(root, path);
+  return `pip install -e ., or ${sourceRoot === "" ? "python -m pytest from the root" : `PYTHONPATH=${sourceRoot}`}`;
+}
+
+/**
+ * Whether `import m`, where m is a package above the module (`import pkg` for pkg/cli.py),
+ * may load the module: only through the package's __init__.py, which must then import
+ * something. An empty __init__.py, or a namespace directory, loads no submodule.
+ */
+function packageMayLoad(root: string, path: string, m: string, names: readonly string[]): boolean {
+  const stem = path.slice(0, -3).split("/");
+  if (stem.at(-1) === "__init__") stem.pop();
+  const depth = m.split(".").length;
+  return names.some((n) => {
+    if (!n.startsWith(`${m}.`)) return false;
+    const dir = stem.slice(0, stem.length - (n.split(".").length - depth));
+    return readTextOrNull(join(root, ...dir, "__init__.py"))?.includes("import") ?? false;
+  });
 }
 
 /**

@@ -2,10 +2,10 @@
 // coverage.py's configuration changed while the patch's own files are missing from the data.
 // Both could make a gate pass on evidence the patch itself arranged.
 
-import { readFileSync } from "node:fs";
 import { basename, join, posix, relative, sep } from "node:path";
 import { looksLikeDataFile } from "../adapters/coverage-discovery.js";
 import { readBlobs } from "../adapters/git-history.js";
+import { readTextOrNull } from "../adapters/repo-files.js";
 import { coverageSettingsIn, mayConfigureCoverage } from "../core/coverage-settings.js";
 import { InputError } from "../core/errors.js";
 import { sample } from "../core/listing.js";
@@ -76,33 +76,30 @@ export async function refuseUnmeasuredAfterCoverageConfig(
   );
 }
 
-function readTextOrNull(path: string): string | null {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Coverage data that the patch itself adds or changes is no evidence of this run: a patch could
  * commit data recorded with a test it then deleted, and a configured `coverage` path or the
  * default discovery of `.coverage.*` files (a fresh clone in CI) would read it, or
  * `pytest --cov-append` would merge it into the run's own `.coverage`. So a committed or staged
  * patch may hold no file read as data and no file named like coverage.py's data
- * (`.coverage`, `.coverage.*`). A work-tree patch is left alone: the run's own data is an
+ * (`.coverage`, `.coverage.*`) in the root or beside a file read. A work-tree patch is left alone: the run's own data is an
  * untracked file there.
  */
 export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void {
   const source = patch.source;
   if (source.kind !== "range" && source.kind !== "staged") return;
   const read = new Set(dataFiles.map((file) => relative(root, file).split(sep).join("/")));
+  // Where data is looked for or merged: the root, and the directories of the files read
+  // (coverage.py combines the parallel files beside its data file). A `.coverage` elsewhere
+  // (a test fixture of a tool that reads coverage data) is nobody's record of this run.
+  const dataDirs = new Set([".", ...[...read].map((p) => posix.dirname(p))]);
   const data = patch.files.find((f) => {
     if (f.status === "deleted") return false;
     const name = basename(f.path);
     return (
       read.has(f.path) ||
       ((name === ".coverage" || name.startsWith(".coverage.")) &&
+        dataDirs.has(posix.dirname(f.path)) &&
         // Binary in the diff, or data on disk: pytest --cov-append may have merged the file
         // into the run's .coverage and deleted it before the audit runs.
         (f.binary || looksLikeDataFile(join(root, f.path))))

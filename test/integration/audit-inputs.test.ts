@@ -4,7 +4,7 @@
 // filters. Every case runs the built binary on the bundled example (real git, real pytest-cov
 // data committed with it); no Python needed.
 
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
@@ -463,6 +463,19 @@ describe("coverage data that the patch itself commits", () => {
     const audit = runCli(["audit", "--base", "base", "-q"], { cwd: r.dir });
     expect(audit.stderr).toBe("");
     expect(audit.status).toBe(1);
+
+    // A data file kept as a test fixture, away from the root and the data read (a tool that
+    // reads coverage data tests itself with one): nobody reads or merges it as this run's.
+    mkdirSync(r.path("tests/fixtures"), { recursive: true });
+    copyFileSync(join(r.dir, ".coverage"), r.path("tests/fixtures/.coverage"));
+    r.git("add", "-f", "tests/fixtures/.coverage");
+    r.git("commit", "-q", "-m", "fixture data");
+    const fixture = runCli(["audit", "--base", "base", "-q"], { cwd: r.dir });
+    expect(fixture.stderr).toBe("");
+    expect(fixture.status).toBe(1);
+    r.git("rm", "-q", "--cached", "tests/fixtures/.coverage");
+    r.git("commit", "-q", "-m", "untrack the fixture");
+    rmSync(r.path("tests/fixtures/.coverage"));
 
     // A work-tree patch lists untracked files, the run's own data among them: not refused.
     r.write(

@@ -36,9 +36,9 @@ let repo: TempRepo;
 let userBase: string;
 
 /** Runs the suite with the installed copy first on the path; returns pytest's output. */
-function pytest(cov: string): string {
+function pytest(...cov: string[]): string {
   const run = runPython(
-    ["-m", "pytest", "-q", "-p", "no:cacheprovider", cov, "--cov-context=test", "--cov-report="],
+    ["-m", "pytest", "-q", "-p", "no:cacheprovider", ...cov, "--cov-context=test", "--cov-report="],
     // The user site is where the copy is; the checkout's src/ is not on the path.
     { cwd: repo.dir, env: { PYTHONUSERBASE: userBase, PYTHONNOUSERSITE: "" } },
   );
@@ -149,6 +149,16 @@ describePython("tests that ran an installed copy of the package", () => {
       "the coverage data records no executed line at all (no contexts)",
     );
     expect(doctor.status).toBe(2);
+  });
+
+  it("--cov=src --cov=test holds the module without a line; the fix names its source root", () => {
+    pytest("--cov=src", "--cov=test");
+    expect(where().startsWith(userBase)).toBe(true);
+    // Before: the fix said "python -m pytest from the root", which leaves the copy first on
+    // the path (or, with it removed, cannot import pkg from src/).
+    expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toBe(
+      "freezegate: error: the coverage data holds src/pkg/calc.py without a single executed line, though test/test_calc.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)",
+    );
   });
 
   it("with the package measured and mapped, the frozen test's line is shadowed", () => {
