@@ -17,7 +17,7 @@ import {
 } from "../adapters/git-history.js";
 import { readLedgerFile } from "../adapters/ledger-file.js";
 import { fileExists, readFileBytes, readJsonFile } from "../adapters/repo-files.js";
-import { checkDeposits, isCollected } from "../core/deposits.js";
+import { checkDeposits, isCollected, nodeIdFile } from "../core/deposits.js";
 import { FreezegateError, InputError } from "../core/errors.js";
 import { type Finding, type GateResult, sortFindings } from "../core/findings.js";
 import {
@@ -27,6 +27,7 @@ import {
   parseLock,
   resolveLockPaths,
 } from "../core/generator-lock.js";
+import { compileGlob } from "../core/globs.js";
 import { parseJsonText } from "../core/json-text.js";
 import { parseLedger, stricterPolicy } from "../core/ledger.js";
 import { checkLedgerChanges, diffFreezes } from "../core/ledger-changes.js";
@@ -38,6 +39,7 @@ import {
   type Ledger,
   type LedgerPolicy,
 } from "../core/ledger-model.js";
+import { sampleOf } from "../core/listing.js";
 import { parseSamples, type SamplesArtifact } from "../core/samples.js";
 import { checkWitnesses, frozenIds, withBaseProperties } from "../core/witness.js";
 import type { KnownTests } from "./known-tests.js";
@@ -331,6 +333,29 @@ export interface WitnessGateOptions {
   skipped?: { ids: readonly string[]; label: string };
 }
 
+/**
+ * The tests the run freezes (the ledger's test ids, globs included), skips or mutes whose test
+ * file the patch changes, sorted. A node id's file is relative to pytest's rootdir: it matches
+ * a changed repository path that is it or ends with it.
+ */
+function quietInChanged(
+  ledger: Ledger,
+  silenced: ReadonlyMap<string, string>,
+  changed: ReadonlySet<string>,
+): string[] {
+  const inChanged = (id: string): boolean => {
+    const file = nodeIdFile(id);
+    const match = file.includes("*") ? compileGlob(file) : (p: string) => p === file;
+    for (const path of changed) {
+      const parts = path.split("/");
+      for (let i = 0; i < parts.length; i++) if (match(parts.slice(i).join("/"))) return true;
+    }
+    return false;
+  };
+  const ids = [...ledger.freezes.map((f) => f.test_id), ...silenced.keys()];
+  return [...new Set(ids)].filter(inChanged).sort();
+}
+
 /** The properties' checks and witnesses among `quiet`, sorted. */
 function silencedWitnesses(ledger: Ledger, quiet: ReadonlyMap<string, string>): string[] {
   const named = ledger.properties.flatMap((p) => [p.check, ...p.witnessed_by]);
@@ -349,9 +374,11 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
     ...(opts.muted?.ids ?? []).map((id): [string, string] => [id, MUTED]),
   ]);
   let patch: PatchLedger | null = null;
+  let changedPaths: ReadonlySet<string> = new Set();
   if (opts.base !== undefined) {
     const rel = ledgerRepoPath(ctx);
     const { changed, mergeBase } = await changedFilesInRange(ctx.root, opts.base);
+    changedPaths = changed;
     if (opts.always) {
       notes.push("--always: judged whether or not the ledger changed");
     } else if (rel === null) {
@@ -395,12 +422,10 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
     notes.push("no --base: judged without asking whether the ledger changed");
   }
   let ledger = patch?.ledger ?? readLedgerFile(ctx.ledgerPath);
+  const deletedFindings: Finding[] = [];
   let restored = new Map<string, Set<string>>();
   let whole = new Set<string>();
-  let addsFreeze = false;
   if (patch !== null && patch.base !== null && patch.base !== "unreadable") {
-    const before = new Set(patch.base.freezes.map((f) => f.test_id));
-    addsFreeze = ledger.freezes.some((f) => !before.has(f.test_id));
     const judged = withBaseProperties(ledger, patch.base);
     restored = judged.restored;
     whole = judged.whole;
@@ -432,17 +457,30 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
   } else if (known !== null && restored.size > 0) {
     // test_function data names a parametrized test once, without its parameters.
     const isTest = (w: string) => isCollected(w, known) || known.has(w.replace(/\[.*\]$/s, ""));
-    const properties = ledger.properties
-      .map((p) => {
-        const back = restored.get(p.id);
-        return back === undefined
-          ? p
-          : { ...p, witnessed_by: p.witnessed_by.filter((w) => !back.has(w) || isTest(w)) };
-      })
-      // A property the patch deletes together with all its witness tests guards nothing,
-      // unless the patch also freezes something: its witness may be a test renamed and frozen.
-      .filter((p) => addsFreeze || !(whole.has(p.id) && p.witnessed_by.length === 0));
-    ledger = { ...ledger, properties };
+    const properties = ledger.properties.map((p) => {
+      const back = restored.get(p.id);
+      return back === undefined
+        ? p
+        : { ...p, witnessed_by: p.witnessed_by.filter((w) => !back.has(w) || isTest(w)) };
+    });
+    // A property the patch deletes together with all its witness tests guards nothing, unless
+    // a test the run freezes, skips or mutes lies in a test file the patch changes: a witness
+    // renamed or moved there cannot be told from a new test (review 30).
+    const gone = properties.filter((p) => whole.has(p.id) && p.witnessed_by.length === 0);
+    const suspects = gone.length === 0 ? [] : quietInChanged(ledger, silenced, changedPaths);
+    for (const p of suspects.length === 0 ? [] : gone) {
+      const deleted = [...(restored.get(p.id) ?? [])].sort();
+      deletedFindings.push({
+        gate: "witness",
+        code: "orphaned-property",
+        severity: "error",
+        propertyId: p.id,
+        message: `the patch deletes property ${p.id} and its witness tests (${deleted.join(", ")}), and the run freezes, skips or mutes ${sampleOf(suspects)} in test files the patch changes: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property and its tests in a patch that freezes, skips or mutes nothing in the files it changes`,
+        details: { witnesses: [], takenBy: suspects, deletedWitnesses: deleted },
+      });
+    }
+    const goneIds = new Set(gone.map((p) => p.id));
+    ledger = { ...ledger, properties: properties.filter((p) => !goneIds.has(p.id)) };
   }
   const quiet = silencedWitnesses(ledger, silenced);
   if (quiet.some((id) => silenced.get(id) === MUTED)) {
@@ -453,7 +491,10 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
   }
   // A property judged under two checks (see withBaseProperties) says each finding once.
   const seen = new Set<string>();
-  const findings = checkWitnesses(ledger, frozenIds(ledger), known, silenced).filter((f) => {
+  const findings = [
+    ...deletedFindings,
+    ...checkWitnesses(ledger, frozenIds(ledger), known, silenced),
+  ].filter((f) => {
     const key = JSON.stringify([f.code, f.propertyId, f.testId, f.message]);
     if (seen.has(key)) return false;
     seen.add(key);

@@ -294,6 +294,78 @@ describePython("tests muted or deselected outside the ledger", () => {
     }
   });
 
+  it("deleting a property while its renamed witness is skipped fails; deleting it with its test passes", () => {
+    // Review 30: the property was left out as "deleted with all its witness tests" unless the
+    // patch added a freeze, so a renamed witness silenced by a skip passed, while an honest
+    // clean-up beside an unrelated freeze failed.
+    const witness = "tests/test_statement.py::test_statement_ends_with_balance";
+    const ledgerWith = (edit: (doc: { properties: object[]; freezes: object[] }) => void) => {
+      const doc = JSON.parse(readFileSync(repo.path("freeze-ledger.json"), "utf8"));
+      edit(doc);
+      repo.write("freeze-ledger.json", `${JSON.stringify(doc, null, 2)}\n`);
+    };
+    repo.git("switch", "-q", "-C", "statement-property", "main");
+    repo.write(
+      "tests/test_statement.py",
+      "from app.ledger import Ledger\n\n\ndef test_statement_ends_with_balance():\n    assert Ledger(5).statement()\n",
+    );
+    ledgerWith((doc) =>
+      doc.properties.push({
+        id: "prop.statement.ends_with_balance",
+        check: "tests/properties/test_ledger.py::test_balance_never_negative",
+        witnessed_by: [witness],
+        invariant: "a statement ends with the balance",
+      }),
+    );
+    repo.commit("a property of statements");
+    const witnessGate = () => {
+      const r = runCli(
+        ["check", "--base", "statement-property", "--today", TODAY, "--format", "json"],
+        { cwd: repo.dir },
+      );
+      expect(r.stderr).toBe("");
+      return JSON.parse(r.stdout).gates.find((g: { gate: string }) => g.gate === "witness");
+    };
+    const dropProperty = () =>
+      ledgerWith((doc) => {
+        doc.properties = doc.properties.filter(
+          (p) => (p as { id: string }).id !== "prop.statement.ends_with_balance",
+        );
+      });
+
+    repo.git("switch", "-q", "-C", "rename-and-skip", "statement-property");
+    const renamed = `${witness}_v2`;
+    repo.write(
+      "tests/test_statement.py",
+      "import pytest\n\nfrom app.ledger import Ledger\n\n\n@pytest.mark.skip(reason='flaky')\ndef test_statement_ends_with_balance_v2():\n    assert Ledger(5).statement()\n",
+    );
+    dropProperty();
+    repo.commit("drop the statement property; the renamed test is skipped");
+    expect(pytest().status).toBe(0);
+    expect(record()).toMatchObject({ skipped: [renamed] });
+    const sneaky = witnessGate();
+    expect(sneaky.findings.map((f: { message: string }) => f.message)).toEqual([
+      `the patch deletes property prop.statement.ends_with_balance and its witness tests (${witness}), and the run freezes, skips or mutes ${renamed} in test files the patch changes: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property and its tests in a patch that freezes, skips or mutes nothing in the files it changes`,
+    ]);
+    expect(sneaky.passed).toBe(false);
+
+    repo.git("switch", "-q", "-C", "clean-up", "statement-property");
+    rmSync(repo.path("tests/test_statement.py"));
+    dropProperty();
+    ledgerWith((doc) => {
+      const [first] = doc.freezes as { test_id: string }[];
+      doc.freezes.push({
+        ...first,
+        test_id: "tests/test_ledger.py::test_deposit_increases_balance",
+      });
+    });
+    repo.commit("drop the statement feature; freeze a flaky deposit test");
+    expect(pytest().status).toBe(0);
+    const honest = witnessGate();
+    expect(honest.findings).toEqual([]);
+    expect(honest.passed).toBe(true);
+  });
+
   it("a witness the first of two merged runs skipped and the second ran stays live", () => {
     // Review 27: pytest's --runslow recipe as two runs with --cov-append (fast tests, then
     // the slow ones) failed every patch, the merged record listing the witness as skipped.

@@ -3,7 +3,7 @@
 // freeze of the exact id does, and a property's own check listed in its witnessed_by is no
 // witness. The built CLI on a git repository made from examples/python-ledger/project.
 
-import { cpSync, readFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, runCli } from "../helpers/cli.js";
@@ -175,11 +175,24 @@ describe("witness check with hand-written glob freezes", () => {
     expect(deleted.status).toBe(0);
     // ... but deleting it while renaming its last witness and freezing the new name fails
     // (review 29: the renamed witness was left out, then the property as deleted).
+    const renameInTests = () => {
+      const file = repo.path("tests/test_ledger.py");
+      writeFileSync(
+        file,
+        readFileSync(file, "utf8").replace(
+          "def test_overdraft_rejected(",
+          "def test_overdraft_is_rejected(",
+        ),
+      );
+    };
+    const deletedWith = (quiet: string) =>
+      `error   orphaned-property: the patch deletes property prop.ledger.rejected_is_noop and its witness tests (${REJECTED}), and the run freezes, skips or mutes ${quiet} in test files the patch changes: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property and its tests in a patch that freezes, skips or mutes nothing in the files it changes`;
     repo.git("reset", "-q", "--hard", "base");
     repo.write(
       "collected-renamed.txt",
       `${[...COLLECTED.filter((id) => id !== REJECTED), renamed].join("\n")}\n`,
     );
+    renameInTests();
     commitLedger((doc) => {
       doc.properties = doc.properties.filter((p) => p.id !== "prop.ledger.rejected_is_noop");
       for (const p of doc.properties) {
@@ -191,8 +204,28 @@ describe("witness check with hand-written glob freezes", () => {
       ["witness", "check", "--base", "base", "--collected", "collected-renamed.txt"],
       { cwd: repo.dir },
     );
-    expect(sneaky.stdout).toContain("orphaned-property: property prop.ledger.rejected_is_noop");
+    expect(sneaky.stdout).toContain(deletedWith(renamed));
     expect(sneaky.status).toBe(1);
+    // Review 30: or moving it into a file a glob freeze of the base already freezes.
+    repo.git("reset", "-q", "--hard", "base");
+    commitLedger((doc) => doc.freezes.push(freeze("tests/test_quarantine.py::*")));
+    repo.git("branch", "-f", "quarantined", "HEAD");
+    const moved = "tests/test_quarantine.py::test_overdraft_rejected";
+    repo.write(
+      "collected-moved.txt",
+      `${[...COLLECTED.filter((id) => id !== REJECTED), moved].join("\n")}\n`,
+    );
+    repo.write("tests/test_quarantine.py", "def test_overdraft_rejected():\n    pass\n");
+    commitLedger((doc) => {
+      doc.properties = doc.properties.filter((p) => p.id !== "prop.ledger.rejected_is_noop");
+      for (const p of doc.properties) p.witnessed_by = p.witnessed_by.filter((w) => w !== REJECTED);
+    });
+    const movedRun = runCli(
+      ["witness", "check", "--base", "quarantined", "--collected", "collected-moved.txt"],
+      { cwd: repo.dir },
+    );
+    expect(movedRun.stdout).toContain(deletedWith("tests/test_quarantine.py::*"));
+    expect(movedRun.status).toBe(1);
     // Without the suite's tests the old id counts as it was, and a note says so.
     const blind = witnessCheck();
     expect(blind.stdout).toContain(
