@@ -163,12 +163,18 @@ function describeFreeze(change: FreezeChange): string {
     case "removed":
       return `freeze of ${f.test_id} removed`;
     case "extended":
-      return `freeze of ${f.test_id} extended: expires ${change.before?.expires} -> ${change.after?.expires}`;
+      return `freeze of ${f.test_id} extended: expires ${change.before?.expires} -> ${change.after?.expires}${alsoChanged(change, ["expires"])}`;
     case "re-opened":
-      return `freeze of ${f.test_id} re-opened: ${change.before?.opened}..${change.before?.expires} -> ${change.after?.opened}..${change.after?.expires}`;
+      return `freeze of ${f.test_id} re-opened: ${change.before?.opened}..${change.before?.expires} -> ${change.after?.opened}..${change.after?.expires}${alsoChanged(change, ["opened", "expires"])}`;
     case "changed":
       return `freeze of ${f.test_id} changed: ${change.fields.join(", ")}`;
   }
+}
+
+/** "; also changed: reason, approved_by" for the fields besides the window's, or "". */
+function alsoChanged(change: FreezeChange, window: readonly string[]): string {
+  const others = change.fields.filter((k) => !window.includes(k));
+  return others.length === 0 ? "" : `; also changed: ${others.join(", ")}`;
 }
 
 function propertyChanges(base: readonly Property[], head: readonly Property[]): Finding[] {
@@ -336,7 +342,16 @@ export function checkLedgerChanges(input: LedgerChangeInput): Finding[] {
       const problem =
         approvalProblem(change.after, who) ??
         carriedOverApproval(change.after, baseEntries.get(change.after.test_id) ?? []) ??
-        (change.kind === "added" ? approvalOfRemoved(change.after, removed) : null);
+        // A new approver on an entry the base had may be the approval of a removed freeze
+        // moved onto it (an entry pointed at a test the base already froze).
+        (change.kind === "added" ||
+        (change.before &&
+          !samePerson(
+            (change.after.approved_by ?? "").trim(),
+            (change.before.approved_by ?? "").trim(),
+          ))
+          ? approvalOfRemoved(change.after, removed)
+          : null);
       if (problem === null) continue;
       findings.push({
         gate: "ledger-changes",

@@ -333,6 +333,43 @@ describe("self-approved", () => {
     expect(selfCodes(run({ base, head: both, authors }))).toEqual([]);
   });
 
+  it("a freeze pointed at a test the base already froze does not keep its old approval", () => {
+    // Review 30: T1's entry (bob) re-pointed onto T2, whose own entry (dave) the patch
+    // removed, paired with T2's entry as "extended" and passed with bob's approval of T1.
+    const base = ledger(
+      [
+        freeze("t::one", { approved_by: "bob", expires: "2026-10-26" }),
+        freeze("t::two", { approved_by: "dave", expires: "2026-10-20", reason: "slow" }),
+      ],
+      [],
+      approval,
+    );
+    const head = ledger(
+      [freeze("t::two", { approved_by: "bob", expires: "2026-10-26" })],
+      [],
+      approval,
+    );
+    const authors: FreezeAuthors = { byTestId: new Map(), anyEntry: [AGENT] };
+    const findings = run({ base, head, authors });
+    expect(selfCodes(findings)).toEqual([
+      [
+        "t::two",
+        "the extended freeze of t::two keeps the approval of bob, given to the freeze of t::one that this patch removes (name who approved this change in approved_by, or add the freeze in a patch that removes none bob approved), and policy.require_approval is on",
+      ],
+    ]);
+    // The record says what else changed beside the window.
+    expect(findings.map((f) => f.message)).toContain(
+      "freeze of t::two extended: expires 2026-10-20 -> 2026-10-26; also changed: reason, approved_by",
+    );
+    // Another approver, given to none of the removed freezes, is a fresh approval.
+    const kept = ledger(
+      [freeze("t::two", { approved_by: "carol", expires: "2026-10-26", reason: "slow" })],
+      [],
+      approval,
+    );
+    expect(selfCodes(run({ base, head: kept, authors }))).toEqual([]);
+  });
+
   it("fails closed when git could not say who made the change", () => {
     const fs = run({
       base: ledger([], [], approval),
