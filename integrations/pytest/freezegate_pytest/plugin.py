@@ -197,6 +197,7 @@ def _make_plugin(config: pytest.Config) -> Any:
     )
     no_run = _no_run_flag(config)
     earlier = None
+    loaded = load_ledger(ledger, paths.ledger_label)
     if not worker and no_run is None:
         targets = {p.resolve() for p in (paths.ledger, paths.record, paths.samples)}
         if len(targets) < 3:
@@ -211,12 +212,40 @@ def _make_plugin(config: pytest.Config) -> Any:
         record_before, samples_before = read_earlier(paths.record), read_earlier(paths.samples)
         if record_before is not None and samples_before is not None:
             earlier = (record_before, samples_before)
+            _refuse_other_mode(record_before, mode, paths, loaded.sha256, root)
         prepare_output(paths.record, "applied record", paths.record_label, "--freezegate-record")
         prepare_output(
             paths.samples, "samples artifact", paths.samples_label, "--freezegate-samples"
         )
-    loaded = load_ledger(ledger, paths.ledger_label)
     return FreezegatePlugin(config, paths, loaded, mode, today, worker, no_run, earlier)
+
+
+def _refuse_other_mode(
+    before: Dict[str, Any], mode: str, paths: _Paths, ledger_sha256: str, root: Path
+) -> None:
+    """An earlier run's record this run would merge with but for its mode: a usage error.
+
+    Runs of one commit and ledger merge their records (merge_with_earlier), because the
+    coverage data may hold both (``--cov-append``). Runs in two modes do not merge, and
+    replacing the earlier record would drop what that run muted or skipped.
+    """
+    if before.get("mode") == mode:
+        return
+    top, commit = git_facts(root)
+    if commit is None or before.get("commit") != commit:
+        return
+    ledger_path = (
+        display_path(paths.ledger, top) if top is not None else paths.ledger.resolve().as_posix()
+    )
+    if before.get("ledger") != {"path": ledger_path, "sha256": ledger_sha256}:
+        return
+    raise OutputError(
+        f"an earlier run at this commit wrote {paths.record_label} in mode {before.get('mode')}, "
+        f"and this run is in mode {mode}: the coverage data may hold both runs (--cov-append), "
+        "and a record of one alone would hide what the other muted or skipped "
+        "(fix: run every pytest of a commit in one --freezegate-mode, or remove "
+        f"{paths.record_label} and {paths.samples_label} first)"
+    )
 
 
 class _Inactive:

@@ -119,3 +119,30 @@ def test_a_run_on_another_commit_replaces_the_outputs(pytester):
     assert record["applied"] == []
     assert set(samples["properties"]) == {"test_props.py::test_prop", "test_props.py::test_other_prop"}
     assert "merged with" not in second.stdout.str()
+
+
+def test_a_second_run_in_another_mode_on_the_same_commit_is_a_usage_error(pytester):
+    # Review 30: it replaced the first run's record, whose muted test then counted as live
+    # while the coverage data (--cov-append) held both runs.
+    repository(pytester)
+    assert run(pytester, "test_unit.py").ret == 0
+    before = outputs(pytester)[0]
+    assert before["muted"] == ["test_unit.py::test_statement"]
+    second = run(pytester, "test_props.py", "--freezegate-mode", "skip")
+    assert second.ret == 4  # pytest's usage error
+    second.stderr.fnmatch_lines(
+        [
+            "ERROR: freezegate: an earlier run at this commit wrote .freezegate/applied.json in"
+            " mode run, and this run is in mode skip: *(fix: run every pytest of a commit in one"
+            " --freezegate-mode, or remove .freezegate/applied.json and"
+            " .freezegate/samples.json first)"
+        ]
+    )
+    # The earlier record is left as it was.
+    assert outputs(pytester)[0] == before
+    # In the same mode, or with the outputs removed, the second run goes on.
+    assert run(pytester, "test_props.py").ret == 0
+    assert outputs(pytester)[0]["muted"] == ["test_unit.py::test_statement"]
+    (pytester.path / ".freezegate" / "applied.json").unlink()
+    assert run(pytester, "test_props.py", "--freezegate-mode", "skip").ret == 0
+    assert outputs(pytester)[0]["mode"] == "skip"
