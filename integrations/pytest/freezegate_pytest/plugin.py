@@ -568,8 +568,12 @@ class FreezegatePlugin:
             and not _own_fixture_failed(item, call)
         ):
             # A class, module or session fixture's finalizer may have failed here, about the
-            # live tests that shared it: the failure stands (fail closed), an error of the
-            # session rather than an outcome of the frozen test.
+            # live tests that shared it: the failure stands (fail closed). The record says
+            # "failed", as pytest's ERROR line does: the test is no candidate for unfreezing.
+            report.freezegate_phase = _phase_outcome(report)
+            report.freezegate_failure = (
+                f"this teardown error stands (shared fixtures end here): {_crash_line(report)}"
+            )
             return
         report.freezegate_phase = _phase_outcome(report)
         if self.mode == "run" and report.failed:

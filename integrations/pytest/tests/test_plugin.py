@@ -189,10 +189,19 @@ def test_frozen_last(shared):
     result.stdout.fnmatch_lines(["ERROR test_shared.py::test_frozen_last - AssertionError: a test leaked a change*"])
     assert "ERROR test_shared.py::test_frozen_own" not in result.stdout.str()
     record = record_of(pytester)
+    # The standing teardown error is the frozen test's outcome too, as pytest's ERROR line
+    # says (it read "passed", and the summary listed the test as frozen-passed; review 30).
     assert record["outcomes"] == {
-        "test_shared.py::test_frozen_last": "passed",
+        "test_shared.py::test_frozen_last": "failed",
         "test_shared.py::test_frozen_own": "failed",
     }
+    assert "frozen-passed" not in result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "  test_shared.py::test_frozen_last (*): this teardown error stands (shared fixtures end"
+            " here): AssertionError: a test leaked a change*"
+        ]
+    )
 
 
 def test_the_last_frozen_tests_own_fixture_failing_in_teardown_stays_muted(pytester):
@@ -229,6 +238,7 @@ def test_frozen_last(shared, own):
         # this one could not be seen, so the failure stands (fail closed; review 28).
         assert result.ret == 1, result.stdout.str()
         result.stdout.fnmatch_lines(["ERROR test_own.py::test_frozen_last - RuntimeError: own teardown broke*"])
+        assert record_of(pytester)["outcomes"] == {"test_own.py::test_frozen_last": "failed"}
 
 
 def test_mode_run_still_fails_on_tests_that_are_not_frozen(pytester):
