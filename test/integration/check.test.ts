@@ -371,5 +371,25 @@ describe("freezegate stats", () => {
       shadowRatio: null,
       depositFailures: null,
     });
+    // Data flags it cannot use without a base are named, not silently dropped (review 30).
+    const flags = runCli(
+      [
+        "stats",
+        "--today",
+        "2026-12-05",
+        "--format",
+        "json",
+        "--samples",
+        "nope.json",
+        "--coverage",
+        "nope",
+      ],
+      { cwd: repo.dir },
+    );
+    expect(flags.status).toBe(0);
+    expect(JSON.parse(flags.stdout).notes).toEqual([
+      "no base given: shadow ratio and deposit failures not measured",
+      "--samples, --coverage not read: they count only with a base (--base REF)",
+    ]);
   });
 });

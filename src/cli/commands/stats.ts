@@ -113,6 +113,14 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
     const notes: string[] = [];
     if (base === undefined) {
       notes.push("no base given: shadow ratio and deposit failures not measured");
+      const unread = ["samples", "collected", "coverage"].filter(
+        (name) => stringOpt(args.values, name) !== undefined,
+      );
+      if (unread.length > 0) {
+        notes.push(
+          `${unread.map((name) => `--${name}`).join(", ")} not read: ${unread.length === 1 ? "it counts" : "they count"} only with a base (--base REF)`,
+        );
+      }
     } else {
       const data = resolveDataOptions(args.values, ctx.config, ctx.cwd, ctx.root);
       const collected = stringOpt(args.values, "collected");
