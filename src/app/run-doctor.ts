@@ -15,8 +15,9 @@ import {
   type DoctorCheck,
   type FreshnessInput,
 } from "../core/doctor.js";
-import { FreezegateError } from "../core/errors.js";
+import { FreezegateError, InputError } from "../core/errors.js";
 import {
+  type FrozenList,
   frozenWithoutRun,
   refuseParametrizedForCollapsedContexts,
   resolveFrozen,
@@ -67,6 +68,20 @@ function failed(id: string, error: unknown): DoctorCheck {
 function relativeToRoot(root: string, path: string): string {
   const rel = relative(root, path);
   return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? path : rel;
+}
+
+/**
+ * The frozen list, read as the audit reads it. Its errors (not found, not valid JSON,
+ * malformed) name the file as the check's other messages and the audit report do: by
+ * `label`, relative to the repository root when it is inside it.
+ */
+function loadFrozenListAs(path: string, label: string): FrozenList {
+  try {
+    return loadFrozenList(path);
+  } catch (error) {
+    if (!(error instanceof InputError) || label === path) throw error;
+    throw new InputError(error.message.split(path).join(label), { fix: error.fix, cause: error });
+  }
 }
 
 function skipped(id: string, because: string): DoctorCheck {
@@ -140,10 +155,10 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
       checks.push(failed("frozen", request.frozen));
     } else {
       try {
-        const list = loadFrozenList(request.frozen);
+        // As the audit's report shows it: relative to the repository root.
+        const label = relativeToRoot(request.root, request.frozen);
+        const list = loadFrozenListAs(request.frozen, label);
         if (contexts && contexts.index.testIds.size > 0) {
-          // As the audit's report shows it: relative to the repository root.
-          const label = relativeToRoot(request.root, request.frozen);
           if (contexts.index.style === "test-function") {
             refuseParametrizedForCollapsedContexts(list, label);
           }

@@ -105,8 +105,13 @@ export async function main(
     if (isGroup(entry)) {
       const [subName, ...subRest] = rest;
       if (subName === undefined || subName === "-h" || subName === "--help") {
+        // As bare `freezegate`: no subcommand is a usage error, its help on stderr, exit 2.
+        if (subName === undefined) {
+          io.stderr.write(renderGroupHelp(entry));
+          return 2;
+        }
         io.stdout.write(renderGroupHelp(entry));
-        return subName === undefined ? 2 : 0;
+        return 0;
       }
       const sub = entry.subcommands.find((c) => c.name === subName);
       if (!sub) {

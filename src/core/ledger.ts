@@ -122,7 +122,11 @@ function parseSeed004(p: Parser, top: Json): Ledger {
   }
   const policy = copyPolicy();
   if ("max_window_days" in top) {
-    policy.max_window_days = p.positiveInteger(top.max_window_days, "$.max_window_days");
+    policy.max_window_days = p.positiveInteger(
+      top.max_window_days,
+      "$.max_window_days",
+      DEFAULT_POLICY.max_window_days,
+    );
   }
   if (!("freezes" in top)) throw p.fail("$", 'has no "freezes" list', 'add "freezes": []');
   return source("seed-004-ledger", policy, parseFreezes(p, top.freezes, "$.freezes"), []);
@@ -153,10 +157,18 @@ function parsePolicy(p: Parser, value: unknown, path: string): LedgerPolicy {
   p.keys(raw, path, POLICY_KEYS);
   const policy = copyPolicy();
   if ("max_window_days" in raw) {
-    policy.max_window_days = p.positiveInteger(raw.max_window_days, `${path}.max_window_days`);
+    policy.max_window_days = p.positiveInteger(
+      raw.max_window_days,
+      `${path}.max_window_days`,
+      DEFAULT_POLICY.max_window_days,
+    );
   }
   if ("min_distinct" in raw) {
-    policy.min_distinct = p.positiveInteger(raw.min_distinct, `${path}.min_distinct`);
+    policy.min_distinct = p.positiveInteger(
+      raw.min_distinct,
+      `${path}.min_distinct`,
+      DEFAULT_POLICY.min_distinct,
+    );
   }
   if ("blocking" in raw) {
     const seen = new Set<Gate>();
@@ -187,7 +199,11 @@ function parsePolicy(p: Parser, value: unknown, path: string): LedgerPolicy {
 
 /** A repository-relative POSIX path (a file or glob) that cannot leave the repository. */
 function checkRepoPath(p: Parser, value: unknown, path: string): string {
-  const text = p.nonEmpty(value, path);
+  const text = p.nonEmpty(
+    value,
+    path,
+    'write a file path or glob relative to the repository root, e.g. "tests/strategies.py", or remove the entry',
+  );
   const fix =
     'write a path relative to the repository root, with "/" separators, e.g. "tests/strategies.py"';
   if (text.includes("\\")) throw p.fail(path, `"${text}" contains a backslash`, fix);
@@ -299,10 +315,10 @@ class Parser {
     return value;
   }
 
-  nonEmpty(value: unknown, path: string): string {
+  /** A non-blank string; `fix` says what belongs there (a test id unless told). */
+  nonEmpty(value: unknown, path: string, fix = "write a test id or remove the entry"): string {
     const text = this.string(value, path);
-    if (text.trim() === "")
-      throw this.fail(path, "is empty", "write a test id or remove the entry");
+    if (text.trim() === "") throw this.fail(path, "is empty", fix);
     return text;
   }
 
@@ -313,9 +329,14 @@ class Parser {
     return value;
   }
 
-  positiveInteger(value: unknown, path: string): number {
+  /** A whole number >= 1; the fix suggests the key's default (`example`). */
+  positiveInteger(value: unknown, path: string, example: number): number {
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-      throw this.fail(path, `is ${describe(value)}, not a whole number >= 1`, "write e.g. 14");
+      throw this.fail(
+        path,
+        `is ${describe(value)}, not a whole number >= 1`,
+        `write e.g. ${example}, the default`,
+      );
     }
     return value;
   }

@@ -6,7 +6,7 @@ import { daysBetween, isDay } from "../core/dates.js";
 import type { Finding, FindingCode } from "../core/findings.js";
 import { gateFailed } from "../core/findings.js";
 import { describeSource } from "../core/ledger.js";
-import type { Freeze } from "../core/ledger-model.js";
+import type { Freeze, LedgerSource } from "../core/ledger-model.js";
 import { type AuditReport, buildAuditReport } from "./audit-report.js";
 import { type IssueCode, unresolvedMessage, verdictLevel } from "./issues.js";
 import { renderText as renderAuditText } from "./text.js";
@@ -104,7 +104,11 @@ export interface CheckReport {
   today: string;
   ledger: {
     file: string;
-    format: string;
+    /**
+     * Which of the accepted layouts the ledger is in: the same id `ledger check` writes
+     * (`freezegate`, `seed-004-ledger`, `seed-003-properties`, `seed-000-quarantine`).
+     */
+    format: LedgerSource;
     freezes: number;
     properties: number;
     /** Every freeze in ledger order. */
@@ -166,7 +170,7 @@ export function buildCheckReport(
     today: ctx.today,
     ledger: {
       file: ctx.ledgerLabel,
-      format: describeSource(run.ledger.source),
+      format: run.ledger.source,
       freezes: run.ledger.freezes.length,
       properties: run.ledger.properties.length,
       entries: run.ledger.freezes.map((f) => ledgerEntry(f, ctx.today, depositGate)),
@@ -197,7 +201,7 @@ function gateVerdict(g: CheckGateReport): string {
 export function renderCheckText(report: CheckReport): string {
   const out: string[] = [renderAuditText(report.audit).trimEnd(), ""];
   out.push(
-    `ledger: ${visible(report.ledger.file)} (${report.ledger.format}; ${report.ledger.freezes} freeze(s), ${report.ledger.properties} propert${report.ledger.properties === 1 ? "y" : "ies"}); judged on ${report.today}; known tests: ${visible(report.knownTests)}`,
+    `ledger: ${visible(report.ledger.file)} (${describeSource(report.ledger.format)}; ${report.ledger.freezes} freeze(s), ${report.ledger.properties} propert${report.ledger.properties === 1 ? "y" : "ies"}); judged on ${report.today}; known tests: ${visible(report.knownTests)}`,
   );
   for (const g of report.gates) {
     out.push("");

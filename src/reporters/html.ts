@@ -11,6 +11,7 @@
 // code nor fetch anything.
 
 import { createHash } from "node:crypto";
+import { describeSource } from "../core/ledger.js";
 import type { Verdict } from "../core/shadow-audit.js";
 import { pct, type Stats } from "../core/stats.js";
 import type { AuditReport } from "./audit-report.js";
@@ -413,7 +414,7 @@ function ledgerSection(check: CheckReport): Html {
   );
   return h`<section id="ledger" aria-labelledby="ledger-h">
 <h2 id="ledger-h">Freeze ledger</h2>
-<p><code>${l.file}</code> (${l.format}): ${plural(l.freezes, "freeze")}, ${plural(l.properties, "property", "properties")}; ages judged on ${check.today}.</p>
+<p><code>${l.file}</code> (${describeSource(l.format)}): ${plural(l.freezes, "freeze")}, ${plural(l.properties, "property", "properties")}; ages judged on ${check.today}.</p>
 ${
   entries.length === 0
     ? h`<p>No freezes.</p>`
@@ -546,7 +547,7 @@ export const renderHtml: Renderer = (report: AuditReport | CheckReport, ctx: Ren
     ["Frozen tests", `${audit.frozen.file}: ${plural(audit.frozen.tests.length, "test")}`],
   ];
   if (check !== null) {
-    meta.push(["Ledger", `${check.ledger.file} (${check.ledger.format})`]);
+    meta.push(["Ledger", `${check.ledger.file} (${describeSource(check.ledger.format)})`]);
     meta.push(["Judged on", check.today]);
   }
   meta.push(["Tool", `freezegate ${report.tool.version}`]);

@@ -7,6 +7,7 @@
 // text is backslash-escaped, and a zero-width space after "@" keeps a test name from pinging
 // someone. The only HTML is the <details> and <br> this module writes itself.
 
+import { describeSource } from "../core/ledger.js";
 import type { LineResult, Verdict } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckGateReport, CheckReport } from "./check-report.js";
@@ -313,7 +314,7 @@ export function renderMarkdown(report: AnyReport): string {
     out.push(...gateTable(report), "");
     const l = report.ledger;
     out.push(
-      `Ledger ${mdCode(l.file, false)} (${mdText(l.format)}; ${plural(l.freezes, "freeze")}, ${plural(l.properties, "property", "properties")}), judged on ${mdText(report.today)}; known tests: ${mdText(report.knownTests)}`,
+      `Ledger ${mdCode(l.file, false)} (${mdText(describeSource(l.format))}; ${plural(l.freezes, "freeze")}, ${plural(l.properties, "property", "properties")}), judged on ${mdText(report.today)}; known tests: ${mdText(report.knownTests)}`,
     );
     out.push("", "#### Shadow audit", "");
     out.push(...auditBody(report.audit, issues));

@@ -108,7 +108,7 @@ function checkReport(audit: AuditReport, findings: Finding[]): CheckReport {
     today: "2026-01-05",
     ledger: {
       file: "freeze-ledger.json",
-      format: "freezegate ledger",
+      format: "freezegate",
       freezes: 1,
       properties: 0,
       entries: [],

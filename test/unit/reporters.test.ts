@@ -149,7 +149,7 @@ function checkReport(audit: AuditReport, gates: CheckGateReport[]): CheckReport 
   // A variable, not a literal: the ledger summary may grow fields (they are not this test's).
   const ledger = {
     file: "freeze-ledger.json",
-    format: "freezegate ledger",
+    format: "freezegate" as const,
     freezes: 2,
     properties: 1,
     entries: [],
