@@ -8,6 +8,7 @@ import { readBlobs } from "../adapters/git-history.js";
 import { readTextOrNull } from "../adapters/repo-files.js";
 import { coverageSettingsIn, mayConfigureCoverage } from "../core/coverage-settings.js";
 import { InputError } from "../core/errors.js";
+import { outsideTestDirs } from "../core/globs.js";
 import { sample } from "../core/listing.js";
 import type { ChangedFile, Patch } from "../core/model.js";
 
@@ -82,24 +83,25 @@ export async function refuseUnmeasuredAfterCoverageConfig(
  * default discovery of `.coverage.*` files (a fresh clone in CI) would read it, or
  * `pytest --cov-append` would merge it into the run's own `.coverage`. So a committed or staged
  * patch may hold no file read as data and no file named like coverage.py's data
- * (`.coverage`, `.coverage.*`) in the root or beside a file read. A work-tree patch is left alone: the run's own data is an
+ * (`.coverage`, `.coverage.*`) but a fixture in a test directory. A work-tree patch is left alone: the run's own data is an
  * untracked file there.
  */
 export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void {
   const source = patch.source;
   if (source.kind !== "range" && source.kind !== "staged") return;
   const read = new Set(dataFiles.map((file) => relative(root, file).split(sep).join("/")));
-  // Where data is looked for or merged: the root, and the directories of the files read
-  // (coverage.py combines the parallel files beside its data file). A `.coverage` elsewhere
-  // (a test fixture of a tool that reads coverage data) is nobody's record of this run.
+  // Where coverage.py may merge from is not known here (a CI's combine directory, the data
+  // file behind a JSON report): a committed `.coverage*` anywhere counts, except one kept in a
+  // test directory (a fixture of a tool that reads coverage data) away from the data read.
   const dataDirs = new Set([".", ...[...read].map((p) => posix.dirname(p))]);
+  const mayBeData = (path: string) => outsideTestDirs(path) || dataDirs.has(posix.dirname(path));
   const data = patch.files.find((f) => {
     if (f.status === "deleted") return false;
     const name = basename(f.path);
     return (
       read.has(f.path) ||
       ((name === ".coverage" || name.startsWith(".coverage.")) &&
-        dataDirs.has(posix.dirname(f.path)) &&
+        mayBeData(f.path) &&
         // Binary in the diff, or data on disk: pytest --cov-append may have merged the file
         // into the run's .coverage and deleted it before the audit runs.
         (f.binary || looksLikeDataFile(join(root, f.path))))

@@ -476,6 +476,18 @@ describe("coverage data that the patch itself commits", () => {
     r.git("rm", "-q", "--cached", "tests/fixtures/.coverage");
     r.git("commit", "-q", "-m", "untrack the fixture");
     rmSync(r.path("tests/fixtures/.coverage"));
+    // Anywhere else it may be merged (a CI's `coverage combine coverage-data/`): refused
+    // (review 31: exempting every directory but the data's own let it in).
+    mkdirSync(r.path("coverage-data"), { recursive: true });
+    copyFileSync(join(r.dir, ".coverage"), r.path("coverage-data/.coverage.shard-1"));
+    r.git("add", "-f", "coverage-data/.coverage.shard-1");
+    r.git("commit", "-q", "-m", "a shard");
+    expect(expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: r.dir }))).toMatch(
+      /^freezegate: error: the coverage data coverage-data\/\.coverage\.shard-1 is part of the patch/,
+    );
+    r.git("rm", "-q", "--cached", "coverage-data/.coverage.shard-1");
+    r.git("commit", "-q", "-m", "untrack the shard");
+    rmSync(r.path("coverage-data"), { recursive: true });
 
     // A work-tree patch lists untracked files, the run's own data among them: not refused.
     r.write(
