@@ -239,6 +239,9 @@ function identityText(who: Identity): string {
   return `${who.name} <${who.email}>`;
 }
 
+/** The fields of a freeze's window and approval: a plain extension changes only these. */
+const WINDOW_FIELDS: readonly string[] = ["opened", "expires", "approved_by"];
+
 /** The fields that are a freeze's terms, what its approver agreed to: all but approved_by. */
 const TERM_FIELDS = FREEZE_FIELDS.filter((k) => k !== "approved_by");
 
@@ -264,7 +267,11 @@ function carriedOverApproval(freeze: Freeze, baseEntries: readonly Freeze[]): st
  * A new freeze named with the approver of a freeze the same patch removes: it may be that
  * freeze pointed at other tests (its test_id edited), and the approval was for the old ones.
  */
-function approvalOfRemoved(freeze: Freeze, removed: readonly Freeze[]): string | null {
+function approvalOfRemoved(
+  freeze: Freeze,
+  removed: readonly Freeze[],
+  kind: FreezeChange["kind"],
+): string | null {
   const approver = (freeze.approved_by ?? "").trim();
   if (approver === "") return null;
   // Which fields a re-point keeps cannot be required (its reason may be reworded on the way):
@@ -272,7 +279,8 @@ function approvalOfRemoved(freeze: Freeze, removed: readonly Freeze[]): string |
   // really approved goes in a patch of its own, or names another approver.
   const old = removed.find((r) => samePerson(approver, (r.approved_by ?? "").trim()));
   if (old === undefined) return null;
-  return `keeps the approval of ${approver}, given to the freeze of ${old.test_id} that this patch removes (name who approved this change in approved_by, or add the freeze in a patch that removes none ${approver} approved)`;
+  const way = kind === "added" ? "add the freeze" : "make this change";
+  return `keeps the approval of ${approver}, given to the freeze of ${old.test_id} that this patch removes (name who approved this change in approved_by, or ${way} in a patch that removes none ${approver} approved)`;
 }
 
 function approvalProblem(freeze: Freeze, authors: readonly Identity[]): string | null {
@@ -342,15 +350,17 @@ export function checkLedgerChanges(input: LedgerChangeInput): Finding[] {
       const problem =
         approvalProblem(change.after, who) ??
         carriedOverApproval(change.after, baseEntries.get(change.after.test_id) ?? []) ??
-        // A new approver on an entry the base had may be the approval of a removed freeze
-        // moved onto it (an entry pointed at a test the base already froze).
+        // An entry the base had that takes a new approver and new terms beyond its window may
+        // be a removed freeze moved onto a test the base already froze, with that freeze's
+        // approval; a plain extension with a new approver is not.
         (change.kind === "added" ||
         (change.before &&
           !samePerson(
             (change.after.approved_by ?? "").trim(),
             (change.before.approved_by ?? "").trim(),
-          ))
-          ? approvalOfRemoved(change.after, removed)
+          ) &&
+          change.fields.some((k) => !WINDOW_FIELDS.includes(k)))
+          ? approvalOfRemoved(change.after, removed, change.kind)
           : null);
       if (problem === null) continue;
       findings.push({

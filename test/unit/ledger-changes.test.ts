@@ -354,13 +354,21 @@ describe("self-approved", () => {
     expect(selfCodes(findings)).toEqual([
       [
         "t::two",
-        "the extended freeze of t::two keeps the approval of bob, given to the freeze of t::one that this patch removes (name who approved this change in approved_by, or add the freeze in a patch that removes none bob approved), and policy.require_approval is on",
+        "the extended freeze of t::two keeps the approval of bob, given to the freeze of t::one that this patch removes (name who approved this change in approved_by, or make this change in a patch that removes none bob approved), and policy.require_approval is on",
       ],
     ]);
     // The record says what else changed beside the window.
     expect(findings.map((f) => f.message)).toContain(
       "freeze of t::two extended: expires 2026-10-20 -> 2026-10-26; also changed: reason, approved_by",
     );
+    // A plain extension named with bob, while the patch unfreezes a fixed test bob approved,
+    // is no re-point: only its window and approver changed (review 31).
+    const extension = ledger(
+      [freeze("t::two", { approved_by: "bob", expires: "2026-10-26", reason: "slow" })],
+      [],
+      approval,
+    );
+    expect(selfCodes(run({ base, head: extension, authors }))).toEqual([]);
     // Another approver, given to none of the removed freezes, is a fresh approval.
     const kept = ledger(
       [freeze("t::two", { approved_by: "carol", expires: "2026-10-26", reason: "slow" })],
