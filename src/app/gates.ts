@@ -27,7 +27,6 @@ import {
   parseLock,
   resolveLockPaths,
 } from "../core/generator-lock.js";
-import { compileGlob } from "../core/globs.js";
 import { parseJsonText } from "../core/json-text.js";
 import { parseLedger, stricterPolicy } from "../core/ledger.js";
 import { checkLedgerChanges, diffFreezes } from "../core/ledger-changes.js";
@@ -41,7 +40,7 @@ import {
 } from "../core/ledger-model.js";
 import { sampleOf } from "../core/listing.js";
 import { parseSamples, type SamplesArtifact } from "../core/samples.js";
-import { checkWitnesses, frozenIds, withBaseProperties } from "../core/witness.js";
+import { checkWitnesses, frozenBy, frozenIds, withBaseProperties } from "../core/witness.js";
 import type { KnownTests } from "./known-tests.js";
 
 export interface GateContext {
@@ -334,26 +333,47 @@ export interface WitnessGateOptions {
 }
 
 /**
- * The tests the run freezes (the ledger's test ids, globs included), skips or mutes whose test
- * file the patch changes, sorted. A node id's file is relative to pytest's rootdir: it matches
- * a changed repository path that is it or ends with it.
+ * The suite's tests in a test file the patch changes that the ledger freezes (exactly or by a
+ * glob) or the run skips or mutes, and that are new in the patch: their function's name is not
+ * in the merge base's version of the file (a renamed or moved witness is such a test; an old
+ * platform skip beside it is not). Sorted. A node id's file is relative to pytest's rootdir:
+ * it matches a changed repository path that is it or ends with it.
  */
-function quietInChanged(
+async function newQuietTests(
+  root: string,
+  mergeBase: string,
   ledger: Ledger,
   silenced: ReadonlyMap<string, string>,
   changed: ReadonlySet<string>,
-): string[] {
-  const inChanged = (id: string): boolean => {
+  known: ReadonlySet<string>,
+): Promise<string[]> {
+  const pathOf = new Map<string, string>();
+  for (const id of new Set([...known, ...silenced.keys()])) {
     const file = nodeIdFile(id);
-    const match = file.includes("*") ? compileGlob(file) : (p: string) => p === file;
     for (const path of changed) {
-      const parts = path.split("/");
-      for (let i = 0; i < parts.length; i++) if (match(parts.slice(i).join("/"))) return true;
+      if (path === file || path.endsWith(`/${file}`)) {
+        pathOf.set(id, path);
+        break;
+      }
     }
-    return false;
-  };
-  const ids = [...ledger.freezes.map((f) => f.test_id), ...silenced.keys()];
-  return [...new Set(ids)].filter(inChanged).sort();
+  }
+  const frozen = frozenBy(frozenIds(ledger), pathOf.keys(), known);
+  const quiet = [...pathOf.keys()].filter((id) => frozen.has(id) || silenced.has(id));
+  const paths = [...new Set(quiet.map((id) => pathOf.get(id) as string))];
+  const blobs = await readBlobs(
+    root,
+    paths.map((path) => ({ rev: mergeBase, path })),
+  );
+  const before = new Map(paths.map((path, i) => [path, blobs[i]?.toString("utf8") ?? null]));
+  return quiet
+    .filter((id) => {
+      const text = before.get(pathOf.get(id) as string);
+      if (text === null || text === undefined) return true;
+      const name = id.slice(id.lastIndexOf("::") + 2).replace(/\[.*$/s, "");
+      const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      return !new RegExp(`\\bdef\\s+${escaped}\\s*\\(`).test(text);
+    })
+    .sort();
 }
 
 /** The properties' checks and witnesses among `quiet`, sorted. */
@@ -375,10 +395,12 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
   ]);
   let patch: PatchLedger | null = null;
   let changedPaths: ReadonlySet<string> = new Set();
+  let baseRevision: string | null = null;
   if (opts.base !== undefined) {
     const rel = ledgerRepoPath(ctx);
     const { changed, mergeBase } = await changedFilesInRange(ctx.root, opts.base);
     changedPaths = changed;
+    baseRevision = mergeBase;
     if (opts.always) {
       notes.push("--always: judged whether or not the ledger changed");
     } else if (rel === null) {
@@ -467,7 +489,10 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
     // a test the run freezes, skips or mutes lies in a test file the patch changes: a witness
     // renamed or moved there cannot be told from a new test (review 30).
     const gone = properties.filter((p) => whole.has(p.id) && p.witnessed_by.length === 0);
-    const suspects = gone.length === 0 ? [] : quietInChanged(ledger, silenced, changedPaths);
+    const suspects =
+      gone.length === 0 || baseRevision === null
+        ? []
+        : await newQuietTests(ctx.root, baseRevision, ledger, silenced, changedPaths, known);
     for (const p of suspects.length === 0 ? [] : gone) {
       const deleted = [...(restored.get(p.id) ?? [])].sort();
       deletedFindings.push({
@@ -475,7 +500,7 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
         code: "orphaned-property",
         severity: "error",
         propertyId: p.id,
-        message: `the patch deletes property ${p.id} and its witness tests (${deleted.join(", ")}), and the run freezes, skips or mutes ${sampleOf(suspects)} in test files the patch changes: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property and its tests in a patch that freezes, skips or mutes nothing in the files it changes`,
+        message: `the patch deletes property ${p.id} and its witness tests (${deleted.join(", ")}), and the run freezes, skips or mutes ${sampleOf(suspects)}, new in this patch: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`,
         details: { witnesses: [], takenBy: suspects, deletedWitnesses: deleted },
       });
     }

@@ -305,9 +305,12 @@ describePython("tests muted or deselected outside the ledger", () => {
       repo.write("freeze-ledger.json", `${JSON.stringify(doc, null, 2)}\n`);
     };
     repo.git("switch", "-q", "-C", "statement-property", "main");
+    // An old platform skip in the same file is no renamed witness (review 31).
+    const crlf =
+      "\n\n@pytest.mark.skip(reason='windows only')\ndef test_statement_crlf():\n    assert False\n";
     repo.write(
       "tests/test_statement.py",
-      "from app.ledger import Ledger\n\n\ndef test_statement_ends_with_balance():\n    assert Ledger(5).statement()\n",
+      `import pytest\n\nfrom app.ledger import Ledger\n\n\ndef test_statement_ends_with_balance():\n    assert Ledger(5).statement()\n${crlf}`,
     );
     ledgerWith((doc) =>
       doc.properties.push({
@@ -337,20 +340,22 @@ describePython("tests muted or deselected outside the ledger", () => {
     const renamed = `${witness}_v2`;
     repo.write(
       "tests/test_statement.py",
-      "import pytest\n\nfrom app.ledger import Ledger\n\n\n@pytest.mark.skip(reason='flaky')\ndef test_statement_ends_with_balance_v2():\n    assert Ledger(5).statement()\n",
+      `import pytest\n\nfrom app.ledger import Ledger\n\n\n@pytest.mark.skip(reason='flaky')\ndef test_statement_ends_with_balance_v2():\n    assert Ledger(5).statement()\n${crlf}`,
     );
     dropProperty();
     repo.commit("drop the statement property; the renamed test is skipped");
     expect(pytest().status).toBe(0);
-    expect(record()).toMatchObject({ skipped: [renamed] });
+    expect(record()).toMatchObject({
+      skipped: ["tests/test_statement.py::test_statement_crlf", renamed],
+    });
     const sneaky = witnessGate();
     expect(sneaky.findings.map((f: { message: string }) => f.message)).toEqual([
-      `the patch deletes property prop.statement.ends_with_balance and its witness tests (${witness}), and the run freezes, skips or mutes ${renamed} in test files the patch changes: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property and its tests in a patch that freezes, skips or mutes nothing in the files it changes`,
+      `the patch deletes property prop.statement.ends_with_balance and its witness tests (${witness}), and the run freezes, skips or mutes ${renamed}, new in this patch: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`,
     ]);
     expect(sneaky.passed).toBe(false);
 
     repo.git("switch", "-q", "-C", "clean-up", "statement-property");
-    rmSync(repo.path("tests/test_statement.py"));
+    repo.write("tests/test_statement.py", `import pytest\n${crlf}`);
     dropProperty();
     ledgerWith((doc) => {
       const [first] = doc.freezes as { test_id: string }[];
