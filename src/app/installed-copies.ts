@@ -240,8 +240,9 @@ function checkoutFix(root: string, path: string): string {
 
 /**
  * Whether `import m`, where m is a package above the module (`import pkg` for pkg/cli.py),
- * may load the module: only through the package's __init__.py, which must then import
- * something. An empty __init__.py, or a namespace directory, loads no submodule.
+ * may load the module: only through the package's __init__.py, which must then hold code (an
+ * import, or an `__all__` that `from pkg import *` follows). An __init__.py of comments and a
+ * docstring alone, or a namespace directory, loads no submodule.
  */
 function packageMayLoad(root: string, path: string, m: string, names: readonly string[]): boolean {
   const stem = path.slice(0, -3).split("/");
@@ -250,7 +251,8 @@ function packageMayLoad(root: string, path: string, m: string, names: readonly s
   return names.some((n) => {
     if (!n.startsWith(`${m}.`)) return false;
     const dir = stem.slice(0, stem.length - (n.split(".").length - depth));
-    return readTextOrNull(join(root, ...dir, "__init__.py"))?.includes("import") ?? false;
+    const text = readTextOrNull(join(root, ...dir, "__init__.py"));
+    return text !== null && hasCode(text);
   });
 }
 
@@ -298,4 +300,13 @@ function importedModules(path: string): Map<string, number[]> {
     return new Map();
   }
   return importedModulesIn(text);
+}
+
+/** Whether Python text holds a statement besides comments and a leading docstring. */
+function hasCode(text: string): boolean {
+  const uncommented = (t: string) => t.replace(/^[ \t]*#.*$/gm, "").trim();
+  let rest = uncommented(text);
+  const docstring = /^[rRuU]?("""[\s\S]*?"""|'''[\s\S]*?'''|"[^"\n]*"|'[^'\n]*')/.exec(rest);
+  if (docstring) rest = uncommented(rest.slice(docstring[0].length));
+  return rest !== "";
 }

@@ -5,7 +5,7 @@
 // The copy goes into a user site-packages (PYTHONUSERBASE), which coverage.py treats as
 // third-party code just like a virtualenv's.
 
-import { cpSync, mkdirSync } from "node:fs";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { expectOneLineError, runCli } from "../helpers/cli.js";
@@ -159,6 +159,29 @@ describePython("tests that ran an installed copy of the package", () => {
     expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toBe(
       "freezegate: error: the coverage data holds src/pkg/calc.py without a single executed line, though test/test_calc.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)",
     );
+  });
+
+  it("`from pkg import *` through __all__ loads the installed pkg.calc: still refused", () => {
+    // Review 31: an __init__.py without the word "import" was read as loading no submodule,
+    // though `from pkg import *` imports what its __all__ names.
+    const star = '"""The package."""\n__all__ = ["calc"]\n';
+    const siteInit = join(where().slice(0, -"calc.py".length), "__init__.py");
+    writeFileSync(siteInit, star);
+    repo.write("src/pkg/__init__.py", star);
+    repo.write(
+      "test/test_calc.py",
+      "from pkg import *\n\n\ndef test_half_up():\n    assert calc.half_up(1.5) == 2\n",
+    );
+    try {
+      pytest("--cov=src", "--cov=test");
+      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toMatch(
+        /^freezegate: error: the coverage data holds src\/pkg\/calc\.py without a single executed line, though test\/test_calc\.py, which ran, imports it/,
+      );
+    } finally {
+      writeFileSync(siteInit, "");
+      repo.write("src/pkg/__init__.py", "");
+      repo.write("test/test_calc.py", TESTS);
+    }
   });
 
   it("with the package measured and mapped, the frozen test's line is shadowed", () => {
