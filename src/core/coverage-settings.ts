@@ -69,20 +69,21 @@ export function coverageSettingsIn(name: string, text: string | null): string | 
   if (text === null) return null;
   if (name.endsWith(".toml")) {
     try {
-      const tool = (parseToml(text) as { tool?: Record<string, unknown> }).tool ?? {};
-      const coverage = (tool.coverage ?? {}) as { run?: Record<string, unknown>; paths?: unknown };
+      const doc = parseToml(text) as { tool?: Record<string, unknown> };
+      const coverage = (doc.tool?.coverage ?? {}) as {
+        run?: Record<string, unknown>;
+        paths?: unknown;
+      };
       const run = Object.entries(coverage.run ?? {}).filter(([key]) => SELECTING_KEYS.has(key));
-      const pytest = tool.pytest as
-        | { ini_options?: { addopts?: unknown }; addopts?: unknown }
-        | undefined;
-      // pytest's [tool.pytest.ini_options], or pytest 9's native [tool.pytest] table.
-      const options = [pytest?.ini_options?.addopts, pytest?.addopts].flatMap((a) =>
-        covOptions(Array.isArray(a) ? a.map(String).join(" ") : typeof a === "string" ? a : ""),
-      );
+      // pytest-cov's options wherever the file holds them: [tool.pytest.ini_options] or pytest
+      // 9's [tool.pytest] addopts, pytest.toml's [pytest], tox's commands (tox.toml, or the
+      // ini text of legacy_tox_ini), as strings or lists of words.
+      const options: string[] = [];
+      covOptionsIn(doc, "", options);
       const kept = {
         run: run.length === 0 ? null : Object.fromEntries(run),
         paths: coverage.paths ?? null,
-        addopts: options.length === 0 ? null : options.join(" "),
+        addopts: options.length === 0 ? null : options.sort().join(" "),
       };
       return Object.values(kept).every((v) => v === null) ? null : JSON.stringify(kept);
     } catch {
@@ -92,10 +93,20 @@ export function coverageSettingsIn(name: string, text: string | null): string | 
   const kept: string[] = [];
   let section = "";
   let keeping = false;
+  // The value of a key that is not kept whole, with its continuation lines: pytest-cov's
+  // options are read from it (`--cov` may stand on one line and its value on the next).
+  let valueSection: string | null = null;
+  let value = "";
+  const flush = () => {
+    const options = valueSection === null ? [] : covOptions(value);
+    if (options.length > 0) kept.push(`[${valueSection}] ${options.join(" ")}`);
+    valueSection = null;
+  };
   for (const line of text.split(/\r?\n/)) {
     const header = /^\s*\[([^\]]*)\]/.exec(line);
     const bare = line.trim();
     if (header) {
+      flush();
       section = (header[1] as string).trim();
       keeping = false;
       continue;
@@ -103,19 +114,44 @@ export function coverageSettingsIn(name: string, text: string | null): string | 
     if (bare === "" || /^[#;]/.test(bare)) continue;
     const continued = /^\s/.test(line);
     if (!continued) {
+      flush();
       // configparser folds option names to lower case.
       const key = (/^([^=:]+)[=:]/.exec(line)?.[1] ?? "").trim().toLowerCase();
       keeping =
         PATHS_SECTION.test(section) || (RUN_SECTION.test(section) && SELECTING_KEYS.has(key));
+      if (!keeping) {
+        valueSection = section;
+        value = bare;
+      }
+    } else if (valueSection !== null) {
+      value += ` ${bare}`;
     }
     if (keeping) kept.push(`[${section}] ${bare}`);
-    else if (COV_OPTION.test(line)) kept.push(`[${section}] ${covOptions(bare).join(" ")}`);
   }
+  flush();
   // [DEFAULT]'s keys reach coverage.py only in a file it reads as its own: one with a run
   // section (an application's ini file with a [DEFAULT] source = ... is no coverage config).
   const ownFile = /^\s*\[(coverage:)?run\]/m.test(text);
   const selected = kept.filter((k) => ownFile || !k.startsWith("[DEFAULT] "));
   return selected.length === 0 ? null : selected.join("\n");
+}
+
+/**
+ * pytest-cov's options in every string of a parsed TOML document but coverage.py's own table
+ * (a list of strings is read as one command line). Where they stand is left out: moving
+ * addopts from [tool.pytest.ini_options] to pytest 9's [tool.pytest] changes nothing.
+ */
+function covOptionsIn(value: unknown, path: string, out: string[]): void {
+  if (path === "tool.coverage") return;
+  if (typeof value === "string") out.push(...covOptions(value));
+  else if (Array.isArray(value)) {
+    if (value.every((v) => typeof v === "string")) out.push(...covOptions(value.join(" ")));
+    else for (const v of value) covOptionsIn(v, `${path}[]`, out);
+  } else if (value !== null && typeof value === "object" && !(value instanceof Date)) {
+    for (const [key, v] of Object.entries(value)) {
+      covOptionsIn(v, path === "" ? key : `${path}.${key}`, out);
+    }
+  }
 }
 
 /** pytest-cov's options in an addopts line, with their values (the rest of the line aside). */

@@ -62,6 +62,36 @@ describe("coverageSettingsIn: the text that selects what coverage.py measures", 
     expect(of('"-ra --cov-report=xml"')).toBeNull();
   });
 
+  it("reads --cov wherever a TOML file holds it: pytest.toml, tox.toml, legacy_tox_ini (review 31)", () => {
+    const narrowed = (from: string, to: string) => [
+      coverageSettingsIn("pytest.toml", from),
+      coverageSettingsIn("pytest.toml", to),
+    ];
+    const [a, b] = narrowed(
+      '[pytest]\naddopts = ["--cov=app", "-ra"]\n',
+      '[pytest]\naddopts = ["--cov=app.core", "-ra"]\n',
+    );
+    expect(a).not.toBeNull();
+    expect(a).not.toBe(b);
+    const tox = (cov: string) =>
+      coverageSettingsIn("tox.toml", `[env_run_base]\ncommands = [["pytest", "${cov}"]]\n`);
+    expect(tox("--cov=app")).not.toBe(tox("--cov=app.core"));
+    const legacy = (cov: string) =>
+      coverageSettingsIn(
+        "pyproject.toml",
+        `[tool.tox]\nlegacy_tox_ini = """\n[testenv]\ncommands = pytest ${cov}\n"""\n`,
+      );
+    expect(legacy("--cov=app")).not.toBe(legacy("--cov=app.core"));
+    expect(legacy("-q")).toBeNull();
+  });
+
+  it("joins an ini value's continuation lines: --cov on one line, its value on the next", () => {
+    const ini = (source: string) =>
+      coverageSettingsIn("pytest.ini", `[pytest]\naddopts =\n    --cov\n    ${source}\n    -ra\n`);
+    expect(ini("app")).toBe("[pytest] --cov app");
+    expect(ini("app.core")).toBe("[pytest] --cov app.core");
+  });
+
   it("reads TOML as data: formatting alone does not change the result", () => {
     const a = '[tool.coverage.run]\nsource = ["pkg"]\nbranch = true\n';
     const b = '[tool.coverage.run]\nbranch=true\nsource=[ "pkg" ]\n';
