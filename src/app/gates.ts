@@ -16,7 +16,7 @@ import {
   readBlobs,
 } from "../adapters/git-history.js";
 import { readLedgerFile } from "../adapters/ledger-file.js";
-import { fileExists, readFileBytes, readJsonFile } from "../adapters/repo-files.js";
+import { fileExists, readFileBytes, readJsonFile, readTextOrNull } from "../adapters/repo-files.js";
 import { checkDeposits, isCollected, nodeIdFile } from "../core/deposits.js";
 import { FreezegateError, InputError } from "../core/errors.js";
 import { type Finding, type GateResult, sortFindings } from "../core/findings.js";
@@ -40,6 +40,7 @@ import {
 } from "../core/ledger-model.js";
 import { sampleOf } from "../core/listing.js";
 import { parseSamples, type SamplesArtifact } from "../core/samples.js";
+import { testBlock } from "../core/test-blocks.js";
 import { checkWitnesses, frozenBy, frozenIds, withBaseProperties } from "../core/witness.js";
 import type { KnownTests } from "./known-tests.js";
 
@@ -333,16 +334,19 @@ export interface WitnessGateOptions {
 }
 
 /**
- * The suite's tests in a test file the patch changes that the ledger freezes (exactly or by a
- * glob) or the run skips or mutes, and that are new in the patch: their function's name is not
- * in the merge base's version of the file (a renamed or moved witness is such a test; an old
- * platform skip beside it is not). Sorted. A node id's file is relative to pytest's rootdir:
- * it matches a changed repository path that is it or ends with it.
+ * The suite's tests in a test file the patch changes that may be a deleted property's witness
+ * renamed or moved (sorted): those a freeze the base's ledger did not have freezes (a freeze
+ * added or re-pointed by the patch, matched as the audit matches), and those any freeze
+ * freezes or the run skips or mutes whose source is new or changed in the patch (testBlock:
+ * the def with its decorators, inside its class; an old platform skip beside the witness is
+ * the base's test unchanged). A node id's file is relative to pytest's rootdir: it matches a
+ * changed repository path that is it or ends with it.
  */
-async function newQuietTests(
+async function witnessSuspects(
   root: string,
   mergeBase: string,
   ledger: Ledger,
+  baseFreezes: readonly string[],
   silenced: ReadonlyMap<string, string>,
   changed: ReadonlySet<string>,
   known: ReadonlySet<string>,
@@ -357,23 +361,31 @@ async function newQuietTests(
       }
     }
   }
+  const before = new Set(baseFreezes);
+  const added = frozenIds(ledger).filter((id) => !before.has(id));
+  const newlyFrozen = frozenBy(added, pathOf.keys(), known);
   const frozen = frozenBy(frozenIds(ledger), pathOf.keys(), known);
-  const quiet = [...pathOf.keys()].filter((id) => frozen.has(id) || silenced.has(id));
+  const quiet = [...pathOf.keys()].filter(
+    (id) => !newlyFrozen.has(id) && (frozen.has(id) || silenced.has(id)),
+  );
   const paths = [...new Set(quiet.map((id) => pathOf.get(id) as string))];
   const blobs = await readBlobs(
     root,
     paths.map((path) => ({ rev: mergeBase, path })),
   );
-  const before = new Map(paths.map((path, i) => [path, blobs[i]?.toString("utf8") ?? null]));
-  return quiet
-    .filter((id) => {
-      const text = before.get(pathOf.get(id) as string);
-      if (text === null || text === undefined) return true;
-      const name = id.slice(id.lastIndexOf("::") + 2).replace(/\[.*$/s, "");
-      const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      return !new RegExp(`\\bdef\\s+${escaped}\\s*\\(`).test(text);
-    })
-    .sort();
+  const then = new Map(paths.map((path, i) => [path, blobs[i]?.toString("utf8") ?? null]));
+  const now = new Map(paths.map((path) => [path, readTextOrNull(join(root, path))]));
+  const changedTest = (id: string) => {
+    const path = pathOf.get(id) as string;
+    const names = id.replace(/\[.*$/s, "").split("::").slice(1);
+    const old = then.get(path);
+    const block = old === null || old === undefined ? null : testBlock(old, names);
+    const text = now.get(path);
+    return (
+      block === null || text === null || text === undefined || block !== testBlock(text, names)
+    );
+  };
+  return [...newlyFrozen.keys(), ...quiet.filter(changedTest)].sort();
 }
 
 /** The properties' checks and witnesses among `quiet`, sorted. */
@@ -447,7 +459,9 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
   const deletedFindings: Finding[] = [];
   let restored = new Map<string, Set<string>>();
   let whole = new Set<string>();
+  let baseFreezes: readonly string[] = [];
   if (patch !== null && patch.base !== null && patch.base !== "unreadable") {
+    baseFreezes = frozenIds(patch.base);
     const judged = withBaseProperties(ledger, patch.base);
     restored = judged.restored;
     whole = judged.whole;
@@ -492,7 +506,15 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
     const suspects =
       gone.length === 0 || baseRevision === null
         ? []
-        : await newQuietTests(ctx.root, baseRevision, ledger, silenced, changedPaths, known);
+        : await witnessSuspects(
+            ctx.root,
+            baseRevision,
+            ledger,
+            baseFreezes,
+            silenced,
+            changedPaths,
+            known,
+          );
     for (const p of suspects.length === 0 ? [] : gone) {
       const deleted = [...(restored.get(p.id) ?? [])].sort();
       deletedFindings.push({

@@ -211,6 +211,51 @@ describe("witness check with hand-written glob freezes", () => {
       expect(sneaky.stdout).toContain(deletedWith(renamed));
       expect(sneaky.status).toBe(1);
     }
+    // Review 32: or keeping its def name in a new class, or folding its assertions into an
+    // old test, and freezing that.
+    const inClass = "tests/test_ledger.py::TestOverdraft::test_overdraft_rejected";
+    const folded = "tests/test_ledger.py::test_deposit_increases_balance";
+    for (const [frozenAs, edit] of [
+      [
+        inClass,
+        (text: string) =>
+          text
+            .replace(
+              "def test_overdraft_rejected(",
+              "class TestOverdraft:\n    def test_overdraft_rejected(self",
+            )
+            .replace(/\n {4}(ledger|before|with| {4}ledger|assert)/g, "\n        $1"),
+      ],
+      [
+        folded,
+        (text: string) =>
+          text
+            .replace(/\ndef test_overdraft_rejected\(\):\n(?: {4}.*\n)+/, "\n")
+            .replace(
+              "    assert _shared.balance == 150\n",
+              "    assert _shared.balance == 150\n    assert Ledger(initial=0).balance == 0\n",
+            ),
+      ],
+    ] as const) {
+      repo.git("reset", "-q", "--hard", "base");
+      const others = COLLECTED.filter((id) => id !== REJECTED && id !== frozenAs);
+      repo.write("collected-kept.txt", `${[...others, frozenAs].join("\n")}\n`);
+      const file = repo.path("tests/test_ledger.py");
+      writeFileSync(file, edit(readFileSync(file, "utf8")));
+      commitLedger((doc) => {
+        doc.properties = doc.properties.filter((p) => p.id !== "prop.ledger.rejected_is_noop");
+        for (const p of doc.properties)
+          p.witnessed_by = p.witnessed_by.filter((w) => w !== REJECTED);
+        doc.freezes.push(freeze(frozenAs));
+      });
+      const kept = runCli(
+        ["witness", "check", "--base", "base", "--collected", "collected-kept.txt"],
+        { cwd: repo.dir },
+      );
+      expect(kept.stderr).toBe("");
+      expect(kept.stdout).toContain(deletedWith(frozenAs));
+      expect(kept.status).toBe(1);
+    }
     // Review 30: or moving it into a file a glob freeze of the base already freezes.
     repo.git("reset", "-q", "--hard", "base");
     commitLedger((doc) => doc.freezes.push(freeze("tests/test_quarantine.py::*")));
