@@ -5,7 +5,7 @@
 // data committed with it); no Python needed.
 
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { expectOneLineError, runCli } from "../helpers/cli.js";
@@ -476,18 +476,20 @@ describe("coverage data that the patch itself commits", () => {
     r.git("rm", "-q", "--cached", "tests/fixtures/.coverage");
     r.git("commit", "-q", "-m", "untrack the fixture");
     rmSync(r.path("tests/fixtures/.coverage"));
-    // Anywhere else it may be merged (a CI's `coverage combine coverage-data/`): refused
-    // (review 31: exempting every directory but the data's own let it in).
-    mkdirSync(r.path("coverage-data"), { recursive: true });
-    copyFileSync(join(r.dir, ".coverage"), r.path("coverage-data/.coverage.shard-1"));
-    r.git("add", "-f", "coverage-data/.coverage.shard-1");
-    r.git("commit", "-q", "-m", "a shard");
-    expect(expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: r.dir }))).toMatch(
-      /^freezegate: error: the coverage data coverage-data\/\.coverage\.shard-1 is part of the patch/,
-    );
-    r.git("rm", "-q", "--cached", "coverage-data/.coverage.shard-1");
-    r.git("commit", "-q", "-m", "untrack the shard");
-    rmSync(r.path("coverage-data"), { recursive: true });
+    // Anywhere else it may be merged: a CI's `coverage combine coverage-data/` (review 31),
+    // or tests/ itself, where pytest run from tests/ keeps its data (review 32): refused.
+    for (const shard of ["coverage-data/.coverage.shard-1", "tests/.coverage.shard-2"]) {
+      mkdirSync(r.path(dirname(shard)), { recursive: true });
+      copyFileSync(join(r.dir, ".coverage"), r.path(shard));
+      r.git("add", "-f", shard);
+      r.git("commit", "-q", "-m", "a shard");
+      expect(
+        expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: r.dir })),
+      ).toContain(`freezegate: error: the coverage data ${shard} is part of the patch`);
+      r.git("rm", "-q", "--cached", shard);
+      r.git("commit", "-q", "-m", "untrack the shard");
+      rmSync(r.path(shard));
+    }
 
     // A work-tree patch lists untracked files, the run's own data among them: not refused.
     r.write(
