@@ -70,7 +70,7 @@ export async function noneMeasured(
   for (const p of measuredFiles) {
     if (!isTestFile(p) && executedOf(toData.get(p) as string).size > 0) return null;
   }
-  const importerOf = importers(root, tests, toData, executedOf);
+  const importerOf = importers(root, tests, toData, executedOf, false);
   for (const f of audited) {
     const importer = importerOf(f.path);
     if (importer === undefined) continue;
@@ -117,7 +117,7 @@ export function refuseUnexecutedImported(
 ): void {
   if (candidates.length === 0) return;
   const tests = [...toData.keys()].filter(isTestFile);
-  const importerOf = importers(root, tests, toData, executedOf);
+  const importerOf = importers(root, tests, toData, executedOf, true);
   // Measured files by directory ("pkg/sub/"), for the packages that hold a candidate.
   const byDir = new Map<string, string[]>();
   for (const [path, data] of toData) {
@@ -161,7 +161,16 @@ function importers(
   tests: readonly string[],
   toData: ReadonlyMap<string, string>,
   executedOf: ExecutedOf,
+  /** The data measures the checkout's packages: their __init__.py files are evidence. */
+  packagesMeasured: boolean,
 ): (file: string) => string | undefined {
+  // Whether a package's __init__.py ran: null when the data does not hold it.
+  const initRan = packagesMeasured
+    ? (init: string) => {
+        const data = toData.get(init);
+        return data === undefined ? null : executedOf(data).size > 0;
+      }
+    : null;
   const read = new Map<string, Map<string, number[]>>();
   const importsOf = (test: string) => {
     let modules = read.get(test);
@@ -181,7 +190,7 @@ function importers(
         if (via === null) continue;
         // `import pkg` names a package above the module, not the module or a name in it.
         const above = !names.some((n) => m === n || m.startsWith(`${n}.`));
-        if (above && !packageMayLoad(root, file, m, names)) continue;
+        if (above && !packageMayLoad(root, file, m, names, initRan)) continue;
         const ran = executedOf(toData.get(test) as string);
         if (!lines.some((line) => ran.has(line))) continue;
         // Another module of that name nearer the test (its own service's app/main.py in a
@@ -244,15 +253,26 @@ function checkoutFix(root: string, path: string): string {
  * import, or an `__all__` that `from pkg import *` follows). An __init__.py of comments and a
  * docstring alone, or a namespace directory, loads no submodule.
  */
-function packageMayLoad(root: string, path: string, m: string, names: readonly string[]): boolean {
+function packageMayLoad(
+  root: string,
+  path: string,
+  m: string,
+  names: readonly string[],
+  initRan: ((init: string) => boolean | null) | null,
+): boolean {
   const stem = path.slice(0, -3).split("/");
   if (stem.at(-1) === "__init__") stem.pop();
   const depth = m.split(".").length;
   return names.some((n) => {
     if (!n.startsWith(`${m}.`)) return false;
     const dir = stem.slice(0, stem.length - (n.split(".").length - depth));
-    const text = readTextOrNull(join(root, ...dir, "__init__.py"));
-    return text !== null && hasCode(text);
+    const init = [...dir, "__init__.py"].join("/");
+    const text = readTextOrNull(join(root, init));
+    if (text === null || !hasCode(text)) return false;
+    // Where the data measures the package, its __init__.py is the evidence: held without an
+    // executed line, the test's `import m` loaded another copy; left out of the data (an
+    // `omit = */__init__.py`), it says nothing.
+    return initRan === null || initRan(init) === false;
   });
 }
 

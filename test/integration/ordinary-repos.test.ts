@@ -172,6 +172,27 @@ describePython("ordinary repositories", () => {
     ]);
     expect(status).toBe(0);
 
+    // A package __init__.py with code that the coverage config omits (omit = */__init__.py)
+    // says nothing either way: no refusal (review 32).
+    r.write("tool/__init__.py", '__version__ = "1.0"\n');
+    r.write(".coveragerc", "[run]\nomit = */__init__.py\n");
+    r.commit("a version; the template's omit");
+    r.git("branch", "-f", "base", "HEAD");
+    r.write(
+      "tool/cli.py",
+      'import sys\n\n\ndef main():\n    print(" ".join(a.title() for a in sys.argv[1:]))\n\n\nif __name__ == "__main__":\n    main()\n',
+    );
+    r.commit("title-case each word");
+    pytestCovDot(r);
+    const omitted = auditJson(r);
+    expect(omitted.stderr).toBe("");
+    expect(omitted.report?.files.map((f) => [f.path, f.lines.map((l) => l.verdict)])).toEqual([
+      ["tool/cli.py", ["uncovered"]],
+    ]);
+    expect(omitted.status).toBe(0);
+    // (.gitignore's .coverage* keeps the rc file out of git: the run's own setting.)
+    r.remove(".coveragerc");
+
     // An __init__.py that imports the module makes `import tool` load it: refused again.
     r.write("tool/__init__.py", "# the package\n");
     r.commit("a comment in the package");
