@@ -78,8 +78,9 @@ export function coverageSettingsIn(name: string, text: string | null): string | 
       // pytest-cov's options wherever the file holds them: [tool.pytest.ini_options] or pytest
       // 9's [tool.pytest] addopts, pytest.toml's [pytest], tox's commands (tox.toml, or the
       // ini text of legacy_tox_ini), as strings or lists of words.
-      const options: string[] = [];
-      covOptionsIn(doc, "", options);
+      const found = new Set<string>();
+      covOptionsIn(doc, "", false, found);
+      const options = [...found];
       const kept = {
         run: run.length === 0 ? null : Object.fromEntries(run),
         paths: coverage.paths ?? null,
@@ -136,21 +137,26 @@ export function coverageSettingsIn(name: string, text: string | null): string | 
   return selected.length === 0 ? null : selected.join("\n");
 }
 
+/** The TOML keys whose strings are command lines pytest-cov reads: pytest's and tox's. */
+const COMMAND_KEYS = new Set(["addopts", "commands", "commands_pre", "legacy_tox_ini"]);
+
 /**
- * pytest-cov's options in every string of a parsed TOML document but coverage.py's own table
- * (a list of strings is read as one command line). Where they stand is left out: moving
- * addopts from [tool.pytest.ini_options] to pytest 9's [tool.pytest] changes nothing.
+ * pytest-cov's options in the command lines of a parsed TOML document: pytest's addopts
+ * ([tool.pytest.ini_options], pytest 9's [tool.pytest], pytest.toml's [pytest]) and tox's
+ * commands (tox.toml, [tool.tox], or the ini text of legacy_tox_ini), a list of strings read
+ * as one command line. Other strings (a task runner's, a description) are not read, and
+ * where the options stand is left out: moving addopts between tables changes nothing.
  */
-function covOptionsIn(value: unknown, path: string, out: string[]): void {
-  if (path === "tool.coverage") return;
-  if (typeof value === "string") out.push(...covOptions(value));
-  else if (Array.isArray(value)) {
-    if (value.every((v) => typeof v === "string")) out.push(...covOptions(value.join(" ")));
-    else for (const v of value) covOptionsIn(v, `${path}[]`, out);
+function covOptionsIn(value: unknown, key: string, inCommand: boolean, out: Set<string>): void {
+  const reading = inCommand || COMMAND_KEYS.has(key);
+  if (typeof value === "string") {
+    if (reading) for (const o of covOptions(value)) out.add(o);
+  } else if (Array.isArray(value)) {
+    if (reading && value.every((v) => typeof v === "string")) {
+      for (const o of covOptions(value.join(" "))) out.add(o);
+    } else for (const v of value) covOptionsIn(v, key, reading, out);
   } else if (value !== null && typeof value === "object" && !(value instanceof Date)) {
-    for (const [key, v] of Object.entries(value)) {
-      covOptionsIn(v, path === "" ? key : `${path}.${key}`, out);
-    }
+    for (const [k, v] of Object.entries(value)) covOptionsIn(v, k, reading, out);
   }
 }
 

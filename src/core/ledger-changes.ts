@@ -270,14 +270,24 @@ function carriedOverApproval(freeze: Freeze, baseEntries: readonly Freeze[]): st
 function approvalOfRemoved(
   freeze: Freeze,
   removed: readonly Freeze[],
-  kind: FreezeChange["kind"],
+  change: Pick<FreezeChange, "kind" | "fields">,
 ): string | null {
   const approver = (freeze.approved_by ?? "").trim();
   if (approver === "") return null;
-  // Which fields a re-point keeps cannot be required (its reason may be reworded on the way):
-  // any freeze the patch removes under the same approver counts. A new freeze that person
-  // really approved goes in a patch of its own, or names another approver.
-  const old = removed.find((r) => samePerson(approver, (r.approved_by ?? "").trim()));
+  const kind = change.kind;
+  // Which fields a re-point keeps cannot be required of a new entry (its reason may be
+  // reworded on the way): any freeze the patch removes under the same approver counts. A new
+  // freeze that person really approved goes in a patch of its own, or names another approver.
+  // An entry the base had is re-pointed onto when it takes over a removed freeze's terms: a
+  // changed term that now holds the removed freeze's value (an extension that rewords its
+  // own reason is no re-point).
+  const carried = (r: Freeze) =>
+    kind === "added" ||
+    change.fields.some((k) => {
+      const key = k as (typeof FREEZE_FIELDS)[number];
+      return !WINDOW_FIELDS.includes(k) && (freeze[key] ?? null) === (r[key] ?? null);
+    });
+  const old = removed.find((r) => samePerson(approver, (r.approved_by ?? "").trim()) && carried(r));
   if (old === undefined) return null;
   const way = kind === "added" ? "add the freeze" : "make this change";
   return `keeps the approval of ${approver}, given to the freeze of ${old.test_id} that this patch removes (name who approved this change in approved_by, or ${way} in a patch that removes none ${approver} approved)`;
@@ -360,7 +370,7 @@ export function checkLedgerChanges(input: LedgerChangeInput): Finding[] {
             (change.before.approved_by ?? "").trim(),
           ) &&
           change.fields.some((k) => !WINDOW_FIELDS.includes(k)))
-          ? approvalOfRemoved(change.after, removed, change.kind)
+          ? approvalOfRemoved(change.after, removed, change)
           : null);
       if (problem === null) continue;
       findings.push({

@@ -85,6 +85,15 @@ describe("coverageSettingsIn: the text that selects what coverage.py measures", 
     expect(legacy("-q")).toBeNull();
   });
 
+  it("reads command lines only, once each: a task runner's or a description's --cov is none (review 32)", () => {
+    const base = '[tool.pytest.ini_options]\naddopts = "--cov=app --cov-context=test"\n';
+    const before = coverageSettingsIn("pyproject.toml", base);
+    const withTask = `${base}\n[tool.poe.tasks]\ncov = "pytest --cov=app --cov-report=html"\n\n[project]\ndescription = "run it with --cov=app"\n`;
+    expect(coverageSettingsIn("pyproject.toml", withTask)).toBe(before);
+    const repeated = '[tool.pytest.ini_options]\naddopts = "--cov=app --cov=app"\n';
+    expect(coverageSettingsIn("pyproject.toml", repeated)).toBe(before);
+  });
+
   it("joins an ini value's continuation lines: --cov on one line, its value on the next", () => {
     const ini = (source: string) =>
       coverageSettingsIn("pytest.ini", `[pytest]\naddopts =\n    --cov\n    ${source}\n    -ra\n`);

@@ -369,6 +369,21 @@ describe("self-approved", () => {
       approval,
     );
     expect(selfCodes(run({ base, head: extension, authors }))).toEqual([]);
+    // Nor is one that rewords its own reason or hands it to another owner on the way
+    // (review 32): no changed term holds the removed freeze's value.
+    const reworded = ledger(
+      [
+        freeze("t::two", {
+          approved_by: "bob",
+          expires: "2026-10-26",
+          reason: "slow; upstream fix due 10-24",
+          owner: "gale",
+        }),
+      ],
+      [],
+      approval,
+    );
+    expect(selfCodes(run({ base, head: reworded, authors }))).toEqual([]);
     // Another approver, given to none of the removed freezes, is a fresh approval.
     const kept = ledger(
       [freeze("t::two", { approved_by: "carol", expires: "2026-10-26", reason: "slow" })],
