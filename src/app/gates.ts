@@ -336,11 +336,13 @@ export interface WitnessGateOptions {
 /**
  * The suite's tests in a test file the patch changes that may be a deleted property's witness
  * renamed or moved (sorted): those a freeze the base's ledger did not have freezes (a freeze
- * added or re-pointed by the patch, matched as the audit matches), and those any freeze
- * freezes or the run skips or mutes whose source is new or changed in the patch (testBlock:
- * the def with its decorators, inside its class; an old platform skip beside the witness is
- * the base's test unchanged). A node id's file is relative to pytest's rootdir: it matches a
- * changed repository path that is it or ends with it.
+ * added or re-pointed by the patch, matched as the audit matches), and every test any freeze
+ * freezes or the run skips or mutes in a file the patch changes beyond deleting the deleted
+ * witnesses' tests (testBlock). A file whose only change is that deletion keeps its old
+ * skips and freezes out of it (a platform skip beside the witness); any other change there
+ * (a renamed witness, assertions folded into an old test or its helper) makes them suspects.
+ * A node id's file is relative to pytest's rootdir: it matches a changed repository path that
+ * is it or ends with it.
  */
 async function witnessSuspects(
   root: string,
@@ -350,16 +352,16 @@ async function witnessSuspects(
   silenced: ReadonlyMap<string, string>,
   changed: ReadonlySet<string>,
   known: ReadonlySet<string>,
+  deletedWitnesses: readonly string[],
 ): Promise<string[]> {
+  const pathOfFile = (file: string): string | undefined => {
+    for (const path of changed) if (path === file || path.endsWith(`/${file}`)) return path;
+    return undefined;
+  };
   const pathOf = new Map<string, string>();
   for (const id of new Set([...known, ...silenced.keys()])) {
-    const file = nodeIdFile(id);
-    for (const path of changed) {
-      if (path === file || path.endsWith(`/${file}`)) {
-        pathOf.set(id, path);
-        break;
-      }
-    }
+    const path = pathOfFile(nodeIdFile(id));
+    if (path !== undefined) pathOf.set(id, path);
   }
   const before = new Set(baseFreezes);
   const added = frozenIds(ledger).filter((id) => !before.has(id));
@@ -373,19 +375,28 @@ async function witnessSuspects(
     root,
     paths.map((path) => ({ rev: mergeBase, path })),
   );
-  const then = new Map(paths.map((path, i) => [path, blobs[i]?.toString("utf8") ?? null]));
-  const now = new Map(paths.map((path) => [path, readTextOrNull(join(root, path))]));
-  const changedTest = (id: string) => {
-    const path = pathOf.get(id) as string;
-    const names = id.replace(/\[.*$/s, "").split("::").slice(1);
-    const old = then.get(path);
-    const block = old === null || old === undefined ? null : testBlock(old, names);
-    const text = now.get(path);
-    return (
-      block === null || text === null || text === undefined || block !== testBlock(text, names)
-    );
-  };
-  return [...newlyFrozen.keys(), ...quiet.filter(changedTest)].sort();
+  const onlyDeletion = new Set<string>();
+  // Blank lines and module-level imports aside: a clean-up drops the import only the deleted
+  // test used, and an import runs no test's assertions.
+  const lines = (text: string) =>
+    text
+      .split(/\r?\n/)
+      .map((l) => l.trimEnd())
+      .filter((l) => l !== "" && !/^(import\s|from\s+\S+\s+import\s)/.test(l))
+      .join("\n");
+  for (const [i, path] of paths.entries()) {
+    let text = blobs[i]?.toString("utf8") ?? null;
+    const now = readTextOrNull(join(root, path));
+    if (text === null || now === null) continue;
+    for (const w of deletedWitnesses) {
+      if (pathOfFile(nodeIdFile(w)) !== path) continue;
+      const block = testBlock(text, w.replace(/\[.*$/s, "").split("::").slice(1));
+      if (block !== null) text = text.replace(block, "");
+    }
+    if (lines(text) === lines(now)) onlyDeletion.add(path);
+  }
+  const suspects = quiet.filter((id) => !onlyDeletion.has(pathOf.get(id) as string));
+  return [...newlyFrozen.keys(), ...suspects].sort();
 }
 
 /** The properties' checks and witnesses among `quiet`, sorted. */
@@ -514,6 +525,7 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
             silenced,
             changedPaths,
             known,
+            gone.flatMap((p) => [...(restored.get(p.id) ?? [])]),
           );
     for (const p of suspects.length === 0 ? [] : gone) {
       const deleted = [...(restored.get(p.id) ?? [])].sort();
@@ -522,7 +534,7 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
         code: "orphaned-property",
         severity: "error",
         propertyId: p.id,
-        message: `the patch deletes property ${p.id} and its witness tests (${deleted.join(", ")}), and the run freezes, skips or mutes ${sampleOf(suspects)}, new in this patch: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`,
+        message: `the patch deletes property ${p.id} and its witness tests (${deleted.join(", ")}), and the run freezes, skips or mutes ${sampleOf(suspects)} in test files the patch changes in more than that deletion: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`,
         details: { witnesses: [], takenBy: suspects, deletedWitnesses: deleted },
       });
     }

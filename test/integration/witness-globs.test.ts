@@ -186,7 +186,7 @@ describe("witness check with hand-written glob freezes", () => {
       );
     };
     const deletedWith = (quiet: string) =>
-      `error   orphaned-property: the patch deletes property prop.ledger.rejected_is_noop and its witness tests (${REJECTED}), and the run freezes, skips or mutes ${quiet}, new in this patch: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`;
+      `error   orphaned-property: the patch deletes property prop.ledger.rejected_is_noop and its witness tests (${REJECTED}), and the run freezes, skips or mutes ${quiet} in test files the patch changes in more than that deletion: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`;
     // The freeze of the new name exact, or by a glob with no file part (review 31: the glob
     // was read as a path and matched no changed file).
     for (const frozenAs of [renamed, "*overdraft_is_rejected"]) {
@@ -255,6 +255,41 @@ describe("witness check with hand-written glob freezes", () => {
       expect(kept.stderr).toBe("");
       expect(kept.stdout).toContain(deletedWith(frozenAs));
       expect(kept.status).toBe(1);
+    }
+    // Review 33: beside a test an old freeze froze, the file may change only by the deletion
+    // (and its imports): anything else there (a helper the old test calls) makes it a suspect.
+    repo.git("reset", "-q", "--hard", "base");
+    commitLedger((doc) => doc.freezes.push(freeze(folded)));
+    repo.git("branch", "-f", "frozen-deposit", "HEAD");
+    for (const extra of ["", "\n\ndef _balance_check(ledger):\n    assert ledger.balance == 0\n"]) {
+      repo.git("reset", "-q", "--hard", "frozen-deposit");
+      repo.write(
+        "collected-deleted.txt",
+        `${[...COLLECTED.filter((id) => id !== REJECTED), folded].join("\n")}\n`,
+      );
+      const file = repo.path("tests/test_ledger.py");
+      writeFileSync(
+        file,
+        `${readFileSync(file, "utf8").replace(/\ndef test_overdraft_rejected\(\):\n(?: {4}.*\n)+/, "\n")}${extra}`,
+      );
+      commitLedger((doc) => {
+        doc.properties = doc.properties.filter((p) => p.id !== "prop.ledger.rejected_is_noop");
+        for (const p of doc.properties)
+          p.witnessed_by = p.witnessed_by.filter((w) => w !== REJECTED);
+      });
+      const r = runCli(
+        ["witness", "check", "--base", "frozen-deposit", "--collected", "collected-deleted.txt"],
+        { cwd: repo.dir },
+      );
+      expect(r.stderr).toBe("");
+      if (extra === "") {
+        // The honest clean-up: only the witness test went.
+        expect(r.stdout).toContain("witness gate: passed");
+        expect(r.status).toBe(0);
+      } else {
+        expect(r.stdout).toContain(deletedWith(folded));
+        expect(r.status).toBe(1);
+      }
     }
     // Review 30: or moving it into a file a glob freeze of the base already freezes.
     repo.git("reset", "-q", "--hard", "base");
