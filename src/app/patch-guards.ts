@@ -91,15 +91,16 @@ export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonl
   if (source.kind !== "range" && source.kind !== "staged") return;
   const read = new Set(dataFiles.map((file) => relative(root, file).split(sep).join("/")));
   // Where coverage.py may merge from is not known here (a CI's combine directory, the data
-  // file behind a JSON report, pytest run from tests/): a committed `.coverage*` anywhere
-  // counts, except a fixture kept below a test directory (tests/fixtures/.coverage, of a tool
-  // that reads coverage data), away from the data read.
+  // file behind a JSON report, pytest run from tests/ or tests/unit/): a committed `.coverage*`
+  // anywhere counts, except a fixture kept in a fixtures or test-data directory below a test
+  // directory (tests/fixtures/.coverage, of a tool that reads coverage data), away from the
+  // data read.
   const dataDirs = new Set([".", ...[...read].map((p) => posix.dirname(p))]);
+  const FIXTURE_DIRS = new Set(["fixtures", "fixture", "testdata", "test_data", "data"]);
   const mayBeData = (path: string) => {
     const dir = posix.dirname(path);
-    const own = posix.basename(dir);
-    const testDir = own === "tests" || own === "test" || own === "testing";
-    return outsideTestDirs(path) || testDir || dataDirs.has(dir);
+    const fixture = dir.split("/").some((d) => FIXTURE_DIRS.has(d));
+    return outsideTestDirs(path) || !fixture || dataDirs.has(dir);
   };
   const data = patch.files.find((f) => {
     if (f.status === "deleted") return false;

@@ -477,8 +477,12 @@ describe("coverage data that the patch itself commits", () => {
     r.git("commit", "-q", "-m", "untrack the fixture");
     rmSync(r.path("tests/fixtures/.coverage"));
     // Anywhere else it may be merged: a CI's `coverage combine coverage-data/` (review 31),
-    // or tests/ itself, where pytest run from tests/ keeps its data (review 32): refused.
-    for (const shard of ["coverage-data/.coverage.shard-1", "tests/.coverage.shard-2"]) {
+    // or tests/ and tests/unit/, where pytest run there keeps its data (reviews 32, 33): refused.
+    for (const shard of [
+      "coverage-data/.coverage.shard-1",
+      "tests/.coverage.shard-2",
+      "tests/unit/.coverage.shard-3",
+    ]) {
       mkdirSync(r.path(dirname(shard)), { recursive: true });
       copyFileSync(join(r.dir, ".coverage"), r.path(shard));
       r.git("add", "-f", shard);
