@@ -270,9 +270,15 @@ function packageMayLoad(
     const text = readTextOrNull(join(root, init));
     if (text === null || !hasCode(text)) return false;
     // Where the data measures the package, its __init__.py is the evidence: held without an
-    // executed line, the test's `import m` loaded another copy; left out of the data (an
-    // `omit = */__init__.py`), it says nothing.
-    return initRan === null || initRan(init) === false;
+    // executed line, the test's `import m` loaded another copy. Left out of the data (an
+    // `omit = */__init__.py`), its text decides: one that names the next module down
+    // (`from . import cli`, an `__all__` with it) loads it; a `__version__` alone does not.
+    if (initRan === null) return true;
+    const ran = initRan(init);
+    if (ran !== null) return !ran;
+    const next = n.split(".")[depth];
+    const code = text.replace(/#.*$/gm, "");
+    return next !== undefined && new RegExp(`\\b${next}\\b`).test(code);
   });
 }
 

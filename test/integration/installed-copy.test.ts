@@ -184,6 +184,31 @@ describePython("tests that ran an installed copy of the package", () => {
     }
   });
 
+  it("an __init__.py the config omits that imports the module: `import pkg` still counts", () => {
+    // Review 33: with the __init__.py out of the data, `import pkg` read as no evidence,
+    // though its `from . import calc` loads the installed copy's module.
+    const init = "from . import calc\n";
+    const siteInit = join(where().slice(0, -"calc.py".length), "__init__.py");
+    writeFileSync(siteInit, init);
+    repo.write("src/pkg/__init__.py", init);
+    repo.write(".coveragerc", "[run]\nomit = */__init__.py\n");
+    repo.write(
+      "test/test_calc.py",
+      "import pkg\n\n\ndef test_half_up():\n    assert pkg.calc.half_up(1.5) == 2\n",
+    );
+    try {
+      pytest("--cov=src", "--cov=test");
+      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toMatch(
+        /^freezegate: error: the coverage data holds src\/pkg\/calc\.py without a single executed line, though test\/test_calc\.py, which ran, imports it/,
+      );
+    } finally {
+      writeFileSync(siteInit, "");
+      repo.write("src/pkg/__init__.py", "");
+      repo.remove(".coveragerc");
+      repo.write("test/test_calc.py", TESTS);
+    }
+  });
+
   it("with the package measured and mapped, the frozen test's line is shadowed", () => {
     pytest("--cov=pkg");
     const site = where().slice(0, -"pkg/calc.py".length);
