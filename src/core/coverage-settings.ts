@@ -79,7 +79,7 @@ export function coverageSettingsIn(name: string, text: string | null): string | 
       // 9's [tool.pytest] addopts, pytest.toml's [pytest], tox's commands (tox.toml, or the
       // ini text of legacy_tox_ini), as strings or lists of words.
       const found = new Set<string>();
-      covOptionsIn(doc, "", false, found);
+      covOptionsIn(doc, "", found);
       const options = [...found];
       const kept = {
         run: run.length === 0 ? null : Object.fromEntries(run),
@@ -137,26 +137,27 @@ export function coverageSettingsIn(name: string, text: string | null): string | 
   return selected.length === 0 ? null : selected.join("\n");
 }
 
-/** The TOML keys whose strings are command lines pytest-cov reads: pytest's and tox's. */
-const COMMAND_KEYS = new Set(["addopts", "commands", "commands_pre", "legacy_tox_ini"]);
-
 /**
- * pytest-cov's options in the command lines of a parsed TOML document: pytest's addopts
- * ([tool.pytest.ini_options], pytest 9's [tool.pytest], pytest.toml's [pytest]) and tox's
- * commands (tox.toml, [tool.tox], or the ini text of legacy_tox_ini), a list of strings read
- * as one command line. Other strings (a task runner's, a description) are not read, and
- * where the options stand is left out: moving addopts between tables changes nothing.
+ * pytest-cov's options in the strings of a parsed TOML document, as a set: pytest's addopts
+ * ([tool.pytest.ini_options], pytest 9's [tool.pytest], pytest.toml's [pytest]), tox's
+ * commands (tox.toml, [tool.tox], the ini text of legacy_tox_ini), a task runner's or hatch's
+ * scripts (any of them may run the tests that make the data). A list of strings is read as one
+ * command line. Left out: coverage.py's own table (read by key) and [project] (metadata, a
+ * description). Where an option stands, and how often, is left out too: a task that repeats
+ * the run's own `--cov=app`, or addopts moved between tables, changes nothing.
  */
-function covOptionsIn(value: unknown, key: string, inCommand: boolean, out: Set<string>): void {
-  const reading = inCommand || COMMAND_KEYS.has(key);
+function covOptionsIn(value: unknown, path: string, out: Set<string>): void {
+  if (path === "tool.coverage" || path === "project") return;
   if (typeof value === "string") {
-    if (reading) for (const o of covOptions(value)) out.add(o);
+    for (const o of covOptions(value)) out.add(o);
   } else if (Array.isArray(value)) {
-    if (reading && value.every((v) => typeof v === "string")) {
+    if (value.every((v) => typeof v === "string")) {
       for (const o of covOptions(value.join(" "))) out.add(o);
-    } else for (const v of value) covOptionsIn(v, key, reading, out);
+    } else for (const v of value) covOptionsIn(v, `${path}[]`, out);
   } else if (value !== null && typeof value === "object" && !(value instanceof Date)) {
-    for (const [k, v] of Object.entries(value)) covOptionsIn(v, k, reading, out);
+    for (const [k, v] of Object.entries(value)) {
+      covOptionsIn(v, path === "" ? k : `${path}.${k}`, out);
+    }
   }
 }
 

@@ -239,6 +239,12 @@ function identityText(who: Identity): string {
   return `${who.name} <${who.email}>`;
 }
 
+/**
+ * The terms a re-point carries from the freeze it moves: its words and its property. An owner
+ * handed over, or a flag, is no sign of one (review 33).
+ */
+const CARRIED_TERMS: readonly string[] = ["reason", "invariant", "compensating_property"];
+
 /** The fields of a freeze's window and approval: a plain extension changes only these. */
 const WINDOW_FIELDS: readonly string[] = ["opened", "expires", "approved_by"];
 
@@ -285,7 +291,7 @@ function approvalOfRemoved(
     kind === "added" ||
     change.fields.some((k) => {
       const key = k as (typeof FREEZE_FIELDS)[number];
-      return !WINDOW_FIELDS.includes(k) && (freeze[key] ?? null) === (r[key] ?? null);
+      return CARRIED_TERMS.includes(k) && (freeze[key] ?? null) === (r[key] ?? null);
     });
   const old = removed.find((r) => samePerson(approver, (r.approved_by ?? "").trim()) && carried(r));
   if (old === undefined) return null;

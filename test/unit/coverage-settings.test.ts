@@ -92,6 +92,10 @@ describe("coverageSettingsIn: the text that selects what coverage.py measures", 
     expect(coverageSettingsIn("pyproject.toml", withTask)).toBe(before);
     const repeated = '[tool.pytest.ini_options]\naddopts = "--cov=app --cov=app"\n';
     expect(coverageSettingsIn("pyproject.toml", repeated)).toBe(before);
+    // A hatch script that runs the tests is read: dropping its --cov is a change (review 33).
+    const hatch = (cmd: string) =>
+      coverageSettingsIn("pyproject.toml", `[tool.hatch.envs.default.scripts]\ntest = "${cmd}"\n`);
+    expect(hatch("pytest --cov=billing")).not.toBe(hatch("pytest"));
   });
 
   it("joins an ini value's continuation lines: --cov on one line, its value on the next", () => {

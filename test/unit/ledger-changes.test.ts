@@ -384,6 +384,28 @@ describe("self-approved", () => {
       approval,
     );
     expect(selfCodes(run({ base, head: reworded, authors }))).toEqual([]);
+    // Nor one handed to the removed freeze's owner (review 33): an owner is no term it carries.
+    const handedOver = ledger(
+      [freeze("t::two", { approved_by: "bob", expires: "2026-10-26", reason: "slow" })].map(
+        (f) => ({ ...f, owner: "finley" }),
+      ),
+      [],
+      approval,
+    );
+    const baseOtherOwner = ledger(
+      [
+        freeze("t::one", { approved_by: "bob", expires: "2026-10-26" }),
+        freeze("t::two", {
+          approved_by: "dave",
+          expires: "2026-10-20",
+          reason: "slow",
+          owner: "gale",
+        }),
+      ],
+      [],
+      approval,
+    );
+    expect(selfCodes(run({ base: baseOtherOwner, head: handedOver, authors }))).toEqual([]);
     // Another approver, given to none of the removed freezes, is a fresh approval.
     const kept = ledger(
       [freeze("t::two", { approved_by: "carol", expires: "2026-10-26", reason: "slow" })],
