@@ -161,17 +161,17 @@ describePython("tests that ran an installed copy of the package", () => {
     );
   });
 
-  it("`from pkg import *` through __all__ loads the installed pkg.calc: still refused", () => {
-    // Review 31: an __init__.py without the word "import" was read as loading no submodule,
-    // though `from pkg import *` imports what its __all__ names.
-    const star = '"""The package."""\n__all__ = ["calc"]\n';
+  /**
+   * The installed copy and the checkout both get `init` as pkg/__init__.py and the tests
+   * `test` (plus `files`, e.g. a .coveragerc); pytest runs with --cov=src --cov=test; the audit
+   * must refuse it as an installed copy. Everything is put back afterwards.
+   */
+  function refusedWithInit(init: string, test: string, files: Record<string, string> = {}) {
     const siteInit = join(where().slice(0, -"calc.py".length), "__init__.py");
-    writeFileSync(siteInit, star);
-    repo.write("src/pkg/__init__.py", star);
-    repo.write(
-      "test/test_calc.py",
-      "from pkg import *\n\n\ndef test_half_up():\n    assert calc.half_up(1.5) == 2\n",
-    );
+    writeFileSync(siteInit, init);
+    repo.write("src/pkg/__init__.py", init);
+    for (const [path, text] of Object.entries(files)) repo.write(path, text);
+    repo.write("test/test_calc.py", test);
     try {
       pytest("--cov=src", "--cov=test");
       expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toMatch(
@@ -180,33 +180,28 @@ describePython("tests that ran an installed copy of the package", () => {
     } finally {
       writeFileSync(siteInit, "");
       repo.write("src/pkg/__init__.py", "");
+      for (const path of Object.keys(files)) repo.remove(path);
       repo.write("test/test_calc.py", TESTS);
     }
+  }
+
+  it("`from pkg import *` through __all__ loads the installed pkg.calc: still refused", () => {
+    // Review 31: an __init__.py without the word "import" was read as loading no submodule,
+    // though `from pkg import *` imports what its __all__ names.
+    refusedWithInit(
+      '"""The package."""\n__all__ = ["calc"]\n',
+      "from pkg import *\n\n\ndef test_half_up():\n    assert calc.half_up(1.5) == 2\n",
+    );
   });
 
   it("an __init__.py the config omits that imports the module: `import pkg` still counts", () => {
     // Review 33: with the __init__.py out of the data, `import pkg` read as no evidence,
     // though its `from . import calc` loads the installed copy's module.
-    const init = "from . import calc\n";
-    const siteInit = join(where().slice(0, -"calc.py".length), "__init__.py");
-    writeFileSync(siteInit, init);
-    repo.write("src/pkg/__init__.py", init);
-    repo.write(".coveragerc", "[run]\nomit = */__init__.py\n");
-    repo.write(
-      "test/test_calc.py",
+    refusedWithInit(
+      "from . import calc\n",
       "import pkg\n\n\ndef test_half_up():\n    assert pkg.calc.half_up(1.5) == 2\n",
+      { ".coveragerc": "[run]\nomit = */__init__.py\n" },
     );
-    try {
-      pytest("--cov=src", "--cov=test");
-      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toMatch(
-        /^freezegate: error: the coverage data holds src\/pkg\/calc\.py without a single executed line, though test\/test_calc\.py, which ran, imports it/,
-      );
-    } finally {
-      writeFileSync(siteInit, "");
-      repo.write("src/pkg/__init__.py", "");
-      repo.remove(".coveragerc");
-      repo.write("test/test_calc.py", TESTS);
-    }
   });
 
   it("with the package measured and mapped, the frozen test's line is shadowed", () => {
