@@ -1,6 +1,7 @@
 // The source of one test in a Python test file, found by its node id's names: the block of
-// `def name(` (with its decorators) inside the classes the id names. Used to tell whether a
-// test is the base's test unchanged, or new or changed by a patch (a renamed or moved witness).
+// `def name(` (with its decorators) inside the classes the id names. The witness gate takes
+// the deleted witnesses' blocks out of the base's text, to see whether a patch did anything
+// else to their file (where a renamed or moved witness could hide).
 
 /** Indentation width of a line (tabs count as one). */
 function indentOf(line: string): number {
