@@ -377,16 +377,24 @@ async function witnessSuspects(
   );
   const onlyDeletion = new Set<string>();
   // Blank lines and module-level imports aside: a clean-up drops the import only the deleted
-  // test used, and an import runs no test's assertions.
+  // test used. An import that binds a test's name (`import check as test_x`) is kept: it may
+  // put the witness's body in an old test's place (review 34).
   const lines = (text: string) =>
     text
-      .split(/\r?\n/)
+      .split("\n")
       .map((l) => l.trimEnd())
-      .filter((l) => l !== "" && !/^(import\s|from\s+\S+\s+import\s)/.test(l))
+      .filter((l) => l !== "")
+      .filter(
+        (l) =>
+          !/^(import\s|from\s+\S+\s+import\s)/.test(l) ||
+          /\bimport\b.*\b(test_\w*|Test\w+)\b/.test(l),
+      )
       .join("\n");
+  // CRLF read as LF on both sides, as testBlock gives its blocks.
+  const lf = (text: string | null) => (text === null ? null : text.replace(/\r\n/g, "\n"));
   for (const [i, path] of paths.entries()) {
-    let text = blobs[i]?.toString("utf8") ?? null;
-    const now = readTextOrNull(join(root, path));
+    let text = lf(blobs[i]?.toString("utf8") ?? null);
+    const now = lf(readTextOrNull(join(root, path)));
     if (text === null || now === null) continue;
     for (const w of deletedWitnesses) {
       if (pathOfFile(nodeIdFile(w)) !== path) continue;

@@ -261,7 +261,12 @@ describe("witness check with hand-written glob freezes", () => {
     repo.git("reset", "-q", "--hard", "base");
     commitLedger((doc) => doc.freezes.push(freeze(folded)));
     repo.git("branch", "-f", "frozen-deposit", "HEAD");
-    for (const extra of ["", "\n\ndef _balance_check(ledger):\n    assert ledger.balance == 0\n"]) {
+    for (const extra of [
+      "",
+      "\n\ndef _balance_check(ledger):\n    assert ledger.balance == 0\n",
+      // An import that puts another body in the old test's place (review 34).
+      "\nfrom tests.witness_impl import check as test_deposit_increases_balance\n",
+    ]) {
       repo.git("reset", "-q", "--hard", "frozen-deposit");
       repo.write(
         "collected-deleted.txt",
@@ -291,6 +296,33 @@ describe("witness check with hand-written glob freezes", () => {
         expect(r.status).toBe(1);
       }
     }
+    // A CRLF file whose only change is the deletion is no suspect's file (review 34).
+    repo.git("reset", "-q", "--hard", "base");
+    const crlfFile = repo.path("tests/test_ledger.py");
+    writeFileSync(crlfFile, readFileSync(crlfFile, "utf8").replace(/\r?\n/g, "\r\n"));
+    commitLedger((doc) => doc.freezes.push(freeze(folded)));
+    repo.git("branch", "-f", "crlf", "HEAD");
+    repo.write(
+      "collected-deleted.txt",
+      `${[...COLLECTED.filter((id) => id !== REJECTED), folded].join("\n")}\n`,
+    );
+    writeFileSync(
+      crlfFile,
+      readFileSync(crlfFile, "utf8").replace(
+        /\r\ndef test_overdraft_rejected\(\):\r\n(?: {4}.*\r\n)+/,
+        "\r\n",
+      ),
+    );
+    commitLedger((doc) => {
+      doc.properties = doc.properties.filter((p) => p.id !== "prop.ledger.rejected_is_noop");
+      for (const p of doc.properties) p.witnessed_by = p.witnessed_by.filter((w) => w !== REJECTED);
+    });
+    const crlf = runCli(
+      ["witness", "check", "--base", "crlf", "--collected", "collected-deleted.txt"],
+      { cwd: repo.dir },
+    );
+    expect(crlf.stdout).toContain("witness gate: passed");
+    expect(crlf.status).toBe(0);
     // Review 30: or moving it into a file a glob freeze of the base already freezes.
     repo.git("reset", "-q", "--hard", "base");
     commitLedger((doc) => doc.freezes.push(freeze("tests/test_quarantine.py::*")));
