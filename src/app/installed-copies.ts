@@ -277,8 +277,18 @@ function packageMayLoad(
     const ran = initRan(init);
     if (ran !== null) return !ran;
     const next = n.split(".")[depth];
-    const code = text.replace(/#.*$/gm, "");
-    return next !== undefined && new RegExp(`\\b${next}\\b`).test(code);
+    if (next === undefined) return false;
+    // Its code, strings and comments aside (a docstring that mentions the CLI loads nothing),
+    // or an __all__ that lists it (review 34).
+    const code = text
+      .replace(/("""|''')[\s\S]*?\1/g, "")
+      .replace(/"[^"\n]*"|'[^'\n]*'/g, "")
+      .replace(/#.*$/gm, "");
+    const word = `\\b${next}\\b`;
+    return (
+      new RegExp(word).test(code) ||
+      new RegExp(`__all__\\s*\\+?=\\s*[\\[(][^\\])]*["']${next}["']`).test(text)
+    );
   });
 }
 

@@ -174,7 +174,8 @@ describePython("ordinary repositories", () => {
 
     // A package __init__.py with code that the coverage config omits (omit = */__init__.py)
     // says nothing either way: no refusal (review 32).
-    r.write("tool/__init__.py", '__version__ = "1.0"\n');
+    // Its docstring names the CLI, which loads nothing (review 34).
+    r.write("tool/__init__.py", '"""The tool and its cli."""\n__version__ = "1.0"\n');
     r.write(".coveragerc", "[run]\nomit = */__init__.py\n");
     r.commit("a version; the template's omit");
     r.git("branch", "-f", "base", "HEAD");
