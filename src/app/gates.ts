@@ -519,8 +519,7 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
         : { ...p, witnessed_by: p.witnessed_by.filter((w) => !back.has(w) || isTest(w)) };
     });
     // A property the patch deletes together with all its witness tests guards nothing, unless
-    // a test the run freezes, skips or mutes lies in a test file the patch changes: a witness
-    // renamed or moved there cannot be told from a new test (review 30).
+    // a renamed or moved witness may hide in a test file the patch changes (witnessSuspects).
     const gone = properties.filter((p) => whole.has(p.id) && p.witnessed_by.length === 0);
     const suspects =
       gone.length === 0 || baseRevision === null

@@ -83,9 +83,15 @@ export async function refuseUnmeasuredAfterCoverageConfig(
  * default discovery of `.coverage.*` files (a fresh clone in CI) would read it, or
  * `pytest --cov-append` would merge it into the run's own `.coverage`. So a committed or staged
  * patch may hold no file read as data and no file named like coverage.py's data
- * (`.coverage`, `.coverage.*`) but a fixture in a test directory. A work-tree patch is left alone: the run's own data is an
- * untracked file there.
+ * (`.coverage`, `.coverage.*`), but a fixture in a fixtures or test-data directory below a test
+ * directory. A work-tree patch is left alone: the run's own data is an untracked file there.
  */
+/**
+ * Directories that hold test fixtures: a `.coverage` below one of them and a test directory is
+ * data to test a tool with, not a record of a run.
+ */
+const FIXTURE_DIRS = new Set(["fixtures", "fixture", "testdata", "test_data", "data"]);
+
 export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void {
   const source = patch.source;
   if (source.kind !== "range" && source.kind !== "staged") return;
@@ -96,7 +102,6 @@ export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonl
   // directory (tests/fixtures/.coverage, of a tool that reads coverage data), away from the
   // data read.
   const dataDirs = new Set([".", ...[...read].map((p) => posix.dirname(p))]);
-  const FIXTURE_DIRS = new Set(["fixtures", "fixture", "testdata", "test_data", "data"]);
   const mayBeData = (path: string) => {
     const dir = posix.dirname(path);
     const fixture = dir.split("/").some((d) => FIXTURE_DIRS.has(d));
