@@ -27,6 +27,7 @@ import {
   parseLock,
   resolveLockPaths,
 } from "../core/generator-lock.js";
+import { outsideTestDirs } from "../core/globs.js";
 import { parseJsonText } from "../core/json-text.js";
 import { parseLedger, stricterPolicy } from "../core/ledger.js";
 import { checkLedgerChanges, diffFreezes } from "../core/ledger-changes.js";
@@ -40,7 +41,7 @@ import {
 } from "../core/ledger-model.js";
 import { sampleOf } from "../core/listing.js";
 import { parseSamples, type SamplesArtifact } from "../core/samples.js";
-import { testBlock } from "../core/test-blocks.js";
+import { onlyBlocksDeleted } from "../core/test-blocks.js";
 import { checkWitnesses, frozenBy, frozenIds, withBaseProperties } from "../core/witness.js";
 import type { KnownTests } from "./known-tests.js";
 
@@ -334,15 +335,18 @@ export interface WitnessGateOptions {
 }
 
 /**
- * The suite's tests in a test file the patch changes that may be a deleted property's witness
- * renamed or moved (sorted): those a freeze the base's ledger did not have freezes (a freeze
- * added or re-pointed by the patch, matched as the audit matches), and every test any freeze
- * freezes or the run skips or mutes in a file the patch changes beyond deleting the deleted
- * witnesses' tests (testBlock). A file whose only change is that deletion keeps its old
- * skips and freezes out of it (a platform skip beside the witness); any other change there
- * (a renamed witness, assertions folded into an old test or its helper) makes them suspects.
- * A node id's file is relative to pytest's rootdir: it matches a changed repository path that
- * is it or ends with it.
+ * The suite's tests that may be a deleted property's witness renamed or moved (sorted): those
+ * a freeze the base's ledger did not have freezes in a test file the patch changes (a freeze
+ * added or re-pointed by the patch, matched as the audit matches), and the tests any freeze
+ * freezes or the run skips or mutes
+ * - in a test file the patch changes in more than deleting whole blocks (tests, helpers,
+ *   classes), imports and comments (onlyBlocksDeleted): a renamed witness, assertions folded
+ *   into an old test or its helper, an import that puts another body in its place;
+ * - anywhere in the suite, when the patch so changes a test helper that holds no test (a
+ *   conftest.py, tests/helpers.py, a new file there), which an old test may call (review 35).
+ * A file whose only change is deletions keeps its old skips and freezes out of it (a platform
+ * skip beside the deleted witness). A node id's file is relative to pytest's rootdir: it
+ * matches a changed repository path that is it or ends with it.
  */
 async function witnessSuspects(
   root: string,
@@ -352,58 +356,53 @@ async function witnessSuspects(
   silenced: ReadonlyMap<string, string>,
   changed: ReadonlySet<string>,
   known: ReadonlySet<string>,
-  deletedWitnesses: readonly string[],
 ): Promise<string[]> {
-  const pathOfFile = (file: string): string | undefined => {
-    for (const path of changed) if (path === file || path.endsWith(`/${file}`)) return path;
-    return undefined;
-  };
+  const isFile = (path: string, file: string) => path === file || path.endsWith(`/${file}`);
+  const everyId = new Set([...known, ...silenced.keys()]);
+  const testFiles = new Set([...everyId].map((id) => nodeIdFile(id)));
   const pathOf = new Map<string, string>();
-  for (const id of new Set([...known, ...silenced.keys()])) {
-    const path = pathOfFile(nodeIdFile(id));
-    if (path !== undefined) pathOf.set(id, path);
+  for (const id of everyId) {
+    const file = nodeIdFile(id);
+    for (const path of changed) {
+      if (isFile(path, file)) {
+        pathOf.set(id, path);
+        break;
+      }
+    }
   }
   const before = new Set(baseFreezes);
   const added = frozenIds(ledger).filter((id) => !before.has(id));
   const newlyFrozen = frozenBy(added, pathOf.keys(), known);
-  const frozen = frozenBy(frozenIds(ledger), pathOf.keys(), known);
-  const quiet = [...pathOf.keys()].filter(
+  const frozen = frozenBy(frozenIds(ledger), everyId, known);
+  const quiet = [...everyId].filter(
     (id) => !newlyFrozen.has(id) && (frozen.has(id) || silenced.has(id)),
   );
-  const paths = [...new Set(quiet.map((id) => pathOf.get(id) as string))];
+  const paths = [...new Set(quiet.flatMap((id) => pathOf.get(id) ?? []))];
+  const helpers = [...changed].filter(
+    (path) =>
+      path.endsWith(".py") &&
+      !outsideTestDirs(path) &&
+      ![...testFiles].some((file) => isFile(path, file)),
+  );
+  const compared = [...paths, ...helpers];
   const blobs = await readBlobs(
     root,
-    paths.map((path) => ({ rev: mergeBase, path })),
+    compared.map((path) => ({ rev: mergeBase, path })),
   );
-  const onlyDeletion = new Set<string>();
-  // Blank lines and module-level imports aside: a clean-up drops the import only the deleted
-  // test used. An import that binds a test's name (`import check as test_x`) is kept: it may
-  // put the witness's body in an old test's place (review 34).
-  const lines = (text: string) =>
-    text
-      .split("\n")
-      .map((l) => l.trimEnd())
-      .filter((l) => l !== "")
-      .filter(
-        (l) =>
-          !/^(import\s|from\s+\S+\s+import\s)/.test(l) ||
-          /\bimport\b.*\b(test_\w*|Test\w+)\b/.test(l),
-      )
-      .join("\n");
-  // CRLF read as LF on both sides, as testBlock gives its blocks.
-  const lf = (text: string | null) => (text === null ? null : text.replace(/\r\n/g, "\n"));
-  for (const [i, path] of paths.entries()) {
-    let text = lf(blobs[i]?.toString("utf8") ?? null);
-    const now = lf(readTextOrNull(join(root, path)));
-    if (text === null || now === null) continue;
-    for (const w of deletedWitnesses) {
-      if (pathOfFile(nodeIdFile(w)) !== path) continue;
-      const block = testBlock(text, w.replace(/\[.*$/s, "").split("::").slice(1));
-      if (block !== null) text = text.replace(block, "");
-    }
-    if (lines(text) === lines(now)) onlyDeletion.add(path);
+  const changedMore = new Set<string>();
+  for (const [i, path] of compared.entries()) {
+    // A file the patch deletes changed only by deletions; one it adds, by more.
+    const now = readTextOrNull(join(root, path));
+    if (now === null) continue;
+    const text = blobs[i]?.toString("utf8") ?? null;
+    if (text === null || !onlyBlocksDeleted(text, now)) changedMore.add(path);
   }
-  const suspects = quiet.filter((id) => !onlyDeletion.has(pathOf.get(id) as string));
+  const anyHelper = helpers.some((path) => changedMore.has(path));
+
+  const suspects = quiet.filter((id) => {
+    const path = pathOf.get(id);
+    return anyHelper || (path !== undefined && changedMore.has(path));
+  });
   return [...newlyFrozen.keys(), ...suspects].sort();
 }
 
@@ -532,7 +531,6 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
             silenced,
             changedPaths,
             known,
-            gone.flatMap((p) => [...(restored.get(p.id) ?? [])]),
           );
     for (const p of suspects.length === 0 ? [] : gone) {
       const deleted = [...(restored.get(p.id) ?? [])].sort();
@@ -541,7 +539,7 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
         code: "orphaned-property",
         severity: "error",
         propertyId: p.id,
-        message: `the patch deletes property ${p.id} and its witness tests (${deleted.join(", ")}), and the run freezes, skips or mutes ${sampleOf(suspects)} in test files the patch changes in more than that deletion: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`,
+        message: `the patch deletes property ${p.id} and its witness tests (${deleted.join(", ")}), and the run freezes, skips or mutes ${sampleOf(suspects)} while the patch changes their test files or a test helper in more than deletions: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`,
         details: { witnesses: [], takenBy: suspects, deletedWitnesses: deleted },
       });
     }

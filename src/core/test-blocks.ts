@@ -1,7 +1,6 @@
-// The source of one test in a Python test file, found by its node id's names: the block of
-// `def name(` (with its decorators) inside the classes the id names. The witness gate takes
-// the deleted witnesses' blocks out of the base's text, to see whether a patch did anything
-// else to their file (where a renamed or moved witness could hide).
+// Whether a patch only deleted whole blocks from a Python test file (tests, helpers, classes,
+// imports). The witness gate asks it of the files where a deleted property's witness could
+// hide, renamed or moved under an old frozen or skipped test.
 
 /** Indentation width of a line (tabs count as one). */
 function indentOf(line: string): number {
@@ -25,49 +24,78 @@ function blockEnd(lines: readonly string[], start: number): number {
   return last + 1;
 }
 
-function escapeRegExp(name: string): string {
-  return name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** A line that opens a block a clean-up may delete whole: a decorator, a def or a class. */
+const BLOCK_HEAD = /^\s*(?:@|(?:async\s+)?def\s|class\s)/;
+const DEF_OR_CLASS = /^\s*(?:(?:async\s+)?def\s|class\s)/;
+const IMPORT = /^\s*(?:import\s|from\s+\S+\s+import\b)/;
+
+/** The lines of a test file this comparison reads: CRLF as LF, ends trimmed, no blank lines and no comment-only lines. */
+function meaningfulLines(text: string): string[] {
+  return text
+    .replace(/\r\n/g, "\n")
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter((l) => {
+      const s = l.trimStart();
+      return s !== "" && !s.startsWith("#");
+    });
 }
 
 /**
- * The text of the test a node id names in `text` (its file's source): `names` are the parts
- * after the file (`["TestX", "test_y[1]"]`); parameters are dropped. The decorators right
- * above the def are part of it; each line is trimmed at its end. Null when the file has no
- * such def at the place the id names (a class first, when given).
+ * Where the whole unit a clean-up may delete that opens at `start` ends (exclusive), or -1
+ * when no such unit opens there:
+ * - an import statement, with its parenthesised or backslash-continued lines;
+ * - a def or class with its body, and its decorators, which may span lines (deeper lines, or
+ *   closing brackets at its indentation).
  */
-export function testBlock(text: string, names: readonly string[]): string | null {
-  const lines = text.split(/\r?\n/);
-  const parts = names.map((n, i) => (i === names.length - 1 ? n.replace(/\[.*$/s, "") : n));
-  let from = 0;
-  let to = lines.length;
-  // The indentation of the statements right inside the enclosing class (0: the module).
-  let level = 0;
-  for (const [i, name] of parts.entries()) {
-    const last = i === parts.length - 1;
-    const head = last
-      ? new RegExp(`^\\s*(?:async\\s+)?def\\s+${escapeRegExp(name)}\\s*\\(`)
-      : new RegExp(`^\\s*class\\s+${escapeRegExp(name)}\\b`);
-    let found = -1;
-    for (let l = from; l < to; l++) {
-      const line = lines[l] as string;
-      if (line.trim() === "" || indentOf(line) !== level || !head.test(line)) continue;
-      found = l;
-      break;
+function deletableEnd(lines: readonly string[], start: number): number {
+  const first = lines[start] as string;
+  if (IMPORT.test(first)) {
+    let l = start;
+    if (first.includes("(") && !first.includes(")")) {
+      while (l < lines.length && !(lines[l] as string).includes(")")) l++;
+      return l < lines.length ? l + 1 : -1;
     }
-    if (found < 0) return null;
-    to = blockEnd(lines, found);
-    if (last) {
-      from = found;
-      while (from > 0 && (lines[from - 1] as string).trimStart().startsWith("@")) from--;
-    } else {
-      from = found + 1;
-      const inner = lines.slice(from, to).find((l) => l.trim() !== "");
-      if (inner === undefined) return null;
-      level = indentOf(inner);
-    }
+    while (l < lines.length && (lines[l] as string).endsWith("\\")) l++;
+    return l < lines.length ? l + 1 : -1;
   }
-  return lines
-    .slice(from, to)
-    .map((l) => l.trimEnd())
-    .join("\n");
+  if (!BLOCK_HEAD.test(first)) return -1;
+  const indent = indentOf(first);
+  for (let l = start; l < lines.length; l++) {
+    const line = lines[l] as string;
+    const at = indentOf(line);
+    if (at > indent) continue;
+    if (at < indent) return -1;
+    if (DEF_OR_CLASS.test(line)) return blockEnd(lines, l);
+    if (!/^\s*[@)\]}]/.test(line)) return -1;
+  }
+  return -1;
+}
+
+/**
+ * Whether `now` is `base` with whole units deleted and nothing else changed: tests, helpers
+ * and classes (with their decorators), imports, blank lines and comments. Deleting whole units
+ * cannot put one test's assertions under another test's name; adding, editing or moving a
+ * line can (an added `from helpers import *` or `import check as test_x` too), so any of those
+ * answers false.
+ */
+export function onlyBlocksDeleted(base: string, now: string): boolean {
+  const was = meaningfulLines(base);
+  const is = meaningfulLines(now);
+  let i = 0;
+  for (const line of is) {
+    while (i < was.length && was[i] !== line) {
+      const end = deletableEnd(was, i);
+      if (end < 0) return false;
+      i = end;
+    }
+    if (i === was.length) return false;
+    i++;
+  }
+  while (i < was.length) {
+    const end = deletableEnd(was, i);
+    if (end < 0) return false;
+    i = end;
+  }
+  return true;
 }

@@ -350,7 +350,7 @@ describePython("tests muted or deselected outside the ledger", () => {
     });
     const sneaky = witnessGate();
     expect(sneaky.findings.map((f: { message: string }) => f.message)).toEqual([
-      `the patch deletes property prop.statement.ends_with_balance and its witness tests (${witness}), and the run freezes, skips or mutes tests/test_statement.py::test_statement_crlf, ${renamed} in test files the patch changes in more than that deletion: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`,
+      `the patch deletes property prop.statement.ends_with_balance and its witness tests (${witness}), and the run freezes, skips or mutes tests/test_statement.py::test_statement_crlf, ${renamed} while the patch changes their test files or a test helper in more than deletions: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`,
     ]);
     expect(sneaky.passed).toBe(false);
 

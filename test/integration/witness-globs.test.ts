@@ -186,7 +186,7 @@ describe("witness check with hand-written glob freezes", () => {
       );
     };
     const deletedWith = (quiet: string) =>
-      `error   orphaned-property: the patch deletes property prop.ledger.rejected_is_noop and its witness tests (${REJECTED}), and the run freezes, skips or mutes ${quiet} in test files the patch changes in more than that deletion: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`;
+      `error   orphaned-property: the patch deletes property prop.ledger.rejected_is_noop and its witness tests (${REJECTED}), and the run freezes, skips or mutes ${quiet} while the patch changes their test files or a test helper in more than deletions: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`;
     // The freeze of the new name exact, or by a glob with no file part (review 31: the glob
     // was read as a path and matched no changed file).
     for (const frozenAs of [renamed, "*overdraft_is_rejected"]) {
@@ -348,6 +348,83 @@ describe("witness check with hand-written glob freezes", () => {
     expect(blind.stdout).toContain(
       "note: witnesses this patch removes count as they were: without the suite's tests (--collected, or the coverage data) a renamed or deleted one cannot be told (check always knows them)",
     );
+  });
+
+  it("a deleted witness's body behind a star import or a changed helper is judged; whole-block clean-ups pass (review 35)", () => {
+    const folded = "tests/test_ledger.py::test_deposit_increases_balance";
+    const file = "tests/test_ledger.py";
+    // The base: the old flaky test is frozen and calls a helper module; the witness has a
+    // comment above it, an editor's whitespace-only line and sits in a class of its own.
+    const inClass = "tests/test_ledger.py::TestOverdraft::test_overdraft_rejected";
+    repo.write(
+      "tests/helpers.py",
+      "def check_deposit(ledger):\n    assert ledger.balance == 150\n",
+    );
+    repo.write(
+      file,
+      readFileSync(repo.path(file), "utf8")
+        .replace("    assert _shared.balance == 150\n", "    check_deposit(_shared)\n")
+        .replace("import pytest\n", "import pytest\n\nfrom tests.helpers import check_deposit\n")
+        .replace(
+          /\ndef test_overdraft_rejected\(\):\n((?: {4}.*\n)+)/,
+          (_, body: string) =>
+            `\n# The witness of prop.ledger.rejected_is_noop.\nclass TestOverdraft:\n    def test_overdraft_rejected(self):\n${body.replace(/^/gm, "    ").replace("ledger.snapshot()\n", "ledger.snapshot()\n        \n")}`,
+        ),
+    );
+    commitLedger((doc) => {
+      for (const p of doc.properties) {
+        p.witnessed_by = p.witnessed_by.map((w) => (w === REJECTED ? inClass : w));
+      }
+      doc.freezes.push(freeze(folded));
+    });
+    repo.git("branch", "-f", "helper-base", "HEAD");
+    const collected = [...COLLECTED.filter((id) => id !== REJECTED), folded];
+    const deleteWitness = (extra: (text: string) => string) => {
+      repo.git("reset", "-q", "--hard", "helper-base");
+      repo.write("collected-now.txt", `${collected.join("\n")}\n`);
+      const text = readFileSync(repo.path(file), "utf8");
+      const start = text.indexOf("# The witness");
+      const end = text.indexOf("\ndef test_statement_lists_entries");
+      expect(start).toBeGreaterThan(0);
+      repo.write(file, extra(`${text.slice(0, start)}${text.slice(end + 1)}`));
+      commitLedger((doc) => {
+        doc.properties = doc.properties.filter((p) => p.id !== "prop.ledger.rejected_is_noop");
+        for (const p of doc.properties)
+          p.witnessed_by = p.witnessed_by.filter((w) => w !== inClass);
+      });
+      return runCli(
+        ["witness", "check", "--base", "helper-base", "--collected", "collected-now.txt"],
+        { cwd: repo.dir },
+      );
+    };
+    const judged = `error   orphaned-property: the patch deletes property prop.ledger.rejected_is_noop and its witness tests (${inClass}), and the run freezes, skips or mutes ${folded} while the patch changes their test files or a test helper in more than deletions: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`;
+    // The honest clean-up: the witness's class, comment and blank line go, nothing else.
+    const honest = deleteWitness((text) => text);
+    expect(honest.stderr).toBe("");
+    expect(honest.stdout).toContain("witness gate: passed");
+    expect(honest.status).toBe(0);
+    // A star import, or code after `;` on an import line, can put another body in the frozen
+    // test's place: the line was read as an import only clean-ups touch.
+    for (const line of [
+      "from tests.witness_impl import *",
+      "import tests.witness_impl as _w; _w.install(globals())",
+    ]) {
+      const r = deleteWitness((text) => `${text}\n${line}\n`);
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toContain(judged);
+      expect(r.status).toBe(1);
+    }
+    // The witness's assertions moved into the helper the frozen test calls, in another file.
+    const helper = deleteWitness((text) => {
+      repo.write(
+        "tests/helpers.py",
+        "def check_deposit(ledger):\n    assert ledger.balance == 150\n    assert ledger.snapshot() == ledger.snapshot()\n",
+      );
+      return text;
+    });
+    expect(helper.stderr).toBe("");
+    expect(helper.stdout).toContain(judged);
+    expect(helper.status).toBe(1);
   });
 
   it("a glob matching no witness or check takes nothing", () => {

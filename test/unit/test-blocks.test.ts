@@ -1,58 +1,118 @@
 import { describe, expect, it } from "vitest";
-import { testBlock } from "../../src/core/test-blocks.js";
+import { onlyBlocksDeleted } from "../../src/core/test-blocks.js";
 
-const FILE = [
-  '"""Tests. Not a test: def test_in_docstring(x)."""',
+// A test file as a base might hold it: an old skipped test, the property's witness, a helper
+// only the witness calls and a class.
+const BASE = [
+  '"""Ledger tests."""',
   "import pytest",
+  "from tests.helpers import (",
+  "    make_ledger,",
+  "    Snapshot,",
+  ")",
+  "from unittest import TestCase",
   "",
   "",
   "@pytest.mark.skip(reason='windows only')",
-  "def test_crlf():",
-  "    assert False",
+  "def test_old():",
+  "    assert make_ledger().balance == 0",
   "",
   "",
-  "class TestStatement:",
-  "    def helper(self):",
-  "        return 1",
-  "",
-  "    @pytest.mark.parametrize('n', [1, 2])",
-  "    async def test_ends(self, n):",
-  "        assert n",
-  "",
-  "        assert self.helper()",
+  "def _snapshot(ledger):",
+  "    return Snapshot(ledger)",
   "",
   "",
-  "def test_ends():",
-  "    pass",
+  "# The witness of prop.ledger.rejected_is_noop.",
+  "@pytest.mark.parametrize(",
+  '    "amount",',
+  "    [1, 2],",
+  ")",
+  "def test_witness(amount):",
+  "    ledger = make_ledger()",
+  "    ",
+  "    assert _snapshot(ledger) == _snapshot(ledger)  ",
+  "",
+  "",
+  "class TestOverdraft:",
+  "    def test_rejected(self):",
+  "        assert make_ledger().withdraw(5) is None",
   "",
 ].join("\n");
 
-describe("testBlock: the source of the test a node id names", () => {
-  it("takes a module-level test with its decorators and nothing after its body", () => {
-    expect(testBlock(FILE, ["test_crlf"])).toBe(
-      "@pytest.mark.skip(reason='windows only')\ndef test_crlf():\n    assert False",
+const drop = (text: string, ...parts: string[]) =>
+  parts.reduce((t, part) => {
+    expect(t).toContain(part);
+    return t.replace(part, "");
+  }, text);
+
+const WITNESS = BASE.slice(BASE.indexOf("# The witness"), BASE.indexOf("class TestOverdraft"));
+
+describe("onlyBlocksDeleted: a test file changed by deleting whole units and nothing else", () => {
+  it("holds for an unchanged file and for deleted tests, helpers, classes and imports", () => {
+    expect(onlyBlocksDeleted(BASE, BASE)).toBe(true);
+    // The witness with its comment, its multi-line decorator and its whitespace-only line.
+    expect(onlyBlocksDeleted(BASE, drop(BASE, WITNESS))).toBe(true);
+    // ... and the helper and the multi-line import only it used.
+    const lean = drop(
+      BASE,
+      WITNESS,
+      "def _snapshot(ledger):\n    return Snapshot(ledger)\n",
+      "from tests.helpers import (\n    make_ledger,\n    Snapshot,\n)\n",
     );
+    expect(onlyBlocksDeleted(BASE, lean)).toBe(true);
+    // A class whose only test was deleted goes with it; an import naming TestCase may go too.
+    expect(
+      onlyBlocksDeleted(
+        BASE,
+        drop(BASE, "class TestOverdraft:\n", "from unittest import TestCase\n").replace(
+          /^ {4}def test_rejected[\s\S]*$/m,
+          "",
+        ),
+      ),
+    ).toBe(true);
+    // CRLF on either side reads as LF.
+    expect(onlyBlocksDeleted(BASE.replace(/\n/g, "\r\n"), drop(BASE, WITNESS))).toBe(true);
   });
 
-  it("finds a method inside the class the id names, parametrized, async, blank lines kept", () => {
-    expect(testBlock(FILE, ["TestStatement", "test_ends[1]"])).toBe(
-      [
-        "    @pytest.mark.parametrize('n', [1, 2])",
-        "    async def test_ends(self, n):",
-        "        assert n",
-        "",
-        "        assert self.helper()",
-      ].join("\n"),
+  it("fails when a line is added, edited or moved", () => {
+    const deleted = drop(BASE, WITNESS);
+    // The witness's body folded into the old skipped test.
+    expect(
+      onlyBlocksDeleted(
+        BASE,
+        deleted.replace(
+          "    assert make_ledger().balance == 0",
+          "    assert _snapshot(make_ledger()) == _snapshot(make_ledger())",
+        ),
+      ),
+    ).toBe(false);
+    // Imports that may put another body in the old test's place (review 34, review 35).
+    for (const line of [
+      "from tests.witness_impl import *",
+      "import tests.witness_impl as _w; _w.install(globals())",
+      "from tests.witness_impl import test_old",
+    ]) {
+      expect(onlyBlocksDeleted(BASE, `${deleted}${line}\n`)).toBe(false);
+    }
+    // An import changed in place rebinds a helper the old test calls.
+    expect(
+      onlyBlocksDeleted(BASE, deleted.replace("from tests.helpers", "from tests.witness_helpers")),
+    ).toBe(false);
+    // The witness renamed; its lines deleted piecemeal into the old test (not whole blocks).
+    expect(onlyBlocksDeleted(BASE, BASE.replace("def test_witness", "def test_renamed"))).toBe(
+      false,
     );
-    // The module-level def of the same name is another test.
-    expect(testBlock(FILE, ["test_ends"])).toBe("def test_ends():\n    pass");
-  });
-
-  it("is null for a name only a docstring holds, a missing class or a def in another class", () => {
-    expect(testBlock(FILE, ["test_in_docstring"])).toBeNull();
-    expect(testBlock(FILE, ["TestOther", "test_ends"])).toBeNull();
-    expect(testBlock(FILE, ["TestStatement", "test_crlf"])).toBeNull();
-    // A method is not a module-level test.
-    expect(testBlock(FILE, ["helper"])).toBeNull();
+    expect(
+      onlyBlocksDeleted(
+        BASE,
+        drop(BASE, "    assert make_ledger().balance == 0\n", "def test_witness(amount):\n"),
+      ),
+    ).toBe(false);
+    // Deleting a decorator line only unskips a test: no whole unit.
+    expect(onlyBlocksDeleted(BASE, drop(BASE, "@pytest.mark.skip(reason='windows only')\n"))).toBe(
+      false,
+    );
+    // An added file (nothing at the base) is no deletion.
+    expect(onlyBlocksDeleted("", "def test_new():\n    pass\n")).toBe(false);
   });
 });
