@@ -11,6 +11,7 @@ import { fileExists, isDirectory, readTextOrNull } from "../adapters/repo-files.
 import { InputError } from "../core/errors.js";
 import type { ChangedFile, CoverageSource } from "../core/model.js";
 import { dirOf, importedModulesIn, matchOf, sameModuleTree } from "../core/python-imports.js";
+import { pythonCodeText } from "../core/python-statements.js";
 
 async function isTracked(root: string, path: string): Promise<boolean> {
   const result = await runGit(root, ["ls-files", "--error-unmatch", "--", path]);
@@ -278,17 +279,11 @@ function packageMayLoad(
     if (ran !== null) return !ran;
     const next = n.split(".")[depth];
     if (next === undefined) return false;
-    // Its code, strings and comments aside (a docstring that mentions the CLI loads nothing),
-    // or an __all__ that lists it (review 34).
-    const code = text
-      .replace(/("""|''')[\s\S]*?\1/g, "")
-      .replace(/"[^"\n]*"|'[^'\n]*'/g, "")
-      .replace(/#.*$/gm, "");
-    const word = `\\b${next}\\b`;
-    return (
-      new RegExp(word).test(code) ||
-      new RegExp(`__all__\\s*\\+?=\\s*[\\[(][^\\])]*["']${next}["']`).test(text)
-    );
+    // Its code with strings kept (`import_module(".cli", __name__)`, an `__all__` listing it)
+    // but docstrings and comments aside: a docstring that mentions the CLI loads nothing
+    // (review 34), and regexes over the text misread quotes inside strings (review 35).
+    const code = pythonCodeText(text);
+    return code === null || new RegExp(`\\b${next}\\b`).test(code);
   });
 }
 
@@ -340,9 +335,6 @@ function importedModules(path: string): Map<string, number[]> {
 
 /** Whether Python text holds a statement besides comments and a leading docstring. */
 function hasCode(text: string): boolean {
-  const uncommented = (t: string) => t.replace(/^[ \t]*#.*$/gm, "").trim();
-  let rest = uncommented(text);
-  const docstring = /^[rRuU]?("""[\s\S]*?"""|'''[\s\S]*?'''|"[^"\n]*"|'[^'\n]*')/.exec(rest);
-  if (docstring) rest = uncommented(rest.slice(docstring[0].length));
-  return rest !== "";
+  // A file that does not tokenize counts as code: it is not known to be empty.
+  return pythonCodeText(text) !== "";
 }

@@ -2108,3 +2108,29 @@ export function isPythonSource(path: string, text: string): boolean {
   const end = text.indexOf("\n");
   return /^#![^\r]*\bpython[0-9.]*\b/.test(end < 0 ? text : text.slice(0, end));
 }
+
+/**
+ * A Python file's code as text: its logical lines' tokens, one line each, without comments and
+ * without docstrings (coverage.py's rule: a string statement first in the file or first in a
+ * block). Other strings stay: `importlib.import_module(".cli", __name__)` names its module in
+ * one. Null when the file does not tokenize.
+ */
+export function pythonCodeText(source: string): string | null {
+  const text = normalizeSource(source);
+  let tokens: Tokens;
+  try {
+    tokens = tokenize(text, "Python source");
+  } catch {
+    return null;
+  }
+  const lines: string[] = [];
+  for (let n = 0; n < tokens.logicalCount; n++) {
+    if (tokens.lineDocstring[n] === 1) continue;
+    const parts: string[] = [];
+    for (let t = tokens.lineTokStart[n] as number; t < (tokens.lineTokEnd[n] as number); t++) {
+      parts.push(text.slice(tokens.start[t] as number, tokens.end[t] as number));
+    }
+    if (parts.length > 0) lines.push(parts.join(" "));
+  }
+  return lines.join("\n");
+}

@@ -204,6 +204,21 @@ describePython("tests that ran an installed copy of the package", () => {
     );
   });
 
+  it("an omitted __init__.py that loads the module by a string, or past a quote in a string or comment, still counts", () => {
+    // Review 35: stripping every string hid `import_module(".calc", ...)`, and a triple quote
+    // inside a one-quote string or a comment paired with the next docstring and hid the code
+    // between them.
+    const omit = { ".coveragerc": "[run]\nomit = */__init__.py\n" };
+    const test = "import pkg\n\n\ndef test_half_up():\n    assert pkg.calc.half_up(1.5) == 2\n";
+    for (const init of [
+      'import importlib\n\nimportlib.import_module(".calc", __name__)\n',
+      `FENCE = '"""'\nfrom . import calc\n\n\ndef version():\n    """The version."""\n    return "1"\n`,
+      `# we write ''' for docstrings, never """\nfrom . import calc\n\n\ndef version():\n    '''The version.'''\n    return "1"\n`,
+    ]) {
+      refusedWithInit(init, test, omit);
+    }
+  });
+
   it("with the package measured and mapped, the frozen test's line is shadowed", () => {
     pytest("--cov=pkg");
     const site = where().slice(0, -"pkg/calc.py".length);
