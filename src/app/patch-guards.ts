@@ -77,6 +77,10 @@ export async function refuseUnmeasuredAfterCoverageConfig(
   );
 }
 
+// Directories that hold test fixtures: a `.coverage` in one of them below a test directory is
+// data to test a tool with, not a record of a run.
+const FIXTURE_DIRS = new Set(["fixtures", "fixture", "testdata", "test_data", "data"]);
+
 /**
  * Coverage data that the patch itself adds or changes is no evidence of this run: a patch could
  * commit data recorded with a test it then deleted, and a configured `coverage` path or the
@@ -86,12 +90,6 @@ export async function refuseUnmeasuredAfterCoverageConfig(
  * (`.coverage`, `.coverage.*`), but a fixture in a fixtures or test-data directory below a test
  * directory. A work-tree patch is left alone: the run's own data is an untracked file there.
  */
-/**
- * Directories that hold test fixtures: a `.coverage` below one of them and a test directory is
- * data to test a tool with, not a record of a run.
- */
-const FIXTURE_DIRS = new Set(["fixtures", "fixture", "testdata", "test_data", "data"]);
-
 export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void {
   const source = patch.source;
   if (source.kind !== "range" && source.kind !== "staged") return;
@@ -104,7 +102,11 @@ export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonl
   const dataDirs = new Set([".", ...[...read].map((p) => posix.dirname(p))]);
   const mayBeData = (path: string) => {
     const dir = posix.dirname(path);
-    const fixture = dir.split("/").some((d) => FIXTURE_DIRS.has(d));
+    // The fixture directory must sit below the test directory: `services/data/tests/` is a
+    // service's test directory, where a run keeps its data (review 35).
+    const parts = dir.split("/");
+    const test = parts.findIndex((d) => d === "tests" || d === "test" || d === "testing");
+    const fixture = test >= 0 && parts.slice(test + 1).some((d) => FIXTURE_DIRS.has(d));
     return outsideTestDirs(path) || !fixture || dataDirs.has(dir);
   };
   const data = patch.files.find((f) => {
@@ -124,10 +126,14 @@ export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonl
     source.kind === "range"
       ? `${source.base}...${source.head} adds or changes it`
       : "the staged patch adds or changes it";
+  // A .coverage kept as a test fixture is let through in one place: say which.
+  const fixtureHint = read.has(data.path)
+    ? ""
+    : "; a data file kept as a test fixture belongs in a fixtures or testdata directory below the tests (tests/fixtures/)";
   throw new InputError(
     `the coverage data ${data.path} is part of the patch (${by}): data committed with a patch is not a record of this run`,
     {
-      fix: `remove ${data.path} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test`,
+      fix: `remove ${data.path} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test${fixtureHint}`,
     },
   );
 }

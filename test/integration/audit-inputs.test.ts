@@ -477,19 +477,23 @@ describe("coverage data that the patch itself commits", () => {
     r.git("commit", "-q", "-m", "untrack the fixture");
     rmSync(r.path("tests/fixtures/.coverage"));
     // Anywhere else it may be merged: a CI's `coverage combine coverage-data/` (review 31),
-    // or tests/ and tests/unit/, where pytest run there keeps its data (reviews 32, 33): refused.
+    // or tests/ and tests/unit/, where pytest run there keeps its data (reviews 32, 33), also
+    // the tests of a service or package named data (review 35): refused, and the fix says
+    // where a fixture may live.
     for (const shard of [
       "coverage-data/.coverage.shard-1",
       "tests/.coverage.shard-2",
       "tests/unit/.coverage.shard-3",
+      "data/tests/.coverage.shard-4",
+      "services/data/tests/.coverage.shard-5",
     ]) {
       mkdirSync(r.path(dirname(shard)), { recursive: true });
       copyFileSync(join(r.dir, ".coverage"), r.path(shard));
       r.git("add", "-f", shard);
       r.git("commit", "-q", "-m", "a shard");
-      expect(
-        expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: r.dir })),
-      ).toContain(`freezegate: error: the coverage data ${shard} is part of the patch`);
+      expect(expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: r.dir }))).toBe(
+        `freezegate: error: the coverage data ${shard} is part of the patch (base...HEAD adds or changes it): data committed with a patch is not a record of this run (fix: remove ${shard} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test; a data file kept as a test fixture belongs in a fixtures or testdata directory below the tests (tests/fixtures/))`,
+      );
       r.git("rm", "-q", "--cached", shard);
       r.git("commit", "-q", "-m", "untrack the shard");
       rmSync(r.path(shard));
