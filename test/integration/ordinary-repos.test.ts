@@ -204,4 +204,39 @@ describePython("ordinary repositories", () => {
     // tool/__init__.py ran now, so the package ran from the checkout: no refusal either.
     expect(auditJson(r).status).toBe(0);
   });
+
+  it("a comment-only module or __init__.py a test imports is no sign of an installed copy", () => {
+    // Review 36: coverage.py records a module without statements as line 0, which doctor read
+    // as "held without a single executed line" and blamed an installed package; the audit
+    // passed the same inputs.
+    const r = repo();
+    r.write("settings.py", "# Settings placeholder.\n# Nothing here yet.\n");
+    r.write("quarantine.json", '{"frozen": []}\n');
+    r.write("pkg/__init__.py", "");
+    r.write("pkg/sub/__init__.py", "");
+    r.write("pkg/sub/mod.py", "def f():\n    return 1\n");
+    r.write(
+      "tests/test_m.py",
+      "import settings\nfrom pkg.sub.mod import f\n\n\ndef test_f():\n    assert f() == 1\n",
+    );
+    r.commit("base");
+    r.git("branch", "base");
+    r.write("settings.py", "# Settings placeholder.\n# Nothing here yet; see docs.\n");
+    r.write("pkg/__init__.py", "# SPDX-License-Identifier: MIT\n");
+    r.write("pkg/sub/__init__.py", '"""The sub-package."""\n');
+    r.commit("licence headers and notes");
+    pytestCovDot(r);
+    const doctor = runCli(["doctor", "--base", "base"], { cwd: r.dir });
+    expect(doctor.stderr).toBe("");
+    expect(doctor.stdout).not.toContain("FAIL");
+    expect(doctor.status).toBe(0);
+    const audit = auditJson(r);
+    expect(audit.stderr).toBe("");
+    expect(audit.report?.files.map((f) => [f.path, f.lines.map((l) => l.verdict)])).toEqual([
+      ["pkg/__init__.py", ["not-code"]],
+      ["pkg/sub/__init__.py", ["not-code"]],
+      ["settings.py", ["not-code"]],
+    ]);
+    expect(audit.status).toBe(0);
+  });
 });
