@@ -4,7 +4,7 @@
 // as an error instead.
 
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { CONFIG_FILES, configFromTexts, refuseNestedConfig } from "../adapters/config-files.js";
 import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
 import {
@@ -61,6 +61,7 @@ import type {
   StatementMap,
 } from "../core/model.js";
 import {
+  findAmbiguousRun,
   findLostRecording,
   mapDataPaths,
   normalizePath,
@@ -637,6 +638,48 @@ export function mapCoverageToRepo(
 }
 
 /**
+ * Relative data paths that name files both at the repository root and under the directory
+ * the tests may have run in (the test root, the data file's directory), with no rule to say
+ * which: the error to stop with, or null. Reading them from the root would judge one
+ * service's changes with another's tests (findAmbiguousRun).
+ */
+export function ambiguousRun(
+  root: string,
+  measured: readonly string[],
+  rules: readonly PathRule[],
+  testRoot: string,
+  dataFiles: readonly string[],
+): InputError | null {
+  const dirs = new Map<string, string>();
+  const test = normalizePath(testRoot);
+  if (test !== "" && !test.startsWith("/") && !test.startsWith("..")) {
+    dirs.set(`${test}/`, "the --test-root");
+  }
+  const spellings = directorySpellings(root);
+  for (const file of dataFiles) {
+    for (const dir of directorySpellings(dirname(file))) {
+      for (const r of spellings) {
+        const rel = relative(r, dir);
+        if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
+        const prefix = `${normalizePath(rel)}/`;
+        if (!dirs.has(prefix)) dirs.set(prefix, "the data file's directory");
+      }
+    }
+  }
+  const found = findAmbiguousRun(measured, rules, [...dirs.keys()], (p) =>
+    fileExists(join(root, p)),
+  );
+  if (found === null) return null;
+  const dir = found.dir.slice(0, -1);
+  return new InputError(
+    `the coverage data's relative path "${found.recorded}" names both ${found.atRoot} (read from the repository root) and ${found.inDir} (read from ${dir}, ${dirs.get(found.dir)}), and nothing says which directory coverage ran in`,
+    {
+      fix: `if coverage ran in ${dir}, read its paths there with --path-map =${found.dir}; if it ran at the repository root, say so with --path-map =`,
+    },
+  );
+}
+
+/**
  * Data from several machines, or from an installed copy of the package: a changed file may
  * be recorded under a path no rule maps onto it, and that recording's tests would be lost.
  * The error to stop with, or null.
@@ -1016,6 +1059,14 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         },
       );
     }
+    const ambiguous = ambiguousRun(
+      root,
+      measured,
+      request.pathMap,
+      request.testRoot,
+      coverage.meta.dataFiles,
+    );
+    if (ambiguous !== null) throw ambiguous;
 
     mark("frozen + paths");
     // 4. Which changed files are audited.

@@ -29,6 +29,7 @@ import { staleEvidence } from "../core/stale.js";
 import { executedOfSource, refuseUnexecutedImported } from "./installed-copies.js";
 import {
   type AuditRequest,
+  ambiguousRun,
   checkPatchAgainstData,
   type DataContexts,
   loadFrozenList,
@@ -146,7 +147,19 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
     let mapped: ReturnType<typeof mapCoverageToRepo> | null = null;
     if (coverage) {
       mapped = mapCoverageToRepo(request.root, coverage, request.pathMap);
-      checks.push(checkPathMapping(mapped.measured, mapped.mapping, mapped.existing));
+      // As in the audit: relative paths that two directories could hold are refused.
+      const ambiguous = ambiguousRun(
+        request.root,
+        mapped.measured,
+        request.pathMap,
+        request.testRoot,
+        coverage.meta.dataFiles,
+      );
+      checks.push(
+        ambiguous === null
+          ? checkPathMapping(mapped.measured, mapped.mapping, mapped.existing)
+          : failed("paths", ambiguous),
+      );
     } else {
       checks.push(skipped("paths", "no readable coverage data"));
     }

@@ -175,6 +175,65 @@ export function mapDataPaths(
   return { toData, shared, outside };
 }
 
+/** Relative data paths that name files both at the root and under another directory. */
+export interface AmbiguousRun {
+  /** A data path, as recorded, that names a file in both places. */
+  recorded: string;
+  /** That file read from the root (a repository path). */
+  atRoot: string;
+  /** The directory ("dir/") where coverage may have run instead. */
+  dir: string;
+  /** That file read under `dir` (a repository path). */
+  inDir: string;
+}
+
+/**
+ * coverage.py's relative paths (`relative_files = true`) are relative to the directory it ran
+ * in, which the data does not record. They are read from the repository root; when one of
+ * `dirs` ("dir/": pytest's rootdir, the data file's directory) could have been that directory
+ * too, both readings may land on files (a monorepo's services with the same package), and the
+ * wrong one judges one service's changes with another's tests. Ambiguous unless the data
+ * itself tells: a path that is a file only at the root (data recorded at the root also names
+ * the subdirectory's files by their path from the root). Paths a rule matches are decided.
+ */
+export function findAmbiguousRun(
+  dataPaths: readonly string[],
+  rules: readonly PathRule[],
+  dirs: readonly string[],
+  isRepoFile: (repoPath: string) => boolean,
+): AmbiguousRun | null {
+  if (dirs.length === 0) return null;
+  const relative: { recorded: string; spellings: string[] }[] = [];
+  for (const data of dataPaths) {
+    const slashed = slashSeparated(data);
+    if (slashed.startsWith("/") || isWindowsPath(slashed)) continue;
+    if (matchingRule(slashed, rules) !== null) continue;
+    const path = normalizePath(slashed);
+    if (path === "" || path === ".." || path.startsWith("../")) continue;
+    const spellings = eitherSpelling(path)
+      ? [path, normalizePath(path.replace(/\\/g, "/"))]
+      : [path];
+    relative.push({ recorded: data, spellings });
+  }
+  if (relative.length === 0) return null;
+  const atRoot = relative.map((r) => r.spellings.find(isRepoFile));
+  for (const dir of dirs) {
+    let found: AmbiguousRun | null = null;
+    let onlyAtRoot = false;
+    let onlyInDir = false;
+    for (const [i, r] of relative.entries()) {
+      const root = atRoot[i];
+      const inDir = r.spellings.find((p) => isRepoFile(`${dir}${p}`));
+      if (root !== undefined && inDir !== undefined) {
+        found ??= { recorded: r.recorded, atRoot: root, dir, inDir: `${dir}${inDir}` };
+      } else if (root !== undefined) onlyAtRoot = true;
+      else if (inDir !== undefined) onlyInDir = true;
+    }
+    if (found !== null && (onlyInDir || !onlyAtRoot)) return found;
+  }
+  return null;
+}
+
 /** A changed file's data recorded under another path that no rule maps onto it. */
 export interface LostRecording {
   /** The changed file (repository path). */

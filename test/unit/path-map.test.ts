@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  findAmbiguousRun,
   findLostRecording,
   findMappedAway,
   mapDataPath,
@@ -258,5 +259,59 @@ describe("findMappedAway", () => {
       () => false,
     );
     expect(nowhere?.message).toContain(', to "app/ledger_v1.py" (no file here), so');
+  });
+});
+
+describe("findAmbiguousRun", () => {
+  const worker = "services/worker/";
+  const ambiguous = (data: string[], files: string[], rules: string[] = [], dirs = [worker]) =>
+    findAmbiguousRun(data, rules.map(parsePathRule), dirs, (p) => files.includes(p));
+  // Two services with the same package: the root's and the worker's.
+  const both = [
+    "app/__init__.py",
+    "app/main.py",
+    `${worker}app/__init__.py`,
+    `${worker}app/main.py`,
+  ];
+
+  it("relative paths that are files both at the root and under the directory", () => {
+    expect(ambiguous(["app/main.py"], both)).toEqual({
+      recorded: "app/main.py",
+      atRoot: "app/main.py",
+      dir: worker,
+      inDir: `${worker}app/main.py`,
+    });
+    // Data that also names a file only the directory holds was recorded there.
+    expect(
+      ambiguous(["app/main.py", "app/charge.py"], [...both, `${worker}app/charge.py`])?.recorded,
+    ).toBe("app/main.py");
+    // Even with a path that only the root holds besides.
+    expect(
+      ambiguous(
+        ["app/main.py", "app/charge.py", "setup.py"],
+        [...both, `${worker}app/charge.py`, "setup.py"],
+      )?.recorded,
+    ).toBe("app/main.py");
+    // A Windows spelling (relative_files on Windows), and the second of several directories.
+    expect(ambiguous(["app\\main.py"], both)?.atRoot).toBe("app/main.py");
+    expect(ambiguous(["app/main.py"], both, [], ["tests/", worker])?.dir).toBe(worker);
+    // A rule that matches other data only does not decide these.
+    expect(ambiguous(["app/main.py"], both, ["/ci/=."])?.recorded).toBe("app/main.py");
+  });
+
+  it("leaves alone what a rule decides, the data itself tells, or only one place holds", () => {
+    expect(ambiguous(["app/main.py"], both, [`=${worker}`])).toBeNull();
+    // "=" reads them from the root, as without rules.
+    expect(ambiguous(["app/main.py"], both, ["="])).toBeNull();
+    // Recorded at the root: the data names the directory's files by their path from the root.
+    expect(ambiguous(["app/main.py", `${worker}app/main.py`], both)).toBeNull();
+    // Only at the root, only under the directory (refused elsewhere), neither.
+    expect(ambiguous(["app/main.py"], ["app/main.py"])).toBeNull();
+    expect(ambiguous(["app/main.py"], [`${worker}app/main.py`])).toBeNull();
+    expect(ambiguous(["gone.py"], both)).toBeNull();
+    // Absolute paths, paths above the root, no directory to compare with.
+    expect(ambiguous(["/work/repo/app/main.py", "C:\\src\\app\\main.py"], both)).toBeNull();
+    expect(ambiguous(["../app/main.py"], ["../app/main.py", `${worker}../app/main.py`])).toBeNull();
+    expect(ambiguous(["app/main.py"], both, [], [])).toBeNull();
   });
 });

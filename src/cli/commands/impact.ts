@@ -7,7 +7,12 @@ import { join } from "node:path";
 import { openCoverage } from "../../adapters/coverage-discovery.js";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { fileExists, readTextFile } from "../../adapters/repo-files.js";
-import { mapCoverageToRepo, readDataContexts, statementLinesOf } from "../../app/run-audit.js";
+import {
+  ambiguousRun,
+  mapCoverageToRepo,
+  readDataContexts,
+  statementLinesOf,
+} from "../../app/run-audit.js";
 import { InputError, UsageError } from "../../core/errors.js";
 import type { Finding } from "../../core/findings.js";
 import { compileGlobs, DEFAULT_TEST_GLOBS } from "../../core/globs.js";
@@ -166,6 +171,14 @@ Exit codes:
           fix: unmappedPathsFix(measured),
         });
       }
+      const ambiguous = ambiguousRun(
+        root,
+        measured,
+        data.pathMap,
+        data.testRoot,
+        coverage.meta.dataFiles,
+      );
+      if (ambiguous !== null) throw ambiguous;
       if (chosen.length === 0) {
         notes.push("no measured file matches the source filter");
       }
