@@ -93,6 +93,7 @@ import {
   refuseDataInPatch,
   refuseUnmeasuredAfterCoverageConfig,
 } from "./patch-guards.js";
+import { testGlobsWithPythonFiles } from "./pytest-test-files.js";
 import { mark } from "./timing.js";
 
 export type PatchRequest =
@@ -852,15 +853,25 @@ export interface PatchAgainstData {
  * config, a path-map, coverage.py's configuration). Shared by the audit, which stops at the
  * error, and doctor, which reports it as its freshness check.
  */
-export async function checkPatchAgainstData(
-  a: PatchAgainstData,
-): Promise<PatchOnDisk & { stricter: Awaited<ReturnType<typeof stricterSettings>> }> {
+export async function checkPatchAgainstData(a: PatchAgainstData): Promise<
+  PatchOnDisk & {
+    stricter: Awaited<ReturnType<typeof stricterSettings>>;
+    /** Whether a measured file is a test file, by the test globs the patch was judged by. */
+    isTestFile: (path: string) => boolean;
+  }
+> {
   const { root, patch, mapping } = a;
   refuseDataInPatch(root, patch, a.dataFiles);
   const stricter = await stricterSettings(root, patch, a.settings);
-  const settings = stricter?.settings ?? a.settings;
+  const given = stricter?.settings ?? a.settings;
+  // Before python_files widen them: a file they add is named like a test too.
   const named =
-    a.contexts === null ? undefined : productionNamedLikeTests(settings, a.contexts, a.testRoot);
+    a.contexts === null ? undefined : productionNamedLikeTests(given, a.contexts, a.testRoot);
+  const settings = {
+    ...given,
+    ...(await testGlobsWithPythonFiles(root, patch, a.testRoot, given)),
+  };
+  const isTestFile = testFileMatcher(settings.testGlobs, a.prefix);
   const onDisk = await checkPatchOnDisk(
     root,
     a.request,
@@ -880,13 +891,7 @@ export async function checkPatchAgainstData(
     const base = mapDataPaths(a.measured, directorySpellings(root), stricter.settings.basePathMap);
     refuseRemappedChanges(changed, mapping, base, a.pathMap);
   }
-  const none = await noneMeasured(
-    root,
-    onDisk.audited,
-    mapping.toData,
-    testFileMatcher(settings.testGlobs, a.prefix),
-    a.executedOf,
-  );
+  const none = await noneMeasured(root, onDisk.audited, mapping.toData, isTestFile, a.executedOf);
   if (none !== null) throw none;
   const unmeasured = onDisk.audited.filter((f) => !mapping.toData.has(f.path));
   if (unmeasured.length > 0) {
@@ -898,7 +903,7 @@ export async function checkPatchAgainstData(
       mapping.toData.keys(),
     );
   }
-  return { ...onDisk, stricter };
+  return { ...onDisk, stricter, isTestFile };
 }
 
 /**
@@ -1073,7 +1078,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     const patch = await patchPromise;
     mark("git (waited)");
     const executedOf = executedOfSource(coverage);
-    const { audited, skipped, sources, stricter } = await checkPatchAgainstData({
+    const { audited, skipped, sources, stricter, isTestFile } = await checkPatchAgainstData({
       root,
       request: request.patch,
       patch,
@@ -1166,13 +1171,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
           recorded.every((p) => executed.has(p) && (executed.get(p)?.size ?? 0) === 0),
       )
       .map(({ change }) => change.path);
-    refuseUnexecutedImported(
-      root,
-      silent,
-      mapping.toData,
-      testFileMatcher(settings.testGlobs, prefix),
-      executedOf,
-    );
+    refuseUnexecutedImported(root, silent, mapping.toData, isTestFile, executedOf);
     const inputs: AuditFileInput[] = prepared.map(
       ({ change, lines: sourceLines, recorded, reported, measured, python }) => {
         const lines =

@@ -22,7 +22,6 @@ import {
   refuseParametrizedForCollapsedContexts,
   resolveFrozen,
 } from "../core/frozen.js";
-import { testFileMatcher } from "../core/globs.js";
 import type { CoverageSource } from "../core/model.js";
 import type { PathRule } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
@@ -217,7 +216,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
         const executedOf = executedOfSource(coverage);
         // The audit's own checks that the patch describes the files on disk and fits the data,
         // and of what it changes about its own judgement: an error is the failed check.
-        const { audited, sources } = await checkPatchAgainstData({
+        const { audited, sources, isTestFile } = await checkPatchAgainstData({
           root: request.root,
           request: request.patch,
           patch,
@@ -252,7 +251,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
             .filter((f) => executed.get(toData.get(f.path) as string)?.size === 0)
             .map((f) => f.path),
           toData,
-          testFileMatcher(request.testGlobs, contexts?.prefix ?? ""),
+          isTestFile,
           executedOf,
         );
         for (const file of files) {

@@ -103,7 +103,7 @@ export const DATA_OPTIONS: OptionSpec[] = [
     type: "string",
     multiple: true,
     value: "GLOB",
-    description: `changed files that are tests and not audited (default: ${DEFAULT_TEST_GLOBS.join(" ")})`,
+    description: `changed files that are tests and not audited (default: ${DEFAULT_TEST_GLOBS.join(" ")}, and the python_files of pytest's configuration)`,
   },
   {
     name: "source-files",

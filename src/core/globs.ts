@@ -99,3 +99,41 @@ export function globsUnderTestRoot(
   return (path) =>
     glob(path) || (prefix !== "" && path.startsWith(prefix) && glob(path.slice(prefix.length)));
 }
+
+/**
+ * A pytest `python_files` glob as a test-file glob. pytest matches one without "/" against
+ * a file's basename (fnmatch: the same as a glob here), and one with "/" against the end of
+ * the file's path, its "*" spanning directories ("testing/check_*.py" matches
+ * "x/testing/a/check_b.py"). Null for a glob not read here (a character set, an escape, an
+ * absolute path): it then adds no test file.
+ */
+export function pythonFilesTestGlob(glob: string): string | null {
+  if (glob === "" || /[[\]\\]/.test(glob) || glob.startsWith("/")) return null;
+  // fnmatch's "**" is its "*"; here it would span directories.
+  if (!glob.includes("/")) return glob.replace(/\*+/g, "*");
+  let out = "**/";
+  for (const ch of glob) {
+    if (ch === "*") out += "**";
+    // "**/" here would mean "any directories, or none": "/" after a "*" stays a literal "/".
+    else if (ch === "/" && out.endsWith("*")) out += "[/]";
+    else out += ch;
+  }
+  return out;
+}
+
+/**
+ * The test globs with the `python_files` globs of the test root's pytest configuration added,
+ * when they are the defaults (test-files is not set); globs the user set stay as they are.
+ * `pythonFiles` null (a configuration not read) or none adds nothing.
+ */
+export function withPythonFiles(
+  testGlobs: readonly string[],
+  pythonFiles: readonly string[] | null,
+): string[] {
+  const isDefault =
+    testGlobs.length === DEFAULT_TEST_GLOBS.length &&
+    testGlobs.every((glob, i) => glob === DEFAULT_TEST_GLOBS[i]);
+  if (!isDefault || pythonFiles === null) return [...testGlobs];
+  const added = pythonFiles.map(pythonFilesTestGlob).filter((g): g is string => g !== null);
+  return [...new Set([...testGlobs, ...added])];
+}

@@ -243,3 +243,70 @@ export function ledgerSetting(
   if (typeof ini !== "string") throw new PytestConfigUnreadable(`${LEDGER_INI} is not text`);
   return ini.trim() === "" ? null : { value: ini.trim(), base: "ini", given: LEDGER_INI };
 }
+
+/** pytest's own `python_files`, used when its configuration sets none. */
+export const PYTEST_DEFAULT_PYTHON_FILES = ["test_*.py", "*_test.py"] as const;
+
+/**
+ * The `python_files` globs a pytest config's values set, as pytest reads the "args" setting:
+ * an `-o python_files=` in addopts (the last one wins), else the ini value (a string split as
+ * shlex does, a TOML list as it is); null when neither sets it. Throws PytestConfigUnreadable
+ * for a value it cannot read.
+ */
+export function pythonFilesSetting(values: Record<string, unknown>): string[] | null {
+  const KEY = "python_files";
+  const addopts = values.addopts;
+  let args: string[] = [];
+  if (typeof addopts === "string") args = shlexSplit(addopts);
+  else if (Array.isArray(addopts) && addopts.every((a) => typeof a === "string")) args = addopts;
+  else if (addopts !== undefined) throw new PytestConfigUnreadable("addopts is not text");
+  let override: string | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    let value: string | null = null;
+    if (arg === "-o" || arg === "--override-ini") {
+      value = args[i + 1] ?? null;
+      if (value === null) throw new PytestConfigUnreadable(`addopts ${arg} has no value`);
+      i++;
+    } else if (arg.startsWith("--override-ini=")) value = arg.slice("--override-ini=".length);
+    else if (arg.startsWith("-o")) value = arg.slice(2);
+    if (value !== null && value.slice(0, value.indexOf("=")) === KEY && value.includes("=")) {
+      override = value.slice(KEY.length + 1);
+    }
+  }
+  if (override !== null) return shlexSplit(override);
+  const ini = values[KEY];
+  if (ini === undefined) return null;
+  if (typeof ini === "string") return shlexSplit(ini);
+  if (Array.isArray(ini) && ini.every((glob) => typeof glob === "string")) return ini;
+  throw new PytestConfigUnreadable(`${KEY} is neither text nor a list of text`);
+}
+
+/**
+ * The `python_files` globs pytest collects test modules by in the directory whose config files
+ * `read` gives (null for a missing file): the globs both pytest 7 and pytest 9 read there (a
+ * configuration that sets none counts as pytest's default), so that either one collects a
+ * module one of them matches. Null when a config file cannot be read here.
+ */
+export function pytestPythonFiles(read: (name: string) => string | null): string[] | null {
+  const perDialect: string[][] = [];
+  for (const dialect of [7, 9] as const) {
+    let globs: string[] = [...PYTEST_DEFAULT_PYTHON_FILES];
+    for (const name of pytestConfigNames(dialect)) {
+      const text = read(name);
+      if (text === null) continue;
+      try {
+        const config = pytestConfigOf(name, text, dialect);
+        if (config === null) continue;
+        globs = pythonFilesSetting(config.values) ?? globs;
+      } catch (error) {
+        if (error instanceof PytestConfigUnreadable) return null;
+        throw error;
+      }
+      break;
+    }
+    perDialect.push(globs);
+  }
+  const [seven, nine] = perDialect as [string[], string[]];
+  return [...new Set(seven.filter((glob) => nine.includes(glob)))];
+}

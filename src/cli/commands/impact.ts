@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { openCoverage } from "../../adapters/coverage-discovery.js";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { fileExists, readTextFile } from "../../adapters/repo-files.js";
+import { testGlobsOnDisk } from "../../app/pytest-test-files.js";
 import {
   ambiguousRun,
   mapCoverageToRepo,
@@ -93,7 +94,7 @@ export const impactCommand: CommandSpec = {
         : o.name === "test-files"
           ? {
               ...o,
-              description: `test files, left out of the report unless --source-files is given (default: ${DEFAULT_TEST_GLOBS.join(" ")})`,
+              description: `test files, left out of the report unless --source-files is given (default: ${DEFAULT_TEST_GLOBS.join(" ")}, and the python_files of pytest's configuration)`,
             }
           : o,
     ),
@@ -122,7 +123,7 @@ Exit codes:
     const data = resolveDataOptions(args.values, ctx.config, ctx.cwd, root);
     const sourceFilter = listOpt(args.values, "source-files");
     const isSource = sourceFilter === undefined ? () => true : compileGlobs(sourceFilter);
-    const isTest = compileGlobs(data.testGlobs);
+    const isTest = compileGlobs(testGlobsOnDisk(root, data.testRoot, data.testGlobs));
     const notes: string[] = [];
 
     let ledger: Ledger | null = null;
