@@ -71,7 +71,7 @@ import {
   refuseRemappedChanges,
   unmappedPathsFix,
 } from "../core/path-map.js";
-import { analyzePython, isPythonSource } from "../core/python-statements.js";
+import { analyzePython, excludedStatements, isPythonSource } from "../core/python-statements.js";
 import {
   type AuditFileInput,
   auditShadow,
@@ -1173,7 +1173,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       .map(({ change }) => change.path);
     refuseUnexecutedImported(root, silent, mapping.toData, isTestFile, executedOf);
     const inputs: AuditFileInput[] = prepared.map(
-      ({ change, lines: sourceLines, recorded, reported, measured, python }) => {
+      ({ change, text, lines: sourceLines, recorded, reported, measured, python }) => {
         const lines =
           recorded.length === 0
             ? null
@@ -1187,7 +1187,11 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         const statements = reported
           ? jsonStatementMap(withRecordedStatements(reported, lines, finder), finder)
           : python
-            ? statementsWithData(python, lines === null ? null : lines.keys())
+            ? statementsWithData(
+                python,
+                lines === null ? null : lines.keys(),
+                excludedStatements(text),
+              )
             : identityStatements;
         if (lines !== null) {
           const evidence = staleEvidence(

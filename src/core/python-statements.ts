@@ -2134,3 +2134,72 @@ export function pythonCodeText(source: string): string | null {
   }
   return lines.join("\n");
 }
+
+/** coverage.py's default `exclude_lines` (DEFAULT_EXCLUDE): the `# pragma: no cover` comment. */
+export const DEFAULT_EXCLUDE = /#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(cover|COVER)/;
+
+/**
+ * The first lines of the statements coverage.py excludes from its report for `pattern`
+ * (coverage/parser.py `_raw_parse`, 6.x and 7.x): a statement any of whose physical lines
+ * matches; the whole suite of a compound statement whose `:` sits on a matching line; and a
+ * decorated definition whose decorator matches, with its suite. Empty when no line matches or
+ * the file does not tokenize (nothing is then taken out of the audit).
+ */
+export function excludedStatements(source: string, pattern: RegExp = DEFAULT_EXCLUDE): Set<number> {
+  const out = new Set<number>();
+  const text = normalizeSource(source);
+  if (!pattern.test(text)) return out;
+  const physical = text.split("\n");
+  const raw = new Set<number>();
+  for (const [i, line] of physical.entries()) if (pattern.test(line)) raw.add(i + 1);
+  let tokens: Tokens;
+  try {
+    tokens = tokenize(text, "Python source");
+  } catch {
+    return out;
+  }
+  // Physical line of a source offset (1-based).
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  const lineAt = (offset: number) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+  let excluding = false;
+  let excludeDepth = 0;
+  let decorators = false;
+  for (let n = 0; n < tokens.logicalCount; n++) {
+    const first = tokens.lineFirst[n] as number;
+    const depth = tokens.lineDepth[n] as number;
+    if (excluding && depth <= excludeDepth) excluding = false;
+    if (excluding) out.add(first);
+    for (let l = first; l <= (tokens.lineLast[n] as number); l++) if (raw.has(l)) out.add(first);
+    const from = tokens.lineTokStart[n] as number;
+    const to = tokens.lineTokEnd[n] as number;
+    let nesting = 0;
+    for (let t = from; t < to; t++) {
+      if (tokens.kind[t] !== T_OP) continue;
+      const s = tokens.start[t] as number;
+      const op = text.slice(s, tokens.end[t] as number);
+      if (op === "@" && t === from) {
+        if (raw.has(lineAt(s))) decorators = true;
+        if (decorators) out.add(first);
+      } else if (op === ":" && nesting === 0) {
+        if (!excluding && (raw.has(lineAt(s)) || decorators)) {
+          out.add(first);
+          excludeDepth = depth;
+          excluding = true;
+          decorators = false;
+        }
+      } else if (op === "(" || op === "[" || op === "{") nesting++;
+      else if (op === ")" || op === "]" || op === "}") nesting--;
+    }
+  }
+  return out;
+}

@@ -6,10 +6,16 @@
 import type { StatementMap } from "./model.js";
 import type { PythonLines } from "./python-statements.js";
 
-/** `executed`: the lines the data records for this file, or null when it is not in the data. */
+/**
+ * `executed`: the lines the data records for this file, or null when it is not in the data.
+ * `excluded`: first lines of the statements coverage.py's report leaves out (`# pragma: no
+ * cover`, excludedStatements); one that no test ran is no statement here either, as in the
+ * report. One that ran keeps its verdict: the data shows what ran it.
+ */
 export function statementsWithData(
   lines: PythonLines,
   executed: Iterable<number> | null,
+  excluded: ReadonlySet<number> = new Set(),
 ): StatementMap {
   const executedLogical = new Set<number>();
   for (const line of executed ?? []) {
@@ -21,6 +27,7 @@ export function statementsWithData(
       const first = lines.logical.statementOf(line);
       if (first === null) return null;
       if (executedLogical.has(first)) return first;
+      if (excluded.has(first)) return null;
       return lines.statements().statementOf(line);
     },
   };

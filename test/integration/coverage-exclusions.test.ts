@@ -1,0 +1,143 @@
+// Lines coverage.py's report excludes (`# pragma: no cover`, with the suite or decorated
+// definition it opens): excludedStatements is proved against coverage.py's own parser over
+// every Debian Python file that holds the pragma, and the audit of a real pytest-cov run
+// reads an excluded line that no test ran as not-code, as coverage.py's report does (review
+// 36 #4), while one that ran keeps the verdict its tests give it.
+
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { afterEach, expect, it } from "vitest";
+import { excludedStatements } from "../../src/core/python-statements.js";
+import { runCli } from "../helpers/cli.js";
+import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
+import { describePython, runPython } from "../helpers/python.js";
+
+// coverage.py's first-line view of the excluded statements, for each file on stdin.
+const ORACLE = `
+import json, sys
+from coverage.parser import PythonParser
+out = {}
+for f in sys.stdin.read().split("\\n"):
+    if not f:
+        continue
+    try:
+        p = PythonParser(filename=f, exclude=r"#\\s*(pragma|PRAGMA)[:\\s]?\\s*(no|NO)\\s*(cover|COVER)")
+        p.parse_source()
+    except Exception:
+        continue
+    stmts = p.first_lines(p.raw_statements)
+    out[f] = {"excluded": sorted(p.excluded & stmts), "statements": sorted(stmts)}
+print(json.dumps(out))
+`;
+
+let repos: TempRepo[] = [];
+afterEach(() => {
+  for (const r of repos) r.cleanup();
+  repos = [];
+});
+
+describePython("statements coverage.py excludes", () => {
+  it("excludedStatements agrees with coverage.py on every Debian file that holds the pragma", () => {
+    let listed = "";
+    try {
+      listed = execFileSync(
+        "grep",
+        ["-rlE", "--include=*.py", "pragma: ?no ?cover", "/usr/lib/python3/dist-packages"],
+        { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+      );
+    } catch (error) {
+      // grep exits 1 when nothing matches: the packages below hold the pragma, so that fails.
+      listed = (error as { stdout?: string }).stdout ?? "";
+    }
+    const files = listed.trim().split("\n").filter(Boolean).sort();
+    const run = runPython(["-c", ORACLE], { cwd: "/", input: files.join("\n") });
+    expect(run.status, run.stderr).toBe(0);
+    const oracle = JSON.parse(run.stdout) as Record<
+      string,
+      { excluded: number[]; statements: number[] }
+    >;
+    let compared = 0;
+    let excluded = 0;
+    const differing: string[] = [];
+    for (const [file, answer] of Object.entries(oracle)) {
+      const statements = new Set(answer.statements);
+      const ours = [...excludedStatements(readFileSync(file, "utf8"))]
+        .filter((l) => statements.has(l))
+        .sort((a, b) => a - b);
+      compared++;
+      excluded += answer.excluded.length;
+      if (JSON.stringify(ours) !== JSON.stringify(answer.excluded)) differing.push(file);
+    }
+    // python3-coverage, -pytest and -hypothesis alone hold well over these.
+    expect(compared).toBeGreaterThanOrEqual(40);
+    expect(excluded).toBeGreaterThanOrEqual(500);
+    expect(differing).toEqual([]);
+  });
+
+  it("an excluded line no test ran is not code; one a frozen test ran is still shadowed", () => {
+    const r = makeTempRepo();
+    repos.push(r);
+    r.write(".gitignore", ".coverage*\n__pycache__/\n");
+    r.write("calc/__init__.py", "");
+    r.write("calc/stats.py", "def mean(xs):\n    return sum(xs) / len(xs)\n");
+    r.write(
+      "tests/test_stats.py",
+      "from calc.stats import mean, spread\n\n\ndef test_mean():\n    assert mean([1, 3]) == 2\n\n\ndef test_spread():\n    assert spread([1, 4]) == 3\n",
+    );
+    r.write("quarantine.json", JSON.stringify({ frozen: ["tests/test_stats.py::test_spread"] }));
+    r.commit("base");
+    r.git("branch", "base");
+    r.write(
+      "calc/stats.py",
+      [
+        "def mean(xs):",
+        "    if not xs:  # pragma: no cover",
+        '        raise ValueError("empty")',
+        "    return sum(xs) / len(xs)",
+        "",
+        "",
+        "def spread(xs):",
+        "    lo = min(xs)  # pragma: no cover",
+        "    if len(xs) > 100:",
+        "        raise ValueError('too many')",
+        "    return max(xs) - lo",
+        "",
+      ].join("\n"),
+    );
+    r.commit("guard the empty case; spread");
+    const pytest = runPython(
+      ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov=calc", "--cov-context=test"],
+      { cwd: r.dir },
+    );
+    expect(pytest.status, pytest.stdout + pytest.stderr).toBe(0);
+    const audit = runCli(
+      ["audit", "--base", "base", "--fail-on", "uncovered", "--format", "json"],
+      { cwd: r.dir },
+    );
+    expect(audit.stderr).toBe("");
+    const report = JSON.parse(audit.stdout) as {
+      files: { path: string; lines: { line: number; verdict: string }[] }[];
+    };
+    expect(report.files.map((f) => [f.path, f.lines.map((l) => [l.line, l.verdict])])).toEqual([
+      [
+        "calc/stats.py",
+        [
+          // The guard ran (test_mean), so it keeps its verdict; its suite is excluded and no
+          // test ran it: not code, as coverage.py's report (100 %) has it.
+          [2, "defended"],
+          [3, "not-code"],
+          [5, "not-code"],
+          [6, "not-code"],
+          // A def runs at import time only.
+          [7, "uncovered"],
+          // Excluded but run, by the frozen test only: the pragma hides no shadow.
+          [8, "shadowed"],
+          [9, "shadowed"],
+          [10, "uncovered"],
+          [11, "shadowed"],
+        ],
+      ],
+    ]);
+    expect(audit.status).toBe(1);
+  });
+});
