@@ -43,6 +43,7 @@ import {
   parseFrozenList,
   refuseParametrizedForCollapsedContexts,
   resolveFrozen,
+  unresolvedFix,
 } from "../core/frozen.js";
 import { gitBlobId } from "../core/git-blob.js";
 import {
@@ -1014,18 +1015,11 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     }
     const resolution = resolveFrozen(frozenList, contexts);
     if (resolution.unresolved.length > 0 && !request.allowUnresolved) {
-      // A parametrized test's own id names none of its cases: say how to freeze them all.
-      const param = resolution.unresolved.find(
-        (id) => !id.includes("*") && [...contexts.testIds].some((t) => t.startsWith(`${id}[`)),
-      );
+      // A parametrized test's or a class's own id names none of its tests: say how to
+      // freeze them all.
       throw new InputError(
         `${resolution.unresolved.length} frozen id(s) in ${request.frozen} match no test in the coverage data: ${sample(resolution.unresolved)}`,
-        {
-          fix:
-            param === undefined
-              ? "use exact pytest node ids (as in `pytest --collect-only -q`); a frozen test that exists but did not run (deselected with -k, -m or --deselect) must run, its lines are unknown otherwise; pass --allow-unresolved only for tests that no longer exist"
-              : `"${param}" is a parametrized test: freeze all its cases with "${param}[*]", or list them as \`pytest --collect-only -q\` prints them`,
-        },
+        { fix: unresolvedFix(resolution.unresolved, contexts.testIds) },
       );
     }
     // A frozen test that was skipped hides shadow nobody can see: --allow-unresolved (for

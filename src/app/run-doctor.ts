@@ -180,6 +180,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
             list.entries.length,
             resolution,
             request.allowUnresolved,
+            contexts.index.testIds,
           );
           const bodiless =
             check.status === "fail"

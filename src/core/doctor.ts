@@ -3,7 +3,7 @@
 // returns one line with a fix; the doctor runs them all rather than stopping at the first.
 
 import { type ContextIndex, NO_LINES_RECORDED } from "./contexts.js";
-import type { FrozenResolution } from "./frozen.js";
+import { type FrozenResolution, unresolvedFix } from "./frozen.js";
 import { sample, sampleOf } from "./listing.js";
 import { type PathMapping, slashSeparated, unmappedPathsFix } from "./path-map.js";
 
@@ -125,6 +125,8 @@ export function checkFrozenResolved(
   entries: number,
   resolution: FrozenResolution,
   allowUnresolved: boolean,
+  /** The data's test ids, for the fix (a parametrized test's or a class's own id). */
+  testIds: Iterable<string>,
 ): DoctorCheck {
   if (resolution.unresolved.length === 0) {
     return {
@@ -137,7 +139,7 @@ export function checkFrozenResolved(
     id: "frozen",
     status: allowUnresolved ? "warn" : "fail",
     message: `${label}: ${resolution.unresolved.length} of ${entries} frozen id(s) match no test in the data: ${sample(resolution.unresolved)}`,
-    fix: "use exact node ids as printed by pytest --collect-only -q (no suffix matching); let frozen tests that exist run (not deselected with -k, -m or --deselect); remove freezes of deleted tests",
+    fix: unresolvedFix(resolution.unresolved, testIds),
   };
 }
 

@@ -178,3 +178,26 @@ export function frozenWithoutRun(label: string, ids: readonly string[]): InputEr
     },
   );
 }
+
+/**
+ * The fix for frozen entries that match no test, as the audit and doctor both give it: a
+ * parametrized test's own id (its cases are in the data) or a class's (its tests are) gets
+ * the glob that freezes them all; anything else the general advice.
+ */
+export function unresolvedFix(unresolved: readonly string[], testIds: Iterable<string>): string {
+  const exact = unresolved.filter((id) => !id.includes("*"));
+  let param: string | undefined;
+  let group: string | undefined;
+  for (const test of testIds) {
+    param ??= exact.find((id) => test.startsWith(`${id}[`));
+    group ??= exact.find((id) => test.startsWith(`${id}::`));
+    if (param !== undefined) break;
+  }
+  if (param !== undefined) {
+    return `"${param}" is a parametrized test: freeze all its cases with "${param}[*]", or list them as \`pytest --collect-only -q\` prints them`;
+  }
+  if (group !== undefined) {
+    return `"${group}" is a class or module, not a test: freeze all its tests with "${group}::*", or list them as \`pytest --collect-only -q\` prints them`;
+  }
+  return "use exact pytest node ids (as in `pytest --collect-only -q`); a frozen test that exists but did not run (deselected with -k, -m or --deselect) must run, its lines are unknown otherwise; pass --allow-unresolved only for tests that no longer exist";
+}

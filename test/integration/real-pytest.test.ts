@@ -232,9 +232,19 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
         cwd: repo.dir,
       },
     );
+    const fix = `(fix: "tests/test_pricing.py::test_format_price" is a parametrized test: freeze all its cases with "tests/test_pricing.py::test_format_price[*]", or list them as \`pytest --collect-only -q\` prints them)`;
     expect(expectOneLineError(r)).toBe(
-      `freezegate: error: 1 frozen id(s) in ${list} match no test in the coverage data: "tests/test_pricing.py::test_format_price" (fix: "tests/test_pricing.py::test_format_price" is a parametrized test: freeze all its cases with "tests/test_pricing.py::test_format_price[*]", or list them as \`pytest --collect-only -q\` prints them)`,
+      `freezegate: error: 1 frozen id(s) in ${list} match no test in the coverage data: "tests/test_pricing.py::test_format_price" ${fix}`,
     );
+    // doctor gives the same fix, not a general one (review 36).
+    const doctor = runCli(
+      ["doctor", "--base", "base", "--coverage", data.lines as string, "--frozen", list],
+      { cwd: repo.dir },
+    );
+    expect(doctor.stdout).toContain(
+      `FAIL  frozen: ${list}: 1 of 1 frozen id(s) match no test in the data: "tests/test_pricing.py::test_format_price" ${fix}\n`,
+    );
+    expect(doctor.status).toBe(2);
   });
 
   it("data without per-test contexts is refused, never read as 'nothing covered'", () => {

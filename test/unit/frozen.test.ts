@@ -4,6 +4,7 @@ import {
   lookupOf,
   parseFrozenList,
   resolveFrozen,
+  unresolvedFix,
 } from "../../src/core/frozen.js";
 import { frozenBy } from "../../src/core/witness.js";
 
@@ -133,6 +134,21 @@ describe("frozenWithoutRun (review14-user F1)", () => {
     );
     expect(error?.fix).toBe(
       "let frozen tests run with their failures ignored (the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip), re-run the tests, then audit",
+    );
+  });
+});
+
+describe("unresolvedFix", () => {
+  const tests = ["t.py::test_clamp[0]", "t.py::test_clamp[1]", "t.py::ClampTest::test_low"];
+  it("names the glob for a parametrized test's or a class's own id, else the general advice", () => {
+    expect(unresolvedFix(["t.py::test_clamp"], tests)).toBe(
+      '"t.py::test_clamp" is a parametrized test: freeze all its cases with "t.py::test_clamp[*]", or list them as `pytest --collect-only -q` prints them',
+    );
+    expect(unresolvedFix(["t.py::ClampTest"], tests)).toBe(
+      '"t.py::ClampTest" is a class or module, not a test: freeze all its tests with "t.py::ClampTest::*", or list them as `pytest --collect-only -q` prints them',
+    );
+    expect(unresolvedFix(["t.py::test_typo", "t.py::ClampTest::*x"], tests)).toMatch(
+      /^use exact pytest node ids/,
     );
   });
 });
