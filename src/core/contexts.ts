@@ -170,7 +170,9 @@ export function dottedTestKind(nodeId: string): "test" | "outside" | { refuse: s
     const other = classes.find((name) => !TEST_CLASS.test(name));
     return other === undefined
       ? "test"
-      : { refuse: `class ${other} is not named Test*, so pytest does not collect it by name` };
+      : {
+          refuse: `class ${other} is not named Test*: pytest collects it only as a unittest.TestCase, and a class a test inherits its methods from is named this way too`,
+        };
   }
   // A module whose name says "test" (Django's tests.py, a custom python_files) may well be
   // collected: only a module that looks like plain source holds mere helpers.
@@ -640,7 +642,7 @@ export function indexContexts(
     }
     if (uncertain.length > 0) {
       throw new InputError(
-        `${uncertain.length} test_function context name(s) fit no test pytest collects by default, e.g. ${uncertain[0]}; test_function names an inherited test method after its base class, so the tests that ran it cannot be told`,
+        `${uncertain.length} test_function context name(s) cannot be told from an inherited test method, e.g. ${uncertain[0]}; test_function names a method after the class that defines it, so the tests that ran an inherited test method cannot be told`,
         { fix: recordNodeIds },
       );
     }

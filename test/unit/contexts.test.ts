@@ -154,6 +154,11 @@ describe("test_function names that pytest would not collect", () => {
     expect(() => indexContexts(["tests.test_x.Base.test_common"], modules)).toThrow(
       /class Base is not named Test\*/,
     );
+    // A unittest.TestCase pytest does collect: the message says why it is still refused,
+    // not that pytest does not collect it (review 36 #6).
+    expect(() => indexContexts(["tests.test_x.QuestionTests.test_text"], modules)).toThrow(
+      '1 test_function context name(s) cannot be told from an inherited test method, e.g. "tests.test_x.QuestionTests.test_text" -> tests/test_x.py::QuestionTests::test_text (class QuestionTests is not named Test*: pytest collects it only as a unittest.TestCase, and a class a test inherits its methods from is named this way too); test_function names a method after the class that defines it, so the tests that ran an inherited test method cannot be told',
+    );
   });
 });
 
