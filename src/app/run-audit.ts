@@ -440,9 +440,21 @@ function productionNamedLikeTests(
   }
   let files: Set<string> | null = null;
   return (path) => {
-    files ??= new Set([...contexts.testIds].map((id) => nodeIdFile(id, testRoot)));
+    files ??= new Set(
+      [...contexts.testIds].filter((id) => !isDoctestId(id)).map((id) => nodeIdFile(id, testRoot)),
+    );
     return files.has(path);
   };
+}
+
+/**
+ * A doctest's node id (`--doctest-modules`: `app/limits.py::app.limits.check`): its name is a
+ * dotted one, which no test function or class has. A doctest in a module makes it no test
+ * file: the module is library code (review 37).
+ */
+function isDoctestId(id: string): boolean {
+  const parts = id.split("::");
+  return parts.length === 2 && (parts[1] as string).replace(/\[.*$/s, "").includes(".");
 }
 
 export interface TestAndSourceGlobs {
@@ -470,14 +482,23 @@ export function classifyChangedFiles(
    * as source and no test lives in, is production code: audited. Undefined: globs decide.
    */
   namedByTests?: (path: string) => boolean,
+  /**
+   * The test globs before pytest's `python_files` were added (see testGlobsWithPythonFiles).
+   * A file only those additions match is a test file only when a test of the data lives in
+   * it: `python_files = *.py` or `check_*.py` must not take an unmeasured or doctest-only
+   * library module out of the audit (review 37).
+   */
+  plainTestGlobs?: readonly string[],
 ): ClassifiedFiles {
   const matcher = (list: readonly string[]) => globsUnderTestRoot(list, testPrefix);
   const testGlob = matcher(globs.testGlobs);
   const baseTestGlob = globs.baseTestGlobs === undefined ? null : matcher(globs.baseTestGlobs);
   const isSource = compileGlobs([...globs.sourceGlobs]);
+  const plainGlob = plainTestGlobs === undefined ? null : matcher(plainTestGlobs);
   const isTest = (path: string) =>
     testGlob(path) &&
     (baseTestGlob?.(path) ?? true) &&
+    (plainGlob === null || plainGlob(path) || (namedByTests?.(path) ?? false)) &&
     !(namedByTests !== undefined && inData(path) && outsideTestDirs(path) && !namedByTests(path));
   const audited: ChangedFile[] = [];
   const skipped: SkippedFile[] = [];
@@ -733,6 +754,7 @@ async function checkPatchOnDisk(
   prefix: string,
   toData: ReadonlyMap<string, string>,
   namedByTests?: (path: string) => boolean,
+  plainTestGlobs?: readonly string[],
 ): Promise<PatchOnDisk> {
   const classified = classifyChangedFiles(
     patch.files,
@@ -740,6 +762,7 @@ async function checkPatchOnDisk(
     prefix,
     (p) => toData.has(p),
     namedByTests,
+    plainTestGlobs,
   );
   // A symbolic link's "line" is its target's name, and coverage records the file it points
   // at under that file's own path: a link is no source file. Never read through it (a
@@ -881,6 +904,7 @@ export async function checkPatchAgainstData(a: PatchAgainstData): Promise<
     a.prefix,
     mapping.toData,
     named,
+    given.testGlobs,
   );
   const changed = onDisk.audited.map((f) => f.path);
   const [main, ...parallel] = a.dataFiles;

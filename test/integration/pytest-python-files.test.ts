@@ -217,4 +217,59 @@ describePython("python_files of pytest's configuration", () => {
     );
     expect(run.status).toBe(0);
   });
+
+  it("a module only python_files names is a test file only when a test of the data lives in it (review 37)", () => {
+    // python_files = *.py: a library module the patch takes out of the data (an omit) is no
+    // test file; the coverage-config guard refuses the patch, as without python_files.
+    const r = makeTempRepo();
+    repos.push(r);
+    r.write(".gitignore", ".coverage*\n__pycache__/\n");
+    r.write("pytest.ini", "[pytest]\npython_files = *.py\ntestpaths = tests\n");
+    r.write("pyproject.toml", '[tool.coverage.run]\nsource = ["app"]\n');
+    r.write("app/__init__.py", "");
+    r.write("app/calc.py", "def add(a, b):\n    return a + b\n");
+    r.write(
+      "tests/test_calc.py",
+      "from app.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+    );
+    r.write("quarantine.json", JSON.stringify({ frozen: ["tests/test_calc.py::test_add"] }));
+    r.commit("base");
+    r.git("branch", "base");
+    r.write("app/calc.py", "def add(a, b):\n    return b + a\n");
+    r.write("pyproject.toml", '[tool.coverage.run]\nsource = ["app"]\nomit = ["app/calc.py"]\n');
+    r.commit("change add; omit it");
+    runPytestCov(r.dir);
+    const omitted = audit(r);
+    expect(omitted.stdout).toBe("");
+    expect(omitted.stderr).toMatch(
+      /^freezegate: error: the patch changes coverage\.py's configuration \("pyproject\.toml"\) and its changed source "app\/calc\.py" is not in the coverage data/,
+    );
+    expect(omitted.status).toBe(2);
+
+    // check_*.py with --doctest-modules: a library module holding only a doctest is library
+    // code, audited; the frozen test alone runs its changed line.
+    const d = makeTempRepo();
+    repos.push(d);
+    d.write(".gitignore", ".coverage*\n__pycache__/\n");
+    d.write("pytest.ini", "[pytest]\npython_files = check_*.py\naddopts = --doctest-modules\n");
+    d.write("app/__init__.py", "");
+    const limits = '"""Limits.\n\n>>> 2 + 2\n4\n"""\n\n\ndef within(x):\n    return x < 10\n';
+    d.write("app/check_limits.py", limits);
+    d.write(
+      "checks/check_app.py",
+      "from app.check_limits import within\n\n\ndef test_within():\n    assert within(1)\n",
+    );
+    d.write("quarantine.json", JSON.stringify({ frozen: ["checks/check_app.py::test_within"] }));
+    d.commit("base");
+    d.git("branch", "base");
+    d.write("app/check_limits.py", limits.replace("x < 10", "x < 100"));
+    d.commit("a wider limit");
+    runPytestCov(d.dir, ["--cov=app"]);
+    const doctest = audit(d);
+    expect(doctest.stderr).toBe("");
+    expect(doctest.stdout).toContain(
+      "app/check_limits.py: 1 shadowed\n  SHADOWED 9: only frozen tests cover it: checks/check_app.py::test_within\n",
+    );
+    expect(doctest.status).toBe(1);
+  });
 });
