@@ -40,8 +40,9 @@ import {
   type LedgerPolicy,
 } from "../core/ledger-model.js";
 import { sampleOf } from "../core/listing.js";
+import { pythonCodeText } from "../core/python-statements.js";
 import { parseSamples, type SamplesArtifact } from "../core/samples.js";
-import { onlyBlocksDeleted } from "../core/test-blocks.js";
+import { deletedUnits, onlyLinesDeleted } from "../core/test-blocks.js";
 import { checkWitnesses, frozenBy, frozenIds, withBaseProperties } from "../core/witness.js";
 import type { KnownTests } from "./known-tests.js";
 
@@ -339,11 +340,15 @@ export interface WitnessGateOptions {
  * a freeze the base's ledger did not have freezes in a test file the patch changes (a freeze
  * added or re-pointed by the patch, matched as the audit matches), and the tests any freeze
  * freezes or the run skips or mutes
- * - in a test file the patch changes in more than deleting whole blocks (tests, helpers,
- *   classes), imports and comments (onlyBlocksDeleted): a renamed witness, assertions folded
- *   into an old test or its helper, an import that puts another body in its place;
- * - anywhere in the suite, when the patch so changes a test helper that holds no test (a
- *   conftest.py, tests/helpers.py, a new file there), which an old test may call (review 35).
+ * - in a test file the patch changes in more than deleting whole units (tests with their
+ *   decorators, helpers, classes, imports, comments: deletedUnits), or where it deletes a def
+ *   whose name one of them still has (its body now comes from a base class or an earlier
+ *   def): a renamed witness, assertions folded into an old test or its helper, an import
+ *   that puts another body in its place;
+ * - anywhere in the suite, when the patch so changes another file of the tests (a
+ *   conftest.py, tests/helpers.py, a test module of live tests, a data file under tests/: a
+ *   data file only by deleting lines; a module without code never), which an old test may
+ *   call or read (reviews 35, 37).
  * A file whose only change is deletions keeps its old skips and freezes out of it (a platform
  * skip beside the deleted witness). A node id's file is relative to pytest's rootdir: it
  * matches a changed repository path that is it or ends with it.
@@ -378,11 +383,12 @@ async function witnessSuspects(
     (id) => !newlyFrozen.has(id) && (frozen.has(id) || silenced.has(id)),
   );
   const paths = [...new Set(quiet.flatMap((id) => pathOf.get(id) ?? []))];
+  // Every other changed file of the tests: a helper module, a conftest.py, a test module of
+  // live tests whose helper an old test imports, a data file an old test reads (review 37).
   const helpers = [...changed].filter(
     (path) =>
-      path.endsWith(".py") &&
-      !outsideTestDirs(path) &&
-      ![...testFiles].some((file) => isFile(path, file)),
+      !paths.includes(path) &&
+      (!outsideTestDirs(path) || [...testFiles].some((file) => isFile(path, file))),
   );
   const compared = [...paths, ...helpers];
   const blobs = await readBlobs(
@@ -395,10 +401,26 @@ async function witnessSuspects(
     const now = readTextOrNull(join(root, path));
     if (now === null) continue;
     const text = blobs[i]?.toString("utf8") ?? null;
-    if (text === null || !onlyBlocksDeleted(text, now)) changedMore.add(path);
+    if (!path.endsWith(".py")) {
+      // Data: only lines deleted.
+      if (text === null || !onlyLinesDeleted(text, now)) changedMore.add(path);
+      continue;
+    }
+    // A module without code (an empty __init__.py) holds no assertions.
+    if (pythonCodeText(now) === "") continue;
+    const deleted = text === null ? null : deletedUnits(text, now);
+    // A deleted def whose name a remaining quiet test still has: the test now runs another
+    // body under it (an inherited method, an earlier def of the name).
+    const rebound =
+      deleted !== null &&
+      quiet.some((id) => {
+        if (pathOf.get(id) !== path) return false;
+        const name = id.replace(/\[.*$/s, "").split("::").slice(1).join("::");
+        return deleted.some((d) => name === d || name.startsWith(`${d}::`));
+      });
+    if (deleted === null || rebound) changedMore.add(path);
   }
   const anyHelper = helpers.some((path) => changedMore.has(path));
-
   const suspects = quiet.filter((id) => {
     const path = pathOf.get(id);
     return anyHelper || (path !== undefined && changedMore.has(path));

@@ -425,6 +425,98 @@ describe("witness check with hand-written glob freezes", () => {
     expect(helper.stderr).toBe("");
     expect(helper.stdout).toContain(judged);
     expect(helper.status).toBe(1);
+    // ... or into a test module of live tests that holds such a helper, or a data file an
+    // old test reads (review 37 #4): changed test files count as helpers.
+    for (const [path, text] of [
+      [
+        "tests/test_common.py",
+        "def check_extra(ledger):\n    assert ledger.snapshot() == ledger.snapshot()\n\n\ndef test_common():\n    pass\n",
+      ],
+      ["tests/cases/ledger.json", '[{"initial": 0, "apply": -1}]\n'],
+    ] as const) {
+      const r = deleteWitness((t) => {
+        repo.write(path, text);
+        return t;
+      });
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toContain(judged);
+      expect(r.status).toBe(1);
+    }
+    // An empty package marker holds no assertions (review 37 #9).
+    const marker = deleteWitness((t) => {
+      repo.write("tests/unit/__init__.py", "");
+      return t;
+    });
+    expect(marker.stderr).toBe("");
+    expect(marker.stdout).toContain("witness gate: passed");
+    expect(marker.status).toBe(0);
+  });
+
+  it("a deletion that leaves a frozen test's name bound to another body is judged; twin decorators are no change (review 37)", () => {
+    const folded = "tests/test_ledger.py::test_deposit_increases_balance";
+    const file = "tests/test_ledger.py";
+    const original = readFileSync(repo.path(file), "utf8");
+    const witness = /\ndef test_overdraft_rejected\(\):\n((?: {4}.*\n)+)/.exec(original)?.[0] ?? "";
+    expect(witness).not.toBe("");
+    // The base: an earlier def of the frozen test's name that holds the witness's body (dead
+    // while the later def stands), and the witness marked like the next test.
+    repo.write(
+      file,
+      original
+        .replace(
+          "\ndef test_deposit_increases_balance():",
+          `${witness.replace("test_overdraft_rejected", "test_deposit_increases_balance")}\n\ndef test_deposit_increases_balance():`,
+        )
+        .replace(
+          "\ndef test_overdraft_rejected():",
+          "\n@pytest.mark.slow\ndef test_overdraft_rejected():",
+        )
+        .replace(
+          "\ndef test_statement_lists_entries():",
+          "\n@pytest.mark.slow\ndef test_statement_lists_entries():",
+        ),
+    );
+    commitLedger((doc) => doc.freezes.push(freeze(folded)));
+    repo.git("branch", "-f", "twin-base", "HEAD");
+    const run = (edit: (text: string) => string) => {
+      repo.git("reset", "-q", "--hard", "twin-base");
+      repo.write(
+        "collected-now.txt",
+        `${[...COLLECTED.filter((id) => id !== REJECTED), folded].join("\n")}\n`,
+      );
+      repo.write(file, edit(readFileSync(repo.path(file), "utf8")));
+      commitLedger((doc) => {
+        doc.properties = doc.properties.filter((p) => p.id !== "prop.ledger.rejected_is_noop");
+        for (const p of doc.properties)
+          p.witnessed_by = p.witnessed_by.filter((w) => w !== REJECTED);
+      });
+      return runCli(
+        ["witness", "check", "--base", "twin-base", "--collected", "collected-now.txt"],
+        {
+          cwd: repo.dir,
+        },
+      );
+    };
+    const deleteTheWitness = (text: string) =>
+      text.replace(/\n@pytest\.mark\.slow\ndef test_overdraft_rejected\(\):\n(?: {4}.*\n)+/, "\n");
+    // The honest clean-up: the witness goes with its decorator, the next test keeps its own.
+    const honest = run(deleteTheWitness);
+    expect(honest.stderr).toBe("");
+    expect(honest.stdout).toContain("witness gate: passed");
+    expect(honest.status).toBe(0);
+    // Also deleting the later def of the frozen name: the earlier one, with the witness's
+    // body, now runs under the frozen id.
+    const rebound = run((text) => {
+      const t = deleteTheWitness(text);
+      const later = t.lastIndexOf("\ndef test_deposit_increases_balance():");
+      const end = t.indexOf("\ndef ", later + 1);
+      return `${t.slice(0, later)}\n${t.slice(end)}`;
+    });
+    expect(rebound.stderr).toBe("");
+    expect(rebound.stdout).toContain(
+      `the run freezes, skips or mutes ${folded} while the patch changes their test files`,
+    );
+    expect(rebound.status).toBe(1);
   });
 
   it("a glob matching no witness or check takes nothing", () => {

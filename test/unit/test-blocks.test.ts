@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { onlyBlocksDeleted } from "../../src/core/test-blocks.js";
+import { deletedUnits, onlyLinesDeleted } from "../../src/core/test-blocks.js";
+
+const onlyBlocksDeleted = (base: string, now: string) => deletedUnits(base, now) !== null;
 
 // A test file as a base might hold it: an old skipped test, the property's witness, a helper
 // only the witness calls and a class.
@@ -114,5 +116,67 @@ describe("onlyBlocksDeleted: a test file changed by deleting whole units and not
     );
     // An added file (nothing at the base) is no deletion.
     expect(onlyBlocksDeleted("", "def test_new():\n    pass\n")).toBe(false);
+  });
+});
+
+describe("deletedUnits: what a deletion-only patch took out", () => {
+  const twins = [
+    "import pytest",
+    "",
+    "@pytest.mark.slow",
+    "def test_witness():",
+    "    assert 1",
+    "",
+    "@pytest.mark.slow",
+    "def test_next():",
+    "    assert 2",
+    "",
+    "class Checks:",
+    "    def test_rejected(self):",
+    "        assert 3",
+    "",
+    "class TestRemote(Checks):",
+    "    def test_rejected(self):",
+    "        pass",
+    "",
+  ].join("\n");
+
+  it("matches whole units: a deleted test and the next one may carry the same decorator (review 37)", () => {
+    const now = twins.replace("@pytest.mark.slow\ndef test_witness():\n    assert 1\n\n", "");
+    expect(deletedUnits(twins, now)).toEqual(["test_witness"]);
+  });
+
+  it("names a deleted method by its class, for the caller to see a name that stays bound", () => {
+    // The override goes: TestRemote::test_rejected now runs Checks' body (review 37).
+    const now = twins.replace("    def test_rejected(self):\n        pass\n", "    pass\n");
+    expect(deletedUnits(twins, now)).toBeNull();
+    const emptied = twins.replace(
+      "class TestRemote(Checks):\n    def test_rejected(self):\n        pass\n",
+      "class TestRemote(Checks):\n    x = 1\n",
+    );
+    expect(deletedUnits(twins, emptied)).toBeNull();
+    const dropped = `${twins}\n    def test_other(self):\n        pass\n`.replace(
+      "    def test_rejected(self):\n        pass\n",
+      "",
+    );
+    expect(deletedUnits(`${twins}\n    def test_other(self):\n        pass\n`, dropped)).toEqual([
+      "TestRemote::test_rejected",
+    ]);
+  });
+
+  it("keeps a def's decorators with it: deleting the def alone hands them to the next one", () => {
+    const base =
+      "@pytest.mark.skip\ndef test_old():\n    pass\n\n\ndef test_kept():\n    assert 1\n";
+    const now = "@pytest.mark.skip\ndef test_kept():\n    assert 1\n";
+    expect(deletedUnits(base, now)).toBeNull();
+    // Deleted with its decorator, it is a whole unit.
+    expect(deletedUnits(base, "def test_kept():\n    assert 1\n")).toEqual(["test_old"]);
+  });
+});
+
+describe("onlyLinesDeleted", () => {
+  it("holds when lines went and none came or changed", () => {
+    expect(onlyLinesDeleted('[\n  {"a": 1},\n  {"a": 2}\n]\n', '[\n  {"a": 1}\n]\n')).toBe(true);
+    expect(onlyLinesDeleted('[\n  {"a": 1}\n]\n', '[\n  {"a": 1},\n  {"a": 3}\n]\n')).toBe(false);
   });
 });
