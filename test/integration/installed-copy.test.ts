@@ -214,6 +214,9 @@ describePython("tests that ran an installed copy of the package", () => {
       'import importlib\n\nimportlib.import_module(".calc", __name__)\n',
       `FENCE = '"""'\nfrom . import calc\n\n\ndef version():\n    """The version."""\n    return "1"\n`,
       `# we write ''' for docstrings, never """\nfrom . import calc\n\n\ndef version():\n    '''The version.'''\n    return "1"\n`,
+      // Review 37: a name computed at run time loads any submodule.
+      'import importlib\n\n\ndef __getattr__(name):\n    return importlib.import_module(f".{name}", __name__)\n',
+      'import importlib\nimport pkgutil\n\nfor _m in pkgutil.iter_modules(__path__):\n    importlib.import_module(f".{_m.name}", __name__)\n',
     ]) {
       refusedWithInit(init, test, omit);
     }
