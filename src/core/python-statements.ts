@@ -49,6 +49,7 @@ export interface PythonLines {
 export function analyzePython(source: string, options: PythonStatementsOptions = {}): PythonLines {
   const text = normalizeSource(source);
   const where = options.path ?? "Python source";
+  refuseForeignEncoding(text, where);
   const tokens = tokenize(text, where);
   const call = tokenizeCalls;
   const physical = tokens.physicalCount;
@@ -284,6 +285,32 @@ function isStringPrefix(text: string, from: number, to: number): boolean {
     (a === 0x72 && b === 0x62) ||
     (a === 0x66 && b === 0x72) ||
     (a === 0x72 && b === 0x66)
+  );
+}
+
+// PEP 263: a coding declaration in a comment on line 1, or on line 2 after a comment or
+// blank line 1.
+const CODING = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/;
+// Encodings in which Python's syntax reads as it does in UTF-8: ASCII bytes are ASCII.
+const ASCII_COMPATIBLE =
+  /^(?:utf[-_]?8(?:[-_]sig)?|u8|(?:us[-_]?)?ascii|646|latin[-_]?1|l1|iso[-_]?8859[-_]?\d+|iso[-_]?latin[-_]?\d|(?:cp|windows[-_]?)125\d|cp(?:437|850|852|855|857|858|866)|koi8[-_][a-z]+|mac[-_]?[a-z]+|euc[-_](?:jp|kr|jis[-_]?2004|jisx0213)|gb2312|gbk|gb18030)$/i;
+
+/**
+ * A file that declares another encoding than UTF-8 or one ASCII reads the same in is refused:
+ * freezegate reads it as UTF-8, so under `# coding: utf-7` a comment may be code Python runs
+ * (`# +AAo-    return a * b`), which would pass as not-code (review 37).
+ */
+function refuseForeignEncoding(text: string, where: string): void {
+  if (!text.includes("coding")) return;
+  const lines = text.split("\n", 2);
+  const first = lines[0] ?? "";
+  const declared =
+    CODING.exec(first)?.[1] ??
+    (/^[ \t\f]*(?:#.*)?$/.test(first) ? CODING.exec(lines[1] ?? "")?.[1] : undefined);
+  if (declared === undefined || ASCII_COMPATIBLE.test(declared)) return;
+  throw new InputError(
+    `${where} declares the source encoding "${declared}", which freezegate does not read: it reads Python source as UTF-8, where that encoding's text may hide code in a comment or string`,
+    { fix: `save ${where} as UTF-8 and drop the coding line` },
   );
 }
 

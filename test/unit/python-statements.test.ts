@@ -188,3 +188,25 @@ describe("isPythonSource: which files get the statement model", () => {
     }
   });
 });
+
+describe("a coding declaration (PEP 263)", () => {
+  it("refuses an encoding in which ASCII text may be other code (utf-7), not UTF-8 or latin-1", () => {
+    // Python decodes "+AAo-" as a newline: the comment is a return statement (review 37).
+    const hidden =
+      "# coding: utf-7\ndef add(a, b):\n    # +AAo-    return a * b\n    return a + b\n";
+    expect(() => analyzePython(hidden, { path: "calc.py" })).toThrow(
+      new InputError(
+        'calc.py declares the source encoding "utf-7", which freezegate does not read: it reads Python source as UTF-8, where that encoding\'s text may hide code in a comment or string',
+        { fix: "save calc.py as UTF-8 and drop the coding line" },
+      ),
+    );
+    expect(() => analyzePython(`#!/usr/bin/env python\n${hidden}`)).toThrow(
+      /declares the source encoding "utf-7"/,
+    );
+    for (const ok of ["utf-8", "UTF8", "latin-1", "iso-8859-15", "cp1252", "ascii"]) {
+      expect(analyzePython(`# -*- coding: ${ok} -*-\nx = 1\n`).logical.statementOf(2)).toBe(2);
+    }
+    // Only lines 1 and 2 declare; later it is a comment.
+    expect(analyzePython("x = 1\ny = 2\n# coding: utf-7\n").logical.statementOf(2)).toBe(2);
+  });
+});
