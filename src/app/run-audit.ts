@@ -24,6 +24,7 @@ import {
   listPythonFiles,
   readFileBytes,
   readJsonFile,
+  readTextOrNull,
 } from "../adapters/repo-files.js";
 import type { ConfigValues } from "../core/config.js";
 import {
@@ -34,6 +35,7 @@ import {
   NO_LINES_RECORDED,
   parsePytestCovContext,
 } from "../core/contexts.js";
+import { COVERAGE_CONFIG_FILES, setsExcludeLines } from "../core/coverage-settings.js";
 import { nodeIdFile } from "../core/deposits.js";
 
 import { FreezegateError, InputError, UsageError } from "../core/errors.js";
@@ -1092,6 +1094,11 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     if (ambiguous !== null) throw ambiguous;
 
     mark("frozen + paths");
+    // coverage.py's default exclusion (`# pragma: no cover`) holds unless the project's
+    // coverage configuration replaces the list (exclude_lines) where the tests may have run.
+    const pragmaExcludes = ![...new Set(["", prefix])].some((dir) =>
+      COVERAGE_CONFIG_FILES.some((name) => setsExcludeLines(readTextOrNull(join(root, dir, name)))),
+    );
     // 4. Which changed files are audited.
     const patch = await patchPromise;
     mark("git (waited)");
@@ -1208,7 +1215,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
             ? statementsWithData(
                 python,
                 lines === null ? null : lines.keys(),
-                excludedStatements(text),
+                pragmaExcludes ? excludedStatements(text) : undefined,
               )
             : identityStatements;
         if (lines !== null) {

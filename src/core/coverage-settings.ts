@@ -178,3 +178,16 @@ function covOptions(line: string): string[] {
   }
   return out;
 }
+
+/** The files coverage.py reads its own settings from, in the directory it runs in. */
+export const COVERAGE_CONFIG_FILES = [".coveragerc", "setup.cfg", "tox.ini", "pyproject.toml"];
+
+/**
+ * Whether a configuration text sets coverage.py's `exclude_lines`, which replaces its default
+ * list (the `# pragma: no cover` comment) instead of adding to it (`exclude_also` adds). A
+ * project that sets it may not exclude the pragma at all, so freezegate then excludes nothing
+ * by it (review 37): a line coverage.py reports as missing must not read as not-code.
+ */
+export function setsExcludeLines(text: string | null): boolean {
+  return text !== null && /^[ \t]*["']?exclude_lines["']?[ \t]*[=:]/m.test(text);
+}
