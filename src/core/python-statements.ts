@@ -291,23 +291,34 @@ function isStringPrefix(text: string, from: number, to: number): boolean {
 // PEP 263: a coding declaration in a comment on line 1, or on line 2 after a comment or
 // blank line 1.
 const CODING = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/;
-// Encodings in which Python's syntax reads as it does in UTF-8: ASCII bytes are ASCII.
+// Encodings in which Python's syntax reads as it does in UTF-8: ASCII bytes are ASCII, and no
+// multi-byte character holds one (gbk, gb18030, big5 and shift_jis do: one reads as a
+// backslash, review 38).
 const ASCII_COMPATIBLE =
-  /^(?:utf[-_]?8(?:[-_]sig)?|u8|(?:us[-_]?)?ascii|646|latin[-_]?1|l1|iso[-_]?8859[-_]?\d+|iso[-_]?latin[-_]?\d|(?:cp|windows[-_]?)125\d|cp(?:437|850|852|855|857|858|866)|koi8[-_][a-z]+|mac[-_]?[a-z]+|euc[-_](?:jp|kr|jis[-_]?2004|jisx0213)|gb2312|gbk|gb18030)$/i;
+  /^(?:utf[-_]?8(?:[-_]sig)?|u8|(?:us[-_]?)?ascii|646|latin[-_]?1|l1|iso[-_]?8859[-_]?\d+|iso[-_]?latin[-_]?\d|(?:cp|windows[-_]?)125\d|cp(?:437|850|852|855|857|858|866)|koi8[-_][a-z]+|mac[-_]?[a-z]+|euc[-_]?(?:jp|kr|jis[-_]?2004|jisx0213)|gb2312)$/i;
 
 /**
- * A file that declares another encoding than UTF-8 or one ASCII reads the same in is refused:
- * freezegate reads it as UTF-8, so under `# coding: utf-7` a comment may be code Python runs
- * (`# +AAo-    return a * b`), which would pass as not-code (review 37).
+ * The encoding a file declares (PEP 263) when it is not UTF-8 or one that ASCII text reads
+ * the same in; null otherwise. Read as UTF-8, such a file may hide code in a comment or a
+ * string: under `# coding: utf-7`, `# +AAo-    return a * b` is a return statement.
  */
-function refuseForeignEncoding(text: string, where: string): void {
-  if (!text.includes("coding")) return;
+export function foreignEncoding(text: string): string | null {
+  if (!text.includes("coding")) return null;
   const lines = text.split("\n", 2);
   const first = lines[0] ?? "";
   const declared =
     CODING.exec(first)?.[1] ??
     (/^[ \t\f]*(?:#.*)?$/.test(first) ? CODING.exec(lines[1] ?? "")?.[1] : undefined);
-  if (declared === undefined || ASCII_COMPATIBLE.test(declared)) return;
+  if (declared === undefined) return null;
+  // Emacs writes the line-end convention after the name (utf-8-unix, latin-1-dos).
+  const name = declared.replace(/[-_](?:unix|dos|mac)$/i, "");
+  return ASCII_COMPATIBLE.test(name) ? null : declared;
+}
+
+/** A changed file that declares a foreign encoding is refused (review 37). */
+function refuseForeignEncoding(text: string, where: string): void {
+  const declared = foreignEncoding(text);
+  if (declared === null) return;
   throw new InputError(
     `${where} declares the source encoding "${declared}", which freezegate does not read: it reads Python source as UTF-8, where that encoding's text may hide code in a comment or string`,
     { fix: `save ${where} as UTF-8 and drop the coding line` },
@@ -2175,7 +2186,8 @@ export const DEFAULT_EXCLUDE = /#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(cover|COV
 export function excludedStatements(source: string, pattern: RegExp = DEFAULT_EXCLUDE): Set<number> {
   const out = new Set<number>();
   const text = normalizeSource(source);
-  if (!pattern.test(text)) return out;
+  // Tested line by line, as coverage.py does (`^` is a line's start); first once over the text.
+  if (!new RegExp(pattern.source, "m").test(text)) return out;
   const physical = text.split("\n");
   const raw = new Set<number>();
   for (const [i, line] of physical.entries()) if (pattern.test(line)) raw.add(i + 1);
