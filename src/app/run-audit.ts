@@ -35,7 +35,7 @@ import {
   NO_LINES_RECORDED,
   parsePytestCovContext,
 } from "../core/contexts.js";
-import { COVERAGE_CONFIG_FILES, setsExcludeLines } from "../core/coverage-settings.js";
+import { COVERAGE_CONFIG_FILES, coverageExclusion } from "../core/coverage-settings.js";
 import { nodeIdFile } from "../core/deposits.js";
 
 import { FreezegateError, InputError, UsageError } from "../core/errors.js";
@@ -1094,11 +1094,13 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     if (ambiguous !== null) throw ambiguous;
 
     mark("frozen + paths");
-    // coverage.py's default exclusion (`# pragma: no cover`) holds unless the project's
-    // coverage configuration replaces the list (exclude_lines) where the tests may have run.
-    const pragmaExcludes = ![...new Set(["", prefix])].some((dir) =>
-      COVERAGE_CONFIG_FILES.some((name) => setsExcludeLines(readTextOrNull(join(root, dir, name)))),
-    );
+    // The lines coverage.py's report excludes: the `exclude_lines` of its configuration where
+    // the tests ran (the test root, else the root), or the default `# pragma: no cover`.
+    const configDir =
+      [...new Set([prefix, ""])].find((dir) =>
+        COVERAGE_CONFIG_FILES.some((name) => fileExists(join(root, dir, name))),
+      ) ?? "";
+    const excludePattern = coverageExclusion((name) => readTextOrNull(join(root, configDir, name)));
     // 4. Which changed files are audited.
     const patch = await patchPromise;
     mark("git (waited)");
@@ -1215,7 +1217,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
             ? statementsWithData(
                 python,
                 lines === null ? null : lines.keys(),
-                pragmaExcludes ? excludedStatements(text) : undefined,
+                excludePattern === null ? undefined : excludedStatements(text, excludePattern),
               )
             : identityStatements;
         if (lines !== null) {

@@ -179,15 +179,80 @@ function covOptions(line: string): string[] {
   return out;
 }
 
-/** The files coverage.py reads its own settings from, in the directory it runs in. */
+/** The files coverage.py reads its own settings from, in the directory it runs in, in order. */
 export const COVERAGE_CONFIG_FILES = [".coveragerc", "setup.cfg", "tox.ini", "pyproject.toml"];
 
+/** coverage.py's default `exclude_lines` (DEFAULT_EXCLUDE): the `# pragma: no cover` comment. */
+const DEFAULT_EXCLUDE = "#\\s*(pragma|PRAGMA)[:\\s]?\\s*(no|NO)\\s*(cover|COVER)";
+
 /**
- * Whether a configuration text sets coverage.py's `exclude_lines`, which replaces its default
- * list (the `# pragma: no cover` comment) instead of adding to it (`exclude_also` adds). A
- * project that sets it may not exclude the pragma at all, so freezegate then excludes nothing
- * by it (review 37): a line coverage.py reports as missing must not read as not-code.
+ * The exclusion coverage.py's report applies with the first of COVERAGE_CONFIG_FILES that
+ * holds coverage settings (`name -> text`, null for a missing file): its `exclude_lines`
+ * (which replaces the default list) or the default `# pragma: no cover`. Null when the lines
+ * cannot be read as JavaScript regular expressions: nothing is then excluded, so no line
+ * coverage.py reports as missing reads as not-code (reviews 37, 38).
  */
-export function setsExcludeLines(text: string | null): boolean {
-  return text !== null && /^[ \t]*["']?exclude_lines["']?[ \t]*[=:]/m.test(text);
+export function coverageExclusion(read: (name: string) => string | null): RegExp | null {
+  let patterns: string[] | null = null;
+  for (const name of COVERAGE_CONFIG_FILES) {
+    const text = read(name);
+    if (text === null) continue;
+    if (name === "pyproject.toml") {
+      let doc: unknown;
+      try {
+        doc = parseToml(text);
+      } catch {
+        return null;
+      }
+      const coverage = (doc as { tool?: { coverage?: Record<string, unknown> } }).tool?.coverage;
+      if (coverage === undefined) continue;
+      const lines = (coverage.report as { exclude_lines?: unknown } | undefined)?.exclude_lines;
+      if (lines !== undefined) {
+        if (!Array.isArray(lines) || lines.some((l) => typeof l !== "string")) return null;
+        patterns = lines as string[];
+      }
+      break;
+    }
+    const section = name === ".coveragerc" ? /^\[(?:coverage:)?report\]/ : /^\[coverage:report\]/;
+    if (name !== ".coveragerc" && !/^\[coverage:/m.test(text)) continue;
+    patterns = iniList(text, section, "exclude_lines");
+    break;
+  }
+  const list = patterns ?? [DEFAULT_EXCLUDE];
+  if (list.length === 0) return /(?!)/;
+  try {
+    return new RegExp(list.map((p) => `(?:${p})`).join("|"));
+  } catch {
+    return null;
+  }
+}
+
+/** An ini key's value as lines (its own line's rest, then indented lines), or null. */
+function iniList(text: string, section: RegExp, key: string): string[] | null {
+  let inSection = false;
+  let values: string[] | null = null;
+  for (const line of text.split(/\r?\n/)) {
+    if (/^\[/.test(line)) {
+      if (values !== null) break;
+      inSection = section.test(line);
+      continue;
+    }
+    if (!inSection) continue;
+    // configparser's comments, indented ones too, are no part of a value.
+    if (/^[ \t]*[#;]/.test(line)) continue;
+    if (values !== null) {
+      if (/^[ \t]+\S/.test(line)) {
+        values.push(line.trim());
+        continue;
+      }
+      if (line.trim() === "") continue;
+      break;
+    }
+    const m = new RegExp(`^${key}[ \\t]*[=:](.*)$`).exec(line);
+    if (m) {
+      const first = (m[1] as string).trim();
+      values = first === "" ? [] : [first];
+    }
+  }
+  return values;
 }

@@ -152,5 +152,15 @@ describePython("statements coverage.py excludes", () => {
       l.verdict,
     ]);
     expect(verdicts?.find(([line]) => line === 3)).toEqual([3, "uncovered"]);
+    // A list that names the pragma again excludes it, as coverage.py does (review 38).
+    r.write(
+      ".coveragerc",
+      "[report]\nexclude_lines =\n    pragma: no cover\n    if TYPE_CHECKING:\n",
+    );
+    const again = runCli(["audit", "--base", "base", "--format", "json"], { cwd: r.dir });
+    expect(
+      (JSON.parse(again.stdout) as typeof report0).files[0]?.lines.find((l) => l.line === 3)
+        ?.verdict,
+    ).toBe("not-code");
   });
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { coverageSettingsIn, mayConfigureCoverage } from "../../src/core/coverage-settings.js";
+import {
+  coverageExclusion,
+  coverageSettingsIn,
+  mayConfigureCoverage,
+} from "../../src/core/coverage-settings.js";
 
 describe("coverageSettingsIn: the text that selects what coverage.py measures", () => {
   it("keeps a run section's selecting keys and the paths section of an ini file", () => {
@@ -135,5 +139,43 @@ describe("mayConfigureCoverage", () => {
     ["src/pkg/data.json", false],
   ])("%s -> %s", (path, expected) => {
     expect(mayConfigureCoverage(path, "", measured)).toBe(expected);
+  });
+});
+
+describe("coverageExclusion: what coverage.py's report excludes", () => {
+  const files = (map: Record<string, string>) => (name: string) => map[name] ?? null;
+  it("is the default pragma without a configuration that sets exclude_lines", () => {
+    const re = coverageExclusion(files({ "setup.cfg": "[metadata]\nname = x\n" }));
+    expect(re?.test("x = 1  # pragma: no cover")).toBe(true);
+    expect(re?.test("if TYPE_CHECKING:")).toBe(false);
+  });
+
+  it("is the configured list, which replaces the default (ini, indented comments aside, and TOML)", () => {
+    const ini = coverageExclusion(
+      files({
+        ".coveragerc":
+          "[report]\nexclude_lines =\n    # the default, kept:\n    pragma: no cover\n    if TYPE_CHECKING:\n",
+      }),
+    );
+    expect(ini?.test("x = 1  # pragma: no cover")).toBe(true);
+    expect(ini?.test("if TYPE_CHECKING:")).toBe(true);
+    const without = coverageExclusion(
+      files({ "tox.ini": "[coverage:report]\nexclude_lines =\n    raise NotImplementedError\n" }),
+    );
+    expect(without?.test("x = 1  # pragma: no cover")).toBe(false);
+    const toml = coverageExclusion(
+      files({
+        "pyproject.toml":
+          '[tool.coverage.report]\nexclude_lines = ["^\\\\s*raise NotImplementedError"]\n',
+      }),
+    );
+    expect(toml?.test("    raise NotImplementedError")).toBe(true);
+    expect(toml?.test("x  # pragma: no cover")).toBe(false);
+  });
+
+  it("is null for a pattern JavaScript cannot read: nothing is excluded then", () => {
+    expect(
+      coverageExclusion(files({ ".coveragerc": "[report]\nexclude_lines =\n    (?P<x>a\n" })),
+    ).toBeNull();
   });
 });
