@@ -287,14 +287,13 @@ function packageMayLoad(
     // but docstrings and comments aside: a docstring that mentions the CLI loads nothing
     // (review 34), and regexes over the text misread quotes inside strings (review 35).
     const code = pythonCodeText(text);
-    // A name computed at run time (a PEP 562 `__getattr__`, pkgutil discovery) may load any
-    // submodule: as good as naming it (review 37).
+    // A name computed at run time (import_module in a PEP 562 `__getattr__`, pkgutil
+    // discovery) may load any submodule: as good as naming it (review 37). A `__getattr__`
+    // that only warns, or pkgutil's namespace line, loads nothing (review 38).
     return (
       code === null ||
       new RegExp(`\\b${next}\\b`).test(code) ||
-      /\b(?:import_module|__import__|__getattr__|pkgutil|walk_packages|iter_modules|exec|eval)\b/.test(
-        code,
-      )
+      /\b(?:import_module|__import__|walk_packages|iter_modules|exec|eval)\b/.test(code)
     );
   });
 }

@@ -175,7 +175,11 @@ describePython("ordinary repositories", () => {
     // A package __init__.py with code that the coverage config omits (omit = */__init__.py)
     // says nothing either way: no refusal (review 32).
     // Its docstring names the CLI, which loads nothing (review 34).
-    r.write("tool/__init__.py", '"""The tool and its cli."""\n__version__ = "1.0"\n');
+    // Nor does a deprecation __getattr__ or pkgutil's namespace line (review 38).
+    r.write(
+      "tool/__init__.py",
+      '"""The tool and its cli."""\nimport pkgutil\nimport warnings\n\n__path__ = pkgutil.extend_path(__path__, __name__)\n__version__ = "1.0"\n\n\ndef __getattr__(name):\n    warnings.warn(f"{name} is gone", DeprecationWarning)\n    raise AttributeError(name)\n',
+    );
     r.write(".coveragerc", "[run]\nomit = */__init__.py\n");
     r.commit("a version; the template's omit");
     r.git("branch", "-f", "base", "HEAD");
