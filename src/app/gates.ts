@@ -40,9 +40,9 @@ import {
   type LedgerPolicy,
 } from "../core/ledger-model.js";
 import { sampleOf } from "../core/listing.js";
-import { pythonCodeText } from "../core/python-statements.js";
+import { foreignEncoding, pythonCodeText } from "../core/python-statements.js";
 import { parseSamples, type SamplesArtifact } from "../core/samples.js";
-import { deletedUnits, onlyLinesDeleted } from "../core/test-blocks.js";
+import { deletedUnits } from "../core/test-blocks.js";
 import { checkWitnesses, frozenBy, frozenIds, withBaseProperties } from "../core/witness.js";
 import type { KnownTests } from "./known-tests.js";
 
@@ -336,6 +336,36 @@ export interface WitnessGateOptions {
 }
 
 /**
+ * Whether deleting these defs and classes (qualified names, deletedUnits) leaves a name bound
+ * to another body (review 38): one of the file's frozen or skipped tests keeps the name (or,
+ * for a method, its last part: a base class's method of that name now runs), or the file
+ * still binds it (an import, another def or class, an assignment: an earlier or imported
+ * helper takes the deleted one's place).
+ */
+function rebound(deleted: readonly string[], now: string, quiet: readonly string[]): boolean {
+  const names = quiet.map((id) => id.replace(/\[.*$/s, "").split("::").slice(1));
+  return deleted.some((d) => {
+    const parts = d.split("::");
+    const last = parts.at(-1) as string;
+    const joined = parts.join("::");
+    if (
+      names.some(
+        (n) =>
+          n.join("::") === joined ||
+          n.join("::").startsWith(`${joined}::`) ||
+          (parts.length > 1 && n.at(-1) === last),
+      )
+    ) {
+      return true;
+    }
+    return new RegExp(
+      `^[ \\t]*(?:(?:async[ \\t]+)?def|class)[ \\t]+${last}\\b|^[ \\t]*${last}[ \\t]*(?::[^=\\n]*)?=(?!=)|\\bimport\\b[^\\n]*\\b${last}\\b`,
+      "m",
+    ).test(now);
+  });
+}
+
+/**
  * The suite's tests that may be a deleted property's witness renamed or moved (sorted): those
  * a freeze the base's ledger did not have freezes in a test file the patch changes (a freeze
  * added or re-pointed by the patch, matched as the audit matches), and the tests any freeze
@@ -396,29 +426,35 @@ async function witnessSuspects(
     compared.map((path) => ({ rev: mergeBase, path })),
   );
   const changedMore = new Set<string>();
+  const quietIn = (path: string) => quiet.filter((id) => pathOf.get(id) === path);
   for (const [i, path] of compared.entries()) {
-    // A file the patch deletes changed only by deletions; one it adds, by more.
+    // A file the patch deletes changed only by deletions.
     const now = readTextOrNull(join(root, path));
     if (now === null) continue;
     const text = blobs[i]?.toString("utf8") ?? null;
     if (!path.endsWith(".py")) {
-      // Data: only lines deleted.
-      if (text === null || !onlyLinesDeleted(text, now)) changedMore.add(path);
+      // Data: deleting lines may renumber cases or merge two records (review 38).
+      if (text !== now) changedMore.add(path);
+      continue;
+    }
+    // Text Python reads otherwise than freezegate (a lone CR ends a line, a foreign encoding
+    // turns a comment into code) may hide anything (review 38).
+    if (/\r(?!\n)/.test(now) || foreignEncoding(now) !== null) {
+      changedMore.add(path);
       continue;
     }
     // A module without code (an empty __init__.py) holds no assertions.
     if (pythonCodeText(now) === "") continue;
-    const deleted = text === null ? null : deletedUnits(text, now);
-    // A deleted def whose name a remaining quiet test still has: the test now runs another
-    // body under it (an inherited method, an earlier def of the name).
-    const rebound =
-      deleted !== null &&
-      quiet.some((id) => {
-        if (pathOf.get(id) !== path) return false;
-        const name = id.replace(/\[.*$/s, "").split("::").slice(1).join("::");
-        return deleted.some((d) => name === d || name.startsWith(`${d}::`));
-      });
-    if (deleted === null || rebound) changedMore.add(path);
+    const helper = !paths.includes(path);
+    if (text === null) {
+      // A new module no old test imported; a new conftest.py is loaded for the tests below it.
+      if (!helper || path === "conftest.py" || path.endsWith("/conftest.py")) {
+        changedMore.add(path);
+      }
+      continue;
+    }
+    const deleted = deletedUnits(text, now, helper);
+    if (deleted === null || rebound(deleted, now, quietIn(path))) changedMore.add(path);
   }
   const anyHelper = helpers.some((path) => changedMore.has(path));
   const suspects = quiet.filter((id) => {

@@ -9,19 +9,37 @@ function indentOf(line: string): number {
 
 /**
  * The lines of the block that starts at `start` (a `class` or `def` line): it and every
- * following line that is blank or indented deeper. Trailing blank lines are left out.
+ * following line that is indented deeper or continues a statement (`starts`: each line's
+ * statement's first line; a black-style `):` closing a signature is no end).
  */
-function blockEnd(lines: readonly string[], start: number): number {
+function blockEnd(lines: readonly string[], start: number, starts: Int32Array): number {
   const indent = indentOf(lines[start] as string);
   let end = start + 1;
-  let last = start;
-  for (; end < lines.length; end++) {
-    const line = lines[end] as string;
-    if (line.trim() === "") continue;
-    if (indentOf(line) <= indent) break;
-    last = end;
+  while (end < lines.length && (starts[end] !== end || indentOf(lines[end] as string) > indent)) {
+    end++;
   }
-  return last + 1;
+  return end;
+}
+
+/**
+ * Each line's statement's first line, by bracket depth (strings on one line and comments
+ * aside; a bracket inside a multi-line string may mislead it, which only makes a unit end
+ * where it does not, and the comparison fail).
+ */
+function statementStarts(lines: readonly string[]): Int32Array {
+  const starts = new Int32Array(lines.length);
+  let depth = 0;
+  let continued = false;
+  for (const [l, line] of lines.entries()) {
+    starts[l] = depth > 0 || continued ? (starts[l - 1] as number) : l;
+    const code = line.replace(/("|')(?:\\.|(?!\1).)*\1/g, "").replace(/#.*$/, "");
+    for (const c of code) {
+      if (c === "(" || c === "[" || c === "{") depth++;
+      else if ((c === ")" || c === "]" || c === "}") && depth > 0) depth--;
+    }
+    continued = code.endsWith("\\");
+  }
+  return starts;
 }
 
 /** A line that opens a block a clean-up may delete whole: a decorator, a def or a class. */
@@ -45,47 +63,46 @@ function meaningfulLines(text: string): string[] {
  * Where the whole unit a clean-up may delete that opens at `start` ends (exclusive), or -1
  * when no such unit opens there:
  * - an import statement, with its parenthesised or backslash-continued lines;
- * - a def or class with its body, and its decorators, which may span lines (deeper lines, or
- *   closing brackets at its indentation).
+ * - a def or class with its body and its whole stack of decorators: a unit never starts
+ *   inside a stack, which would hand the decorators above it to the next def (review 38).
  */
-function deletableEnd(lines: readonly string[], start: number): number {
+function deletableEnd(lines: readonly string[], start: number, starts: Int32Array): number {
   const first = lines[start] as string;
+  if (starts[start] !== start) return -1;
   if (IMPORT.test(first)) {
-    let l = start;
-    if (first.includes("(") && !first.includes(")")) {
-      while (l < lines.length && !(lines[l] as string).includes(")")) l++;
-      return l < lines.length ? l + 1 : -1;
-    }
-    while (l < lines.length && (lines[l] as string).endsWith("\\")) l++;
-    return l < lines.length ? l + 1 : -1;
+    let l = start + 1;
+    while (l < lines.length && starts[l] === start) l++;
+    return l;
   }
   if (!BLOCK_HEAD.test(first)) return -1;
+  const decorator = (l: number) =>
+    l >= 0 && (lines[starts[l] as number] as string).trimStart().startsWith("@");
+  if (decorator(start - 1)) return -1;
   const indent = indentOf(first);
-  // A def's decorators go with it: deleting the def alone would hand them to the next one.
-  const before = start > 0 ? (lines[start - 1] as string) : "";
-  if (DEF_OR_CLASS.test(first) && indentOf(before) === indent && /^\s*[@)\]}]/.test(before)) {
-    return -1;
-  }
-  for (let l = start; l < lines.length; l++) {
-    const line = lines[l] as string;
-    const at = indentOf(line);
-    if (at > indent) continue;
-    if (at < indent) return -1;
-    if (DEF_OR_CLASS.test(line)) return blockEnd(lines, l);
-    if (!/^\s*[@)\]}]/.test(line)) return -1;
-  }
-  return -1;
+  let l = start;
+  while (l < lines.length && decorator(l)) l++;
+  const head = lines[l];
+  if (head === undefined || indentOf(head) !== indent || !DEF_OR_CLASS.test(head)) return -1;
+  return blockEnd(lines, l, starts);
 }
 
-/** The qualified name ("Class::method") of the def or class a deleted unit holds. */
-function unitName(lines: readonly string[], start: number, end: number): string | null {
+/** The qualified name ("Class::method") of the def or class a deleted unit holds, if any. */
+function unitName(
+  lines: readonly string[],
+  start: number,
+  end: number,
+  starts: Int32Array,
+): string | null {
   let head = start;
   while (head < end && !DEF_OR_CLASS.test(lines[head] as string)) head++;
-  const name = /^\s*(?:async\s+)?(?:def|class)\s+(\w+)/.exec(lines[head] ?? "")?.[1];
+  if (head >= end) return null;
+  const name = /^\s*(?:async\s+)?(?:def|class)\s+(\w+)/.exec(lines[head] as string)?.[1];
   if (name === undefined) return null;
   const names = [name];
   let indent = indentOf(lines[head] as string);
   for (let l = head - 1; l >= 0 && indent > 0; l--) {
+    // A statement over several lines (`class TestX(\n    Base,\n):`) counts by its first.
+    l = starts[l] as number;
     const line = lines[l] as string;
     if (indentOf(line) >= indent) continue;
     indent = indentOf(line);
@@ -106,18 +123,36 @@ function unitName(lines: readonly string[], start: number, end: number): string 
  * any of those answers null. Units are matched whole, so a deleted test and the next one may
  * carry the same decorator.
  */
-export function deletedUnits(base: string, now: string): string[] | null {
+export function deletedUnits(
+  base: string,
+  now: string,
+  /** Also let `now` add module-level tests (`def test_*` with decorators): a helper module's. */
+  addedTests = false,
+): string[] | null {
   const was = meaningfulLines(base);
   const is = meaningfulLines(now);
   const n = was.length;
   const m = is.length;
+  const starts = statementStarts(was);
+  const nowStarts = addedTests ? statementStarts(is) : null;
+  /** Where a module-level test added at `j` of `now` ends, or -1. */
+  const addedEnd = (j: number): number => {
+    if (nowStarts === null) return -1;
+    const end = deletableEnd(is, j, nowStarts);
+    if (end < 0 || indentOf(is[j] as string) !== 0) return -1;
+    const name = unitName(is, j, end, nowStarts);
+    return name !== null && /^test/.test(name) && !name.includes("::") ? end : -1;
+  };
   const failed = new Set<number>();
+  // Each state (i, j) fails at most once; a comparison that would visit more gives up (not
+  // known to be only deletions) instead of taking seconds and hundreds of MB (review 38).
+  let budget = 500_000;
   const deleted: number[] = [];
   const align = (i: number, j: number): boolean => {
     if (j === m) {
       const mark = deleted.length;
       for (let k = i; k < n; ) {
-        const end = deletableEnd(was, k);
+        const end = deletableEnd(was, k, starts);
         if (end < 0) {
           deleted.length = mark;
           return false;
@@ -128,14 +163,17 @@ export function deletedUnits(base: string, now: string): string[] | null {
       return true;
     }
     const key = i * (m + 1) + j;
-    if (i >= n || failed.has(key)) return false;
-    if (was[i] === is[j] && align(i + 1, j + 1)) return true;
-    const end = deletableEnd(was, i);
+    if (failed.has(key)) return false;
+    if (i < n && was[i] === is[j] && align(i + 1, j + 1)) return true;
+    if (--budget < 0) throw new RangeError("comparison too large");
+    const end = i < n ? deletableEnd(was, i, starts) : -1;
     if (end > 0) {
       deleted.push(i);
       if (align(end, j)) return true;
       deleted.pop();
     }
+    const added = addedEnd(j);
+    if (added > 0 && align(i, added)) return true;
     failed.add(key);
     return false;
   };
@@ -149,28 +187,7 @@ export function deletedUnits(base: string, now: string): string[] | null {
   }
   if (!aligned) return null;
   return deleted.flatMap((start) => {
-    const name = unitName(was, start, deletableEnd(was, start));
+    const name = unitName(was, start, deletableEnd(was, start, starts), starts);
     return name === null ? [] : [name];
   });
-}
-
-/**
- * Whether `now`'s lines are `base`'s with some deleted: a data file's cases taken out (CRLF as
- * LF, ends trimmed, a trailing comma aside, which a JSON list's new last element loses).
- */
-export function onlyLinesDeleted(base: string, now: string): boolean {
-  const lines = (text: string) =>
-    text
-      .replace(/\r\n/g, "\n")
-      .split("\n")
-      .map((l) => l.trimEnd().replace(/,$/, ""))
-      .filter((l) => l !== "");
-  const was = lines(base);
-  let i = 0;
-  for (const line of lines(now)) {
-    while (i < was.length && was[i] !== line) i++;
-    if (i === was.length) return false;
-    i++;
-  }
-  return true;
 }

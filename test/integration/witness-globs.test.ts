@@ -360,11 +360,22 @@ describe("witness check with hand-written glob freezes", () => {
       "tests/helpers.py",
       "def check_deposit(ledger):\n    assert ledger.balance == 150\n",
     );
+    // A test module of live tests whose helper the frozen test calls too.
+    repo.write(
+      "tests/test_common.py",
+      "def check_common(ledger):\n    pass\n\n\ndef test_common():\n    pass\n",
+    );
     repo.write(
       file,
       readFileSync(repo.path(file), "utf8")
-        .replace("    assert _shared.balance == 150\n", "    check_deposit(_shared)\n")
-        .replace("import pytest\n", "import pytest\n\nfrom tests.helpers import check_deposit\n")
+        .replace(
+          "    assert _shared.balance == 150\n",
+          "    check_deposit(_shared)\n    check_common(_shared)\n",
+        )
+        .replace(
+          "import pytest\n",
+          "import pytest\n\nfrom tests.helpers import check_deposit\nfrom tests.test_common import check_common\n",
+        )
         .replace(
           /\ndef test_overdraft_rejected\(\):\n((?: {4}.*\n)+)/,
           (_, body: string) =>
@@ -430,7 +441,7 @@ describe("witness check with hand-written glob freezes", () => {
     for (const [path, text] of [
       [
         "tests/test_common.py",
-        "def check_extra(ledger):\n    assert ledger.snapshot() == ledger.snapshot()\n\n\ndef test_common():\n    pass\n",
+        "def check_common(ledger):\n    assert ledger.snapshot() == ledger.snapshot()\n\n\ndef test_common():\n    pass\n",
       ],
       ["tests/cases/ledger.json", '[{"initial": 0, "apply": -1}]\n'],
     ] as const) {
@@ -442,14 +453,33 @@ describe("witness check with hand-written glob freezes", () => {
       expect(r.stdout).toContain(judged);
       expect(r.status).toBe(1);
     }
-    // An empty package marker holds no assertions (review 37 #9).
-    const marker = deleteWitness((t) => {
-      repo.write("tests/unit/__init__.py", "");
-      return t;
-    });
-    expect(marker.stderr).toBe("");
-    expect(marker.stdout).toContain("witness gate: passed");
-    expect(marker.status).toBe(0);
+    // An empty package marker holds no assertions (review 37 #9); a new test in another
+    // module, or a new test module, is no old test's helper (review 38).
+    for (const change of [
+      () => repo.write("tests/unit/__init__.py", ""),
+      () =>
+        repo.write(
+          "tests/test_common.py",
+          `${readFileSync(repo.path("tests/test_common.py"), "utf8")}\n\ndef test_new():\n    assert True\n`,
+        ),
+      () =>
+        repo.write(
+          "tests/test_new.py",
+          "def helper():\n    return 1\n\n\ndef test_new():\n    assert helper()\n",
+        ),
+    ]) {
+      const honest = deleteWitness((t) => {
+        change();
+        return t;
+      });
+      expect(honest.stderr).toBe("");
+      expect(honest.stdout).toContain("witness gate: passed");
+      expect(honest.status).toBe(0);
+    }
+    // A text Python reads otherwise: a lone CR ends a line Python runs (review 38).
+    const cr = deleteWitness((t) => `${t}# note\rfrom tests.witness_impl import *\n`);
+    expect(cr.stdout).toContain(judged);
+    expect(cr.status).toBe(1);
   });
 
   it("a deletion that leaves a frozen test's name bound to another body is judged; twin decorators are no change (review 37)", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deletedUnits, onlyLinesDeleted } from "../../src/core/test-blocks.js";
+import { deletedUnits } from "../../src/core/test-blocks.js";
 
 const onlyBlocksDeleted = (base: string, now: string) => deletedUnits(base, now) !== null;
 
@@ -174,9 +174,63 @@ describe("deletedUnits: what a deletion-only patch took out", () => {
   });
 });
 
-describe("onlyLinesDeleted", () => {
-  it("holds when lines went and none came or changed", () => {
-    expect(onlyLinesDeleted('[\n  {"a": 1},\n  {"a": 2}\n]\n', '[\n  {"a": 1}\n]\n')).toBe(true);
-    expect(onlyLinesDeleted('[\n  {"a": 1}\n]\n', '[\n  {"a": 1},\n  {"a": 3}\n]\n')).toBe(false);
+describe("deletedUnits: units by statement (review 38)", () => {
+  it("names no class for a deleted import before it, and a multi-line constant is no decorator", () => {
+    const base = [
+      "import pytest",
+      "from app import overdraft",
+      "AMOUNTS = [",
+      "    1,",
+      "    2,",
+      "]",
+      "def test_witness():",
+      "    assert overdraft(-1)",
+      "class TestLedger:",
+      "    def test_kept(self):",
+      "        assert AMOUNTS",
+    ].join("\n");
+    const now = base
+      .replace("from app import overdraft\n", "")
+      .replace("def test_witness():\n    assert overdraft(-1)\n", "");
+    expect(deletedUnits(base, now)).toEqual(["test_witness"]);
+  });
+
+  it("never starts a unit inside a decorator stack, one over several lines included", () => {
+    const base = [
+      "@checks_overdraft",
+      "@pytest.mark.usefixtures(",
+      '    "ledger")',
+      "def test_witness():",
+      "    assert 1",
+      "def test_frozen():",
+      "    pass",
+    ].join("\n");
+    // Deleting the second decorator and the def hands @checks_overdraft to test_frozen.
+    expect(deletedUnits(base, "@checks_overdraft\ndef test_frozen():\n    pass\n")).toBeNull();
+    expect(deletedUnits(base, "def test_frozen():\n    pass\n")).toEqual(["test_witness"]);
+  });
+
+  it("names a method of a class whose header spans lines, and a body after a multi-line signature", () => {
+    const base = [
+      "class TestRemote(",
+      "    Checks,",
+      "):",
+      "    def test_rejected(",
+      "        self,",
+      "    ):",
+      "        pass",
+      "    def test_other(self):",
+      "        pass",
+    ].join("\n");
+    const now = base.replace("    def test_rejected(\n        self,\n    ):\n        pass\n", "");
+    expect(deletedUnits(base, now)).toEqual(["TestRemote::test_rejected"]);
+  });
+
+  it("lets a helper module gain module-level tests, nothing else", () => {
+    const base = "def check(x):\n    assert x\n";
+    const added = `${base}\n\n@pytest.mark.slow\ndef test_new():\n    check(1)\n`;
+    expect(deletedUnits(base, added, true)).toEqual([]);
+    expect(deletedUnits(base, added)).toBeNull();
+    expect(deletedUnits(base, `${base}\ndef helper():\n    pass\n`, true)).toBeNull();
   });
 });
