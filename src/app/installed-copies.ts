@@ -289,11 +289,14 @@ function packageMayLoad(
     const code = pythonCodeText(text);
     // A name computed at run time (import_module in a PEP 562 `__getattr__`, pkgutil
     // discovery) may load any submodule: as good as naming it (review 37). A `__getattr__`
-    // that only warns, or pkgutil's namespace line, loads nothing (review 38).
+    // that only warns, or pkgutil's namespace line, loads nothing, nor does an import of a
+    // literal name, which names the module if it is this one (review 38).
     return (
       code === null ||
       new RegExp(`\\b${next}\\b`).test(code) ||
-      /\b(?:import_module|__import__|walk_packages|iter_modules|exec|eval)\b/.test(code)
+      /\b(?:import_module|__import__)\s*\((?!\s*[rRuU]?["'][^"']*["']\s*[,)])|\b(?:walk_packages|iter_modules|exec|eval)\b/.test(
+        code,
+      )
     );
   });
 }

@@ -178,7 +178,7 @@ describePython("ordinary repositories", () => {
     // Nor does a deprecation __getattr__ or pkgutil's namespace line (review 38).
     r.write(
       "tool/__init__.py",
-      '"""The tool and its cli."""\nimport pkgutil\nimport warnings\n\n__path__ = pkgutil.extend_path(__path__, __name__)\n__version__ = "1.0"\n\n\ndef __getattr__(name):\n    warnings.warn(f"{name} is gone", DeprecationWarning)\n    raise AttributeError(name)\n',
+      '"""The tool and its cli."""\nimport warnings\n\n__path__ = __import__("pkgutil").extend_path(__path__, __name__)\n__version__ = "1.0"\n\n\ndef __getattr__(name):\n    warnings.warn(f"{name} is gone", DeprecationWarning)\n    raise AttributeError(name)\n',
     );
     r.write(".coveragerc", "[run]\nomit = */__init__.py\n");
     r.commit("a version; the template's omit");
