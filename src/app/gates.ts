@@ -337,29 +337,41 @@ export interface WitnessGateOptions {
 
 /**
  * Whether deleting these defs and classes (qualified names, deletedUnits) leaves a name bound
- * to another body (review 38): one of the file's frozen or skipped tests keeps the name (or,
- * for a method, its last part: a base class's method of that name now runs), or the file
- * still binds it (an import, another def or class, an assignment: an earlier or imported
- * helper takes the deleted one's place).
+ * to another body (reviews 38, 39):
+ * - a method: one of the file's frozen or skipped tests has its name in its own class or in a
+ *   class that inherits from it (by the file's class headers): a base class's method runs;
+ * - a module-level def or class: a frozen or skipped test keeps the name, or the module still
+ *   binds it (an import, a name alone on a line of a multi-line import, another def or class,
+ *   an assignment at its top level): an earlier or imported one takes the deleted one's place.
  */
 function rebound(deleted: readonly string[], now: string, quiet: readonly string[]): boolean {
   const names = quiet.map((id) => id.replace(/\[.*$/s, "").split("::").slice(1));
+  // class -> its bases, as the file's headers name them (a header may span lines).
+  const bases = new Map<string, string[]>();
+  for (const m of now.matchAll(/^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)/gm)) {
+    bases.set(
+      m[1] as string,
+      [...(m[2] as string).matchAll(/\w+/g)].map((w) => w[0]),
+    );
+  }
+  const inherits = (cls: string, from: string, seen = new Set<string>()): boolean => {
+    if (cls === from) return true;
+    if (seen.has(cls)) return false;
+    seen.add(cls);
+    return (bases.get(cls) ?? []).some((b) => inherits(b, from, seen));
+  };
   return deleted.some((d) => {
     const parts = d.split("::");
     const last = parts.at(-1) as string;
-    const joined = parts.join("::");
-    if (
-      names.some(
-        (n) =>
-          n.join("::") === joined ||
-          n.join("::").startsWith(`${joined}::`) ||
-          (parts.length > 1 && n.at(-1) === last),
-      )
-    ) {
-      return true;
+    if (names.some((n) => n.join("::") === d || n.join("::").startsWith(`${d}::`))) return true;
+    if (parts.length > 1) {
+      const cls = parts.at(-2) as string;
+      return names.some(
+        (n) => n.length > 1 && n.at(-1) === last && inherits(n.at(-2) as string, cls),
+      );
     }
     return new RegExp(
-      `^[ \\t]*(?:(?:async[ \\t]+)?def|class)[ \\t]+${last}\\b|^[ \\t]*${last}[ \\t]*(?::[^=\\n]*)?=(?!=)|\\bimport\\b[^\\n]*\\b${last}\\b`,
+      `^(?:(?:async[ \\t]+)?def|class)[ \\t]+${last}\\b|^${last}[ \\t]*(?::[^=\\n]*)?=(?!=)|^(?:from[ \\t]+\\S+[ \\t]+)?import\\b[^\\n]*\\b${last}\\b|^[ \\t]+(?:\\w+[ \\t]+as[ \\t]+)?${last}[ \\t]*,?[ \\t]*$`,
       "m",
     ).test(now);
   });

@@ -504,6 +504,16 @@ describe("witness check with hand-written glob freezes", () => {
         .replace(
           "\ndef test_statement_lists_entries():",
           "\n@pytest.mark.slow\ndef test_statement_lists_entries():",
+        )
+        // A fixture only the witness uses, named like another test's local variable, and a
+        // class whose method has the witness's name (review 39: both were read as the name
+        // staying bound).
+        .replace(
+          "\n@pytest.mark.slow\ndef test_overdraft_rejected():",
+          "\n@pytest.fixture\ndef ledger():\n    return Ledger(initial=0)\n\n\n@pytest.mark.slow\ndef test_overdraft_rejected():",
+        )
+        .concat(
+          "\n\nclass TestLocal:\n    def test_overdraft_rejected(self):\n        assert Ledger(initial=0).balance == 0\n",
         ),
     );
     commitLedger((doc) => doc.freezes.push(freeze(folded)));
@@ -512,7 +522,7 @@ describe("witness check with hand-written glob freezes", () => {
       repo.git("reset", "-q", "--hard", "twin-base");
       repo.write(
         "collected-now.txt",
-        `${[...COLLECTED.filter((id) => id !== REJECTED), folded].join("\n")}\n`,
+        `${[...COLLECTED.filter((id) => id !== REJECTED), folded, "tests/test_ledger.py::TestLocal::test_overdraft_rejected"].join("\n")}\n`,
       );
       repo.write(file, edit(readFileSync(repo.path(file), "utf8")));
       commitLedger((doc) => {
@@ -528,7 +538,9 @@ describe("witness check with hand-written glob freezes", () => {
       );
     };
     const deleteTheWitness = (text: string) =>
-      text.replace(/\n@pytest\.mark\.slow\ndef test_overdraft_rejected\(\):\n(?: {4}.*\n)+/, "\n");
+      text
+        .replace(/\n@pytest\.mark\.slow\ndef test_overdraft_rejected\(\):\n(?: {4}.*\n)+/, "\n")
+        .replace("\n@pytest.fixture\ndef ledger():\n    return Ledger(initial=0)\n", "\n");
     // The honest clean-up: the witness goes with its decorator, the next test keeps its own.
     const honest = run(deleteTheWitness);
     expect(honest.stderr).toBe("");
