@@ -427,6 +427,25 @@ function sameStrings(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /**
+ * The excluded statements no test ran (in its body or a fixture, frozen or not): those are no
+ * statements, as in coverage.py's report, also when code ran them at import time
+ * (`if TYPE_CHECKING:`). One a test ran keeps its verdict: the pragma hides no shadow.
+ */
+function excludedUntested(
+  excluded: Set<number>,
+  lines: ReadonlyMap<number, readonly string[]> | null,
+  logical: StatementMap,
+  contexts: Pick<ContextIndex, "get">,
+): Set<number> {
+  for (const [line, names] of lines ?? []) {
+    if (!names.some((name) => contexts.get(name).testId !== null)) continue;
+    const first = logical.statementOf(line);
+    if (first !== null) excluded.delete(first);
+  }
+  return excluded;
+}
+
+/**
  * For classifyChangedFiles: whether a test of the data lives in a file (repository path), when
  * the test globs are the defaults (never given in a flag or a config). Explicit globs are the
  * user's word on what a test file is: undefined then.
@@ -1217,7 +1236,14 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
             ? statementsWithData(
                 python,
                 lines === null ? null : lines.keys(),
-                excludePattern === null ? undefined : excludedStatements(text, excludePattern),
+                excludePattern === null
+                  ? undefined
+                  : excludedUntested(
+                      excludedStatements(text, excludePattern),
+                      lines,
+                      python.logical,
+                      contexts,
+                    ),
               )
             : identityStatements;
         if (lines !== null) {

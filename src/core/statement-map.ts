@@ -8,9 +8,9 @@ import type { PythonLines } from "./python-statements.js";
 
 /**
  * `executed`: the lines the data records for this file, or null when it is not in the data.
- * `excluded`: first lines of the statements coverage.py's report leaves out (`# pragma: no
- * cover`, excludedStatements); one that no test ran is no statement here either, as in the
- * report. One that ran keeps its verdict: the data shows what ran it.
+ * `excluded`: first lines of statements coverage.py's report leaves out (`# pragma: no cover`,
+ * excludedStatements) that no test ran: no statements here either, as in the report. The
+ * caller keeps out of it those a test ran, which keep their verdicts.
  */
 export function statementsWithData(
   lines: PythonLines,
@@ -26,8 +26,8 @@ export function statementsWithData(
     statementOf(line) {
       const first = lines.logical.statementOf(line);
       if (first === null) return null;
-      if (executedLogical.has(first)) return first;
       if (excluded.has(first)) return null;
+      if (executedLogical.has(first)) return first;
       return lines.statements().statementOf(line);
     },
   };

@@ -102,6 +102,9 @@ describePython("statements coverage.py excludes", () => {
         "        raise ValueError('too many')",
         "    return max(xs) - lo",
         "",
+        'if __name__ == "__main__":  # pragma: no cover',
+        "    print(mean([1]))",
+        "",
       ].join("\n"),
     );
     r.commit("guard the empty case; spread");
@@ -135,6 +138,11 @@ describePython("statements coverage.py excludes", () => {
           [9, "shadowed"],
           [10, "uncovered"],
           [11, "shadowed"],
+          [12, "not-code"],
+          // Excluded, and run at import time only (no test): not code, as coverage.py's
+          // report has it (review 39).
+          [13, "not-code"],
+          [14, "not-code"],
         ],
       ],
     ]);
@@ -144,7 +152,7 @@ describePython("statements coverage.py excludes", () => {
     // pragma: coverage.py reports line 3 as missing, and so does the audit (review 37).
     r.write(".coveragerc", "[report]\nexclude_lines =\n    if TYPE_CHECKING:\n");
     const report = runPython(["-m", "coverage", "report", "-m"], { cwd: r.dir });
-    expect(report.stdout).toMatch(/calc\/stats\.py +\d+ +2 +\d+% +3, 10\n/);
+    expect(report.stdout).toMatch(/calc\/stats\.py +\d+ +\d+ +\d+% +3, 10, 14\n/);
     const own = runCli(["audit", "--base", "base", "--format", "json"], { cwd: r.dir });
     expect(own.stderr).toBe("");
     const verdicts = (JSON.parse(own.stdout) as typeof report0).files[0]?.lines.map((l) => [
