@@ -1119,7 +1119,24 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       [...new Set([prefix, ""])].find((dir) =>
         COVERAGE_CONFIG_FILES.some((name) => fileExists(join(root, dir, name))),
       ) ?? "";
-    const excludePattern = coverageExclusion((name) => readTextOrNull(join(root, configDir, name)));
+    // pytest-cov's --cov-config names coverage.py's file (read like a .coveragerc, or a
+    // pyproject.toml when it is TOML); one that cannot be read excludes nothing (review 39).
+    const covConfig = ["pytest.ini", ".pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml"]
+      .map((name) => readTextOrNull(join(root, prefix, name)))
+      .map((text) => (text === null ? null : /--cov-config[= ]+["']?([^\s"',\]]+)/.exec(text)))
+      .find((m) => m != null)?.[1];
+    const covConfigText =
+      covConfig === undefined ? null : readTextOrNull(join(root, prefix, covConfig));
+    const excludePattern =
+      covConfig === undefined
+        ? coverageExclusion((name) => readTextOrNull(join(root, configDir, name)))
+        : covConfigText === null
+          ? null
+          : coverageExclusion((name) =>
+              name === (covConfig.endsWith(".toml") ? "pyproject.toml" : ".coveragerc")
+                ? covConfigText
+                : null,
+            );
     // 4. Which changed files are audited.
     const patch = await patchPromise;
     mark("git (waited)");
