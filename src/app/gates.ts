@@ -335,45 +335,64 @@ export interface WitnessGateOptions {
   skipped?: { ids: readonly string[]; label: string };
 }
 
+/** class -> the names of its bases (a dotted base by its last name), from Python text. */
+function classBases(text: string, into: Map<string, string[]>): void {
+  const code = text.replace(/#[^\n]*/g, "");
+  for (const m of code.matchAll(/^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)/gm)) {
+    const bases = [...(m[2] as string).matchAll(/([\w.]+)(?![\w.]*[ \t]*=)/g)].map(
+      (w) => (w[1] as string).split(".").at(-1) as string,
+    );
+    into.set(m[1] as string, [...(into.get(m[1] as string) ?? []), ...bases]);
+  }
+}
+
 /**
  * Whether deleting these defs and classes (qualified names, deletedUnits) leaves a name bound
- * to another body (reviews 38, 39):
- * - a method: one of the file's frozen or skipped tests has its name in its own class or in a
- *   class that inherits from it (by the file's class headers): a base class's method runs;
- * - a module-level def or class: a frozen or skipped test keeps the name, or the module still
- *   binds it (an import, a name alone on a line of a multi-line import, another def or class,
- *   an assignment at its top level): an earlier or imported one takes the deleted one's place.
+ * to another body (reviews 38 to 40):
+ * - a test of the file that is frozen or skipped keeps the deleted name;
+ * - a method: a frozen or skipped test's class anywhere inherits from its class (`bases`, the
+ *   class headers of the compared files and the quiet tests' files): whatever the method was
+ *   (the test, or a helper it calls), a base class's body of that name now runs;
+ * - a module-level def or class: the module still binds the name (an import at any depth, one
+ *   in a parenthesised list, another def or class or an assignment at the top level): an
+ *   earlier or imported one takes the deleted one's place.
  */
-function rebound(deleted: readonly string[], now: string, quiet: readonly string[]): boolean {
-  const names = quiet.map((id) => id.replace(/\[.*$/s, "").split("::").slice(1));
-  // class -> its bases, as the file's headers name them (a header may span lines).
-  const bases = new Map<string, string[]>();
-  for (const m of now.matchAll(/^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)/gm)) {
-    bases.set(
-      m[1] as string,
-      [...(m[2] as string).matchAll(/\w+/g)].map((w) => w[0]),
-    );
-  }
+function rebound(
+  deleted: readonly string[],
+  now: string,
+  quietHere: readonly string[],
+  quietClasses: readonly string[],
+  bases: ReadonlyMap<string, readonly string[]>,
+): boolean {
+  const names = quietHere.map((id) => id.replace(/\[.*$/s, "").split("::").slice(1).join("::"));
   const inherits = (cls: string, from: string, seen = new Set<string>()): boolean => {
     if (cls === from) return true;
     if (seen.has(cls)) return false;
     seen.add(cls);
     return (bases.get(cls) ?? []).some((b) => inherits(b, from, seen));
   };
+  const imported = new Set(
+    [...now.matchAll(/^[ \t]*from[ \t]+\S+[ \t]+import[ \t]*\(([^)]*)\)/gm)].flatMap((m) =>
+      [...(m[1] as string).replace(/#[^\n]*/g, "").matchAll(/\b(\w+)\b(?![ \t]+as\b)/g)].map(
+        (w) => w[1] as string,
+      ),
+    ),
+  );
   return deleted.some((d) => {
     const parts = d.split("::");
     const last = parts.at(-1) as string;
-    if (names.some((n) => n.join("::") === d || n.join("::").startsWith(`${d}::`))) return true;
+    if (names.some((n) => n === d || n.startsWith(`${d}::`))) return true;
     if (parts.length > 1) {
       const cls = parts.at(-2) as string;
-      return names.some(
-        (n) => n.length > 1 && n.at(-1) === last && inherits(n.at(-2) as string, cls),
-      );
+      return quietClasses.some((k) => inherits(k, cls));
     }
-    return new RegExp(
-      `^(?:(?:async[ \\t]+)?def|class)[ \\t]+${last}\\b|^${last}[ \\t]*(?::[^=\\n]*)?=(?!=)|^(?:from[ \\t]+\\S+[ \\t]+)?import\\b[^\\n]*\\b${last}\\b|^[ \\t]+(?:\\w+[ \\t]+as[ \\t]+)?${last}[ \\t]*,?[ \\t]*$`,
-      "m",
-    ).test(now);
+    return (
+      imported.has(last) ||
+      new RegExp(
+        `^(?:(?:async[ \\t]+)?def|class)[ \\t]+${last}\\b|^${last}[ \\t]*(?::[^=\\n]*)?=(?!=)|^[ \\t]*(?:from[ \\t]+\\S+[ \\t]+)?import\\b[^\\n(]*\\b${last}\\b`,
+        "m",
+      ).test(now)
+    );
   });
 }
 
@@ -439,6 +458,16 @@ async function witnessSuspects(
   );
   const changedMore = new Set<string>();
   const quietIn = (path: string) => quiet.filter((id) => pathOf.get(id) === path);
+  // The classes of the quiet tests, and every class header they and the compared files hold.
+  const quietClasses = [
+    ...new Set(quiet.flatMap((id) => id.replace(/\[.*$/s, "").split("::").slice(1, -1))),
+  ];
+  const bases = new Map<string, string[]>();
+  for (const file of new Set([...compared, ...quiet.map((id) => nodeIdFile(id))])) {
+    const path = pathOf.get(quiet.find((id) => nodeIdFile(id) === file) ?? "") ?? file;
+    const text = readTextOrNull(join(root, path));
+    if (text !== null && path.endsWith(".py")) classBases(text, bases);
+  }
   for (const [i, path] of compared.entries()) {
     // A file the patch deletes changed only by deletions.
     const now = readTextOrNull(join(root, path));
@@ -466,7 +495,9 @@ async function witnessSuspects(
       continue;
     }
     const deleted = deletedUnits(text, now, helper);
-    if (deleted === null || rebound(deleted, now, quietIn(path))) changedMore.add(path);
+    if (deleted === null || rebound(deleted, now, quietIn(path), quietClasses, bases)) {
+      changedMore.add(path);
+    }
   }
   const anyHelper = helpers.some((path) => changedMore.has(path));
   const suspects = quiet.filter((id) => {

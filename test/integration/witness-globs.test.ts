@@ -561,6 +561,56 @@ describe("witness check with hand-written glob freezes", () => {
     expect(rebound.status).toBe(1);
   });
 
+  it("a deleted override whose class a frozen test in another file inherits from is judged (review 40)", () => {
+    const memory = "tests/test_ledger.py::TestOverdraftMemory::test_overdraft_rejected";
+    const remote = "tests/test_remote.py::TestOverdraftRemote::test_overdraft_rejected";
+    const file = "tests/test_ledger.py";
+    const strict = /\ndef test_overdraft_rejected\(\):\n((?: {4}.*\n)+)/.exec(
+      readFileSync(repo.path(file), "utf8"),
+    )?.[1] as string;
+    repo.write(
+      file,
+      readFileSync(repo.path(file), "utf8").replace(
+        /\ndef test_overdraft_rejected\(\):\n(?: {4}.*\n)+/,
+        `\nclass OverdraftChecks:\n    def test_overdraft_rejected(self):\n${strict.replace(/^/gm, "    ")}\n\nclass Lenient(OverdraftChecks):\n    backend = "lenient"\n\n    def test_overdraft_rejected(self):\n        pass\n\n\nclass TestOverdraftMemory(OverdraftChecks):\n    pass\n`,
+      ),
+    );
+    repo.write(
+      "tests/test_remote.py",
+      "from tests.test_ledger import Lenient\n\n\nclass TestOverdraftRemote(  # a comment (with a bracket)\n    Lenient,\n):\n    pass\n",
+    );
+    commitLedger((doc) => {
+      for (const p of doc.properties) {
+        p.witnessed_by = p.witnessed_by.map((w) => (w === REJECTED ? memory : w));
+      }
+      doc.freezes.push(freeze(remote));
+    });
+    repo.git("branch", "-f", "mixin-base", "HEAD");
+    repo.write(
+      "collected-now.txt",
+      `${[...COLLECTED.filter((id) => id !== REJECTED), remote].join("\n")}\n`,
+    );
+    // The patch deletes the property, the witness's class and the lenient override: the
+    // frozen remote test now runs the witness's strict body, inherited.
+    repo.write(
+      file,
+      readFileSync(repo.path(file), "utf8")
+        .replace("\n    def test_overdraft_rejected(self):\n        pass\n", "\n")
+        .replace("\nclass TestOverdraftMemory(OverdraftChecks):\n    pass\n", "\n"),
+    );
+    commitLedger((doc) => {
+      doc.properties = doc.properties.filter((p) => p.id !== "prop.ledger.rejected_is_noop");
+      for (const p of doc.properties) p.witnessed_by = p.witnessed_by.filter((w) => w !== memory);
+    });
+    const r = runCli(
+      ["witness", "check", "--base", "mixin-base", "--collected", "collected-now.txt"],
+      { cwd: repo.dir },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain(`the run freezes, skips or mutes ${remote} while the patch changes`);
+    expect(r.status).toBe(1);
+  });
+
   it("a glob matching no witness or check takes nothing", () => {
     commitLedger((doc) => doc.freezes.push(freeze("tests/test_ledger.py::test_deposit_*")));
     const r = witnessCheck();
