@@ -1123,8 +1123,18 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     // pyproject.toml when it is TOML); one that cannot be read excludes nothing (review 39).
     const covConfig = ["pytest.ini", ".pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml"]
       .map((name) => readTextOrNull(join(root, prefix, name)))
-      .map((text) => (text === null ? null : /--cov-config[= ]+["']?([^\s"',\]]+)/.exec(text)))
-      .find((m) => m != null)?.[1];
+      .map((text) =>
+        // The last one counts, as for pytest-cov; `=`, a space, a line break, or a TOML list's
+        // `", "` may stand between option and file (review 40). Comment lines aside.
+        text === null
+          ? undefined
+          : [
+              ...text
+                .replace(/^[ \t]*[#;][^\n]*/gm, "")
+                .matchAll(/--cov-config[=\s"',]+([^\s"',\]]+)/g),
+            ].at(-1)?.[1],
+      )
+      .find((file) => file !== undefined);
     const covConfigText =
       covConfig === undefined ? null : readTextOrNull(join(root, prefix, covConfig));
     const excludePattern =

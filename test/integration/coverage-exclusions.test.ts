@@ -170,9 +170,13 @@ describePython("statements coverage.py excludes", () => {
       (JSON.parse(again.stdout) as typeof report0).files[0]?.lines.find((l) => l.line === 3)
         ?.verdict,
     ).toBe("not-code");
-    // pytest-cov's --cov-config names the file coverage.py read (review 39).
+    // pytest-cov's --cov-config names the file coverage.py read (review 39), also in a TOML
+    // list (review 40).
     r.remove(".coveragerc");
-    r.write("pytest.ini", "[pytest]\naddopts = --cov-config=ci/coverage.ini\n");
+    r.write(
+      "pyproject.toml",
+      '[tool.pytest.ini_options]\naddopts = ["--cov-config", "ci/coverage.ini"]\n',
+    );
     for (const [rc, verdict] of [
       ["[report]\nexclude_lines =\n    raise NotImplementedError\n", "uncovered"],
       ["[report]\nexclude_lines =\n    pragma: no cover\n", "not-code"],
