@@ -2,18 +2,11 @@
 // the text side of the installed-copy checks (src/app/installed-copies.ts), which find the
 // files and read the coverage data.
 
-/**
- * The modules a Python text's absolute imports name, each with the line numbers (1-based) of the
- * statements that name it: `import a.b as x` names a.b; `from a.b import c, d` names a.b,
- * a.b.c and a.b.d (c may be a module); `importlib.import_module("a.b")` and
- * `pytest.importorskip("a.b")` name a.b. At any indentation (a fixture's or a test's own
- * import); whether the statement ran is the data's to say. Relative imports are left out.
- */
-export function importedModulesIn(text: string): Map<string, number[]> {
-  const modules = new Map<string, number[]>();
+/** The line number (1-based, lines ended by LF) of a source offset of `text`. */
+export function lineOfOffset(text: string): (offset: number) => number {
   const starts = [0];
   for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  const lineAt = (offset: number) => {
+  return (offset) => {
     let lo = 0;
     let hi = starts.length - 1;
     while (lo < hi) {
@@ -23,6 +16,18 @@ export function importedModulesIn(text: string): Map<string, number[]> {
     }
     return lo + 1;
   };
+}
+
+/**
+ * The modules a Python text's absolute imports name, each with the line numbers (1-based) of the
+ * statements that name it: `import a.b as x` names a.b; `from a.b import c, d` names a.b,
+ * a.b.c and a.b.d (c may be a module); `importlib.import_module("a.b")` and
+ * `pytest.importorskip("a.b")` name a.b. At any indentation (a fixture's or a test's own
+ * import); whether the statement ran is the data's to say. Relative imports are left out.
+ */
+export function importedModulesIn(text: string): Map<string, number[]> {
+  const modules = new Map<string, number[]>();
+  const lineAt = lineOfOffset(text);
   const add = (name: string, offset: number) => {
     const line = lineAt(offset);
     const lines = modules.get(name);

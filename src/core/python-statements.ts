@@ -14,6 +14,7 @@
 
 import { InputError } from "./errors.js";
 import type { StatementMap } from "./model.js";
+import { lineOfOffset } from "./python-imports.js";
 
 export interface PythonStatementsOptions {
   /** Used only in error messages. */
@@ -2197,19 +2198,7 @@ export function excludedStatements(source: string, pattern: RegExp = DEFAULT_EXC
   } catch {
     return out;
   }
-  // Physical line of a source offset (1-based).
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  const lineAt = (offset: number) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((starts[mid] as number) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
+  const lineAt = lineOfOffset(text);
   let excluding = false;
   let excludeDepth = 0;
   let decorators = false;
