@@ -187,6 +187,18 @@ export const RECORD_OPTION: PluginPathOption = {
 };
 
 /**
+ * A config's `addopts` as pytest's arguments: a string split as shlex does, a TOML list as it
+ * is. Throws PytestConfigUnreadable for anything else.
+ */
+function addoptsArgs(values: Record<string, unknown>): string[] {
+  const addopts = values.addopts;
+  if (addopts === undefined) return [];
+  if (typeof addopts === "string") return shlexSplit(addopts);
+  if (Array.isArray(addopts) && addopts.every((a) => typeof a === "string")) return addopts;
+  throw new PytestConfigUnreadable("addopts is not text");
+}
+
+/**
  * The ledger the plugin reads by the config's settings, as the plugin ranks them: the
  * --freezegate-ledger flag (here: in addopts), else the ini value (an `-o freezegate_ledger=`
  * in addopts overrides the file's); null when neither names one (the plugin then reads
@@ -198,11 +210,7 @@ export function ledgerSetting(
 ): LedgerSetting | null {
   const LEDGER_FLAG = option.flag;
   const LEDGER_INI = option.ini;
-  const addopts = values.addopts;
-  let args: string[] = [];
-  if (typeof addopts === "string") args = shlexSplit(addopts);
-  else if (Array.isArray(addopts) && addopts.every((a) => typeof a === "string")) args = addopts;
-  else if (addopts !== undefined) throw new PytestConfigUnreadable("addopts is not text");
+  const args = addoptsArgs(values);
   let flag: string | null = null;
   let override: string | null = null;
   for (let i = 0; i < args.length; i++) {
@@ -255,11 +263,7 @@ export const PYTEST_DEFAULT_PYTHON_FILES = ["test_*.py", "*_test.py"] as const;
  */
 export function pythonFilesSetting(values: Record<string, unknown>): string[] | null {
   const KEY = "python_files";
-  const addopts = values.addopts;
-  let args: string[] = [];
-  if (typeof addopts === "string") args = shlexSplit(addopts);
-  else if (Array.isArray(addopts) && addopts.every((a) => typeof a === "string")) args = addopts;
-  else if (addopts !== undefined) throw new PytestConfigUnreadable("addopts is not text");
+  const args = addoptsArgs(values);
   let override: string | null = null;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
