@@ -5,6 +5,7 @@
 import { basename, posix } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { normalizePath } from "./path-map.js";
+import { parseIni } from "./pytest-config.js";
 
 /** The files coverage.py and pytest read their settings from, under their standard names. */
 const STANDARD_CONFIGS = new Set([
@@ -213,9 +214,20 @@ export function coverageExclusion(read: (name: string) => string | null): RegExp
       }
       break;
     }
-    const section = name === ".coveragerc" ? /^\[(?:coverage:)?report\]/ : /^\[coverage:report\]/;
-    if (name !== ".coveragerc" && !/^\[coverage:/m.test(text)) continue;
-    patterns = iniList(text, section, "exclude_lines");
+    let sections: Map<string, Map<string, string>>;
+    try {
+      sections = parseIni(text);
+    } catch {
+      return null;
+    }
+    if (name !== ".coveragerc" && ![...sections.keys()].some((s) => s.startsWith("coverage:"))) {
+      continue;
+    }
+    const report =
+      (name === ".coveragerc" ? sections.get("report") : undefined) ??
+      sections.get("coverage:report");
+    const value = report?.get("exclude_lines");
+    if (value !== undefined) patterns = value.split("\n").filter((l) => l.trim() !== "");
     break;
   }
   const list = patterns ?? [DEFAULT_EXCLUDE];
@@ -225,34 +237,4 @@ export function coverageExclusion(read: (name: string) => string | null): RegExp
   } catch {
     return null;
   }
-}
-
-/** An ini key's value as lines (its own line's rest, then indented lines), or null. */
-function iniList(text: string, section: RegExp, key: string): string[] | null {
-  let inSection = false;
-  let values: string[] | null = null;
-  for (const line of text.split(/\r?\n/)) {
-    if (/^\[/.test(line)) {
-      if (values !== null) break;
-      inSection = section.test(line);
-      continue;
-    }
-    if (!inSection) continue;
-    // configparser's comments, indented ones too, are no part of a value.
-    if (/^[ \t]*[#;]/.test(line)) continue;
-    if (values !== null) {
-      if (/^[ \t]+\S/.test(line)) {
-        values.push(line.trim());
-        continue;
-      }
-      if (line.trim() === "") continue;
-      break;
-    }
-    const m = new RegExp(`^${key}[ \\t]*[=:](.*)$`).exec(line);
-    if (m) {
-      const first = (m[1] as string).trim();
-      values = first === "" ? [] : [first];
-    }
-  }
-  return values;
 }
