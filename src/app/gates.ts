@@ -462,15 +462,22 @@ async function witnessSuspects(
   const quietClasses = [
     ...new Set(quiet.flatMap((id) => id.replace(/\[.*$/s, "").split("::").slice(1, -1))),
   ];
+  const texts = new Map<string, string | null>();
+  const textOf = (path: string) => {
+    if (!texts.has(path)) texts.set(path, readTextOrNull(join(root, path)));
+    return texts.get(path) ?? null;
+  };
   const bases = new Map<string, string[]>();
-  for (const file of new Set([...compared, ...quiet.map((id) => nodeIdFile(id))])) {
-    const path = pathOf.get(quiet.find((id) => nodeIdFile(id) === file) ?? "") ?? file;
-    const text = readTextOrNull(join(root, path));
-    if (text !== null && path.endsWith(".py")) classBases(text, bases);
+  for (const path of new Set([
+    ...compared,
+    ...quiet.map((id) => pathOf.get(id) ?? nodeIdFile(id)),
+  ])) {
+    const text = path.endsWith(".py") ? textOf(path) : null;
+    if (text !== null) classBases(text, bases);
   }
   for (const [i, path] of compared.entries()) {
     // A file the patch deletes changed only by deletions.
-    const now = readTextOrNull(join(root, path));
+    const now = textOf(path);
     if (now === null) continue;
     const text = blobs[i]?.toString("utf8") ?? null;
     if (!path.endsWith(".py")) {
