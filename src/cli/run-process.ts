@@ -40,7 +40,11 @@ export function runProcess(
   const io: CommandIo = {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // A getter: the first read of process.stdin builds its stream (about 2 ms), and only
+    // `--diff -` reads it.
+    get stdin() {
+      return process.stdin;
+    },
     cwd: process.cwd(),
     env: process.env,
   };
