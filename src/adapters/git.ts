@@ -10,9 +10,9 @@
 
 import { isUtf8 } from "node:buffer";
 import { spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { GitError, InputError, InternalError } from "../core/errors.js";
 import type { ChangedFile, Patch } from "../core/model.js";
 import { GIT_PREFIXES, parseUnifiedDiff } from "../core/unified-diff.js";
@@ -279,6 +279,21 @@ export async function findRepoRoot(cwd: string): Promise<string> {
     });
   }
   return root;
+}
+
+/**
+ * Where git would most likely find the work tree's top: the nearest directory at or above
+ * `cwd` holding a `.git` (a directory, or a file in worktrees and submodules). A guess to
+ * start work on while rev-parse answers: whoever uses it compares it with git's answer
+ * before trusting anything done with it. Null when the environment tells git where to look
+ * (GIT_DIR, GIT_WORK_TREE) or nothing is found.
+ */
+export function guessRepoRoot(cwd: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.GIT_DIR !== undefined || env.GIT_WORK_TREE !== undefined) return null;
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) return dir;
+    if (dirname(dir) === dir) return null;
+  }
 }
 
 /** The commit HEAD points at. */

@@ -17,6 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { guessRepoRoot } from "../../src/adapters/git.js";
 import { CLI, expectOneLineError, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import { isolatedGitEnv, type TempRepo } from "../helpers/git-repo.js";
@@ -431,6 +432,60 @@ describe("-C DIR: every relative path resolves against DIR", () => {
       runCli(["audit", "-C", "src/billing/proration.py", "--base", "base"], { cwd: repo.dir }),
     );
     expect(line).toContain("is a file, not a directory");
+  });
+});
+
+// With --base the audit starts from the directory holding the nearest .git while git's
+// rev-parse is still on its way, and keeps that work only when git names the same root.
+describe("the root the audit starts from before git names it", () => {
+  const args = ["audit", "--base", "base", "--format", "json"];
+
+  it("is the nearest directory holding .git, unless GIT_DIR or GIT_WORK_TREE say otherwise", () => {
+    const sub = join(repo.dir, "src");
+    expect(guessRepoRoot(sub, {})).toBe(repo.dir);
+    expect(guessRepoRoot(repo.dir, {})).toBe(repo.dir);
+    expect(guessRepoRoot(sub, { GIT_DIR: join(repo.dir, ".git") })).toBeNull();
+    expect(guessRepoRoot(sub, { GIT_WORK_TREE: repo.dir })).toBeNull();
+    const outside = mkdtempSync(join(tmpdir(), "fg-noroot-"));
+    try {
+      // Only if no directory above the temporary one holds a .git (true on CI machines).
+      if (!existsSync("/.git") && !existsSync(join(tmpdir(), ".git"))) {
+        expect(guessRepoRoot(outside, {})).toBeNull();
+      }
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("gives way to git's root when a .git below it is not a repository", () => {
+    const want = runCli(args, { cwd: repo.dir });
+    expect(want.status).toBe(1);
+    const sub = join(repo.dir, "src", "billing");
+    mkdirSync(join(sub, ".git"));
+    try {
+      expect(guessRepoRoot(sub, {})).toBe(sub);
+      const got = runCli(args, { cwd: sub });
+      expect(got.stderr).toBe("");
+      expect(got.status).toBe(1);
+      expect(got.stdout).toBe(want.stdout);
+    } finally {
+      rmSync(join(sub, ".git"), { recursive: true, force: true });
+    }
+  });
+
+  it("gives way to git's root when the directory is reached through a symbolic link", () => {
+    const want = runCli(args, { cwd: repo.dir });
+    const holder = mkdtempSync(join(tmpdir(), "fg-link-"));
+    try {
+      const link = join(holder, "repo");
+      symlinkSync(repo.dir, link);
+      const got = runCli(["audit", "-C", link, ...args.slice(1)], { cwd: holder });
+      expect(got.stderr).toBe("");
+      expect(got.status).toBe(1);
+      expect(got.stdout).toBe(want.stdout);
+    } finally {
+      rmSync(holder, { recursive: true, force: true });
+    }
   });
 });
 

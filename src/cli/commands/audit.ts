@@ -3,7 +3,7 @@
 
 import { existsSync } from "node:fs";
 import { loadConfig } from "../../adapters/config-files.js";
-import { findRepoRoot, startRange } from "../../adapters/git.js";
+import { type EarlyRange, findRepoRoot, guessRepoRoot, startRange } from "../../adapters/git.js";
 import {
   type AuditRequest,
   type AuditRun,
@@ -57,11 +57,38 @@ export async function prepareAudit(
   const cwd = commandDirectory(args.values, io.cwd);
   mark("cli start");
   // With --base on the command line (never read from config), git can start on the range
-  // before the root is known: its rev-parse names the root too.
+  // before the root is known: its rev-parse names the root too. Meanwhile the audit starts
+  // from the root git will most likely name, which saves waiting for it (about 7 ms); its
+  // result counts only when git names that root, else everything is done again from git's.
   const early =
     stringOpt(args.values, "base") === undefined ? null : rangeFromFlags(args.values, cwd);
+  const guess = early === null ? null : guessRepoRoot(cwd);
+  if (early !== null && guess !== null) {
+    let outcome: { done: PreparedAudit } | { error: unknown };
+    try {
+      outcome = { done: await auditFrom(guess, cwd, early, args, io, hooks) };
+    } catch (error) {
+      outcome = { error };
+    }
+    if ((await early.root) === guess) {
+      if ("done" in outcome) return outcome.done;
+      throw outcome.error;
+    }
+  }
   const root = (await early?.root) ?? (await findRepoRoot(cwd));
   mark("repo root");
+  return auditFrom(root, cwd, early, args, io, hooks);
+}
+
+/** prepareAudit's work once the repository's root is known. */
+async function auditFrom(
+  root: string,
+  cwd: string,
+  early: EarlyRange | null,
+  args: ParsedArgs,
+  io: CommandIo,
+  hooks: Pick<AuditRequest, "onDataFiles">,
+): Promise<PreparedAudit> {
   const loaded = loadConfig(root, cwd);
   const config = loaded.values;
   const choice = resolvePatchRequest(args.values, config);
