@@ -45,6 +45,12 @@ export interface PythonLines {
   logical: StatementMap;
   /** coverage.py's statements (parse and bytecode model), computed on first call. */
   statements(): StatementMap;
+  /**
+   * `statements().statementOf(line)`, computed from as little of the module as the line
+   * needs: the top-level statement holding it, after a look at the top-level statements
+   * before it. Modules where that does not settle it get the full model.
+   */
+  statementNear(line: number): number | null;
 }
 
 export function analyzePython(source: string, options: PythonStatementsOptions = {}): PythonLines {
@@ -62,17 +68,26 @@ export function analyzePython(source: string, options: PythonStatementsOptions =
     for (let l = first; l <= last; l++) logicalFirst[l] = first;
   }
   let full: StatementMap | null = null;
-  const kept = options.keepTokens ? copyOfTokens(tokens) : null;
+  let kept = options.keepTokens ? copyOfTokens(tokens) : null;
+  // `tokens` may since have been overwritten by another file's: then tokenize again.
+  const current = () => kept ?? (call === tokenizeCalls ? tokens : tokenize(text, where));
+  let units: UnitStatements | null = null;
   return {
     logical: new LineTable(logicalFirst),
     statements() {
-      // `tokens` may since have been overwritten by another file's: then tokenize again.
-      full ??= analyzeTokens(
-        text,
-        kept ?? (call === tokenizeCalls ? tokens : tokenize(text, where)),
-        where,
-      );
+      full ??= analyzeTokens(text, current(), where);
       return full;
+    },
+    statementNear(line) {
+      if (full === null) {
+        if (units === null) {
+          kept ??= copyOfTokens(current());
+          units = new UnitStatements(text, kept, where);
+        }
+        const answer = units.statementOf(line);
+        if (answer !== undefined) return answer;
+      }
+      return this.statements().statementOf(line);
     },
   };
 }
@@ -157,6 +172,144 @@ class LineTable implements StatementMap {
     return first === 0 ? null : first;
   }
 }
+
+/**
+ * The full model's answer for single lines, from the top-level statement that holds each.
+ * What CPython emits for a top-level `def` or `class` depends only on it, once it is
+ * reachable: its body is a code object of its own, with its own constants (the dead code
+ * that survives in co_consts is its own too). It is reachable when every top-level statement
+ * before it is a def, a class or a simple statement that does not end the module's flow
+ * (raise, return, `assert False`). Any other shape (a compound statement before it, dead
+ * code in a top-level statement that is not a def or class, a syntax error) is left to the
+ * full model: `statementOf` then answers undefined. The full model's answers are the
+ * reference; a test compares the two on every line of the standard library.
+ */
+class UnitStatements {
+  readonly #text: string;
+  readonly #t: Tokens;
+  readonly #parser: StatementParser;
+  /** Top-level logical lines before this index are checked (see `#reachable`). */
+  #checked = 0;
+  /** The simple top-level statements checked, in order (for hasFutureAnnotations). */
+  readonly #simple: number[] = [];
+  /** The first top-level def, class or decorator line checked (Infinity: none yet). */
+  #firstDef = Number.POSITIVE_INFINITY;
+  /** The first top-level statement that may end the module's flow (Infinity: none yet). */
+  #closedAt = Number.POSITIVE_INFINITY;
+  /** emitted flags per analysed unit, by the unit's first logical line. */
+  readonly #units = new Map<number, Uint8Array | null>();
+
+  constructor(text: string, tokens: Tokens, where: string) {
+    this.#text = text;
+    this.#t = tokens;
+    this.#parser = new StatementParser(text, tokens, where);
+  }
+
+  statementOf(line: number): number | null | undefined {
+    const t = this.#t;
+    if (!Number.isInteger(line) || line < 1 || line > t.physicalCount) return null;
+    // The logical line holding `line`: the last one starting at or before it.
+    let lo = 0;
+    let hi = t.logicalCount - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((t.lineFirst[mid] as number) <= line) lo = mid;
+      else hi = mid - 1;
+    }
+    const n = lo;
+    if (
+      t.logicalCount === 0 ||
+      (t.lineFirst[n] as number) > line ||
+      (t.lineLast[n] as number) < line
+    ) {
+      return null;
+    }
+    if (t.lineDocstring[n] === 1) return null;
+    if (t.lineDepth[0] !== 0) return undefined;
+    // The top-level statement: back to the top-level line, and over a decorator stack.
+    let start = n;
+    while (start > 0 && (t.lineDepth[start] as number) > 0) start--;
+    const keyword = this.#parser.headerKeywordAt(start);
+    if (keyword === "@" || keyword === "def" || keyword === "class") {
+      while (
+        start > 0 &&
+        t.lineDepth[start - 1] === 0 &&
+        this.#parser.headerKeywordAt(start - 1) === "@"
+      ) {
+        start--;
+      }
+    } else if (keyword !== null && !STATEMENT_KEYWORDS.has(keyword)) {
+      return undefined; // elif, else, except, finally: part of an earlier statement
+    }
+    let emitted = this.#units.get(start);
+    if (emitted === undefined) {
+      emitted = this.#analyse(start);
+      this.#units.set(start, emitted);
+    }
+    if (emitted === null) return undefined;
+    return emitted[n] === 1 ? (t.lineFirst[n] as number) : null;
+  }
+
+  /** Whether every top-level statement before logical line `start` lets the flow through. */
+  #reachable(start: number): boolean {
+    const t = this.#t;
+    while (this.#closedAt === Number.POSITIVE_INFINITY && this.#checked < start) {
+      const n = this.#checked++;
+      if (t.lineDepth[n] !== 0) continue;
+      const keyword = this.#parser.headerKeywordAt(n);
+      if (keyword === null) {
+        this.#simple.push(n);
+        const from = t.lineTokStart[n] as number;
+        const to = t.lineTokEnd[n] as number;
+        if (this.#parser.simpleParts(from, to).some((part) => part.term !== TERM_NONE)) {
+          this.#closedAt = n;
+        }
+      } else if (keyword === "@" || keyword === "def" || keyword === "class") {
+        if (n < this.#firstDef) this.#firstDef = n;
+      } else {
+        this.#closedAt = n;
+      }
+    }
+    return this.#closedAt >= start;
+  }
+
+  /** The emitted flags of the top-level statement at logical line `start`, or null. */
+  #analyse(start: number): Uint8Array | null {
+    if (!this.#reachable(start)) return null;
+    const t = this.#t;
+    let stmt: Stmt;
+    try {
+      const parsed = this.#parser.statementAt(start);
+      if (parsed.next < t.logicalCount && t.lineDepth[parsed.next] !== 0) return null;
+      stmt = parsed.stmt;
+    } catch (error) {
+      if (error instanceof InputError) return null; // the full model says what is wrong
+      throw error;
+    }
+    const isDef = typeof stmt === "object" && stmt.kind === "def";
+    // The module's statements as far as hasFutureAnnotations reads them: it stops at the
+    // first that is not simple.
+    const leading: Stmt[] = this.#simple.filter((n) => n < start && n < this.#firstDef);
+    leading.push(this.#firstDef < start ? NOT_SIMPLE : stmt);
+    const future = hasFutureAnnotations(this.#text, t, leading);
+    const detector = new DeadCodeDetector();
+    let emitted = new Uint8Array(t.logicalCount);
+    new Analyzer(this.#text, t, this.#parser, emitted, future, detector).unit(stmt, start === 0);
+    if (detector.found) {
+      // Dead code objects of a def or class live in its own constants; elsewhere in the
+      // module's, which the rest of the module decides.
+      if (!isDef) return null;
+      emitted = new Uint8Array(t.logicalCount);
+      new Analyzer(this.#text, t, this.#parser, emitted, future, null).unit(stmt, start === 0);
+    }
+    return emitted;
+  }
+}
+
+const STATEMENT_KEYWORDS = new Set(["if", "while", "for", "try", "with", "match"]);
+
+/** Stands for a compound statement in a statement list (hasFutureAnnotations stops there). */
+const NOT_SIMPLE: Stmt = { kind: "inline", line: -1, from: 0, to: 0 };
 
 // coverage.py reads the file as bytes, turns CRLF and CR into LF and form feeds into spaces
 // before decoding (coverage/python.py get_python_source); the decoder drops a UTF-8 BOM.
@@ -718,6 +871,18 @@ class StatementParser {
     this.#text = text;
     this.#t = tokens;
     this.#where = where;
+  }
+
+  /** The compound statement keyword of logical line `index` (see #headerKeyword). */
+  headerKeywordAt(index: number): string | null {
+    return this.#headerKeyword(index);
+  }
+
+  /** The top-level statement starting at logical line `index`, and the line after it. */
+  statementAt(index: number): { stmt: Stmt; next: number } {
+    this.#next = index;
+    const stmt = this.#statement(0);
+    return { stmt, next: this.#next };
   }
 
   parseModule(): Stmt[] {
@@ -1637,6 +1802,16 @@ class Analyzer {
 
   #newPool(): Pool {
     return this.#detector ?? new ConstPool();
+  }
+
+  /**
+   * One top-level statement as `module` compiles it when the statements before it let the
+   * flow through; `first`: it is the module's first (a string there is the docstring).
+   */
+  unit(stmt: Stmt, first: boolean): void {
+    const pool = this.#newPool();
+    const ctx: Ctx = { scope: SCOPE_MODULE, loop: null, pool };
+    this.#block([stmt], true, ctx, first);
   }
 
   module(stmts: readonly Stmt[]): void {

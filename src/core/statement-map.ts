@@ -28,7 +28,7 @@ export function statementsWithData(
       if (first === null) return null;
       if (excluded.has(first)) return null;
       if (executedLogical.has(first)) return first;
-      return lines.statements().statementOf(line);
+      return lines.statementNear(line);
     },
   };
 }

@@ -70,6 +70,10 @@ describe("statementsWithData", () => {
         calls++;
         return python.statements();
       },
+      statementNear: (line: number) => {
+        calls++;
+        return python.statementNear(line);
+      },
     };
     const map = statementsWithData(counted, [1, 2, 3]);
     expect([1, 2, 3, 4].map((l) => map.statementOf(l))).toEqual([1, 2, 3, 3]);
