@@ -437,6 +437,7 @@ function excludedUntested(
   logical: StatementMap,
   contexts: Pick<ContextIndex, "get">,
 ): Set<number> {
+  if (excluded.size === 0) return excluded;
   for (const [line, names] of lines ?? []) {
     if (!names.some((name) => contexts.get(name).testId !== null)) continue;
     const first = logical.statementOf(line);
@@ -1262,7 +1263,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
           : python
             ? statementsWithData(
                 python,
-                lines === null ? null : lines.keys(),
+                lines,
                 excludePattern === null
                   ? undefined
                   : excludedUntested(

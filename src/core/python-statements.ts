@@ -2359,11 +2359,22 @@ export const DEFAULT_EXCLUDE = /#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(cover|COV
  * decorated definition whose decorator matches, with its suite. Empty when no line matches or
  * the file does not tokenize (nothing is then taken out of the audit).
  */
+/** `pattern` with `^` and `$` at every line's ends, made once per pattern (audits ask per file). */
+const multiline = new WeakMap<RegExp, RegExp>();
+function multilineOf(pattern: RegExp): RegExp {
+  let found = multiline.get(pattern);
+  if (found === undefined) {
+    found = new RegExp(pattern.source, "m");
+    multiline.set(pattern, found);
+  }
+  return found;
+}
+
 export function excludedStatements(source: string, pattern: RegExp = DEFAULT_EXCLUDE): Set<number> {
   const out = new Set<number>();
   const text = normalizeSource(source);
   // Tested line by line, as coverage.py does (`^` is a line's start); first once over the text.
-  if (!new RegExp(pattern.source, "m").test(text)) return out;
+  if (!multilineOf(pattern).test(text)) return out;
   const physical = text.split("\n");
   const raw = new Set<number>();
   for (const [i, line] of physical.entries()) if (pattern.test(line)) raw.add(i + 1);

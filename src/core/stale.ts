@@ -28,11 +28,30 @@ export function staleEvidence(
     if (n > lines.length) {
       return `line ${n} is recorded as executed, but the file has ${lines.length} lines`;
     }
-    const text = lines[n - 1] ?? "";
-    const trimmed = text.trim();
-    if (worst === null && (trimmed === "" || trimmed.startsWith("#")) && !inStatement?.(n)) {
-      worst = `line ${n} is recorded as executed, but it is ${trimmed === "" ? "blank" : "a comment"}`;
+    if (worst !== null) continue;
+    const kind = blankOrComment(lines[n - 1] ?? "");
+    if (kind !== null && !inStatement?.(n)) {
+      worst = `line ${n} is recorded as executed, but it is ${kind}`;
     }
   }
   return worst;
+}
+
+/**
+ * "blank" when only white space (as String.prototype.trim sees it), "a comment" when the
+ * first other character is "#", else null. Read character by character: most lines hold
+ * code, and a trimmed copy of every executed line cost more than the rest of the check.
+ */
+function blankOrComment(text: string): "blank" | "a comment" | null {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    if (c > 127) {
+      // Unicode white space: as trim() decides.
+      const rest = text.slice(i).trim();
+      return rest === "" ? "blank" : rest.startsWith("#") ? "a comment" : null;
+    }
+    return c === 35 ? "a comment" : null;
+  }
+  return "blank";
 }

@@ -11,23 +11,25 @@ import type { PythonLines } from "./python-statements.js";
  * `excluded`: first lines of statements coverage.py's report leaves out (`# pragma: no cover`,
  * excludedStatements) that no test ran: no statements here either, as in the report. The
  * caller keeps out of it those a test ran, which keep their verdicts.
+ * A logical line counts as executed when the data records any of its lines; that is looked up
+ * for the lines asked about, not worked out for every executed line in advance.
  */
 export function statementsWithData(
   lines: PythonLines,
-  executed: Iterable<number> | null,
+  executed: { has(line: number): boolean } | null,
   excluded: ReadonlySet<number> = new Set(),
 ): StatementMap {
-  const executedLogical = new Set<number>();
-  for (const line of executed ?? []) {
-    const first = lines.logical.statementOf(line);
-    if (first !== null) executedLogical.add(first);
-  }
+  const logical = lines.logical;
   return {
     statementOf(line) {
-      const first = lines.logical.statementOf(line);
+      const first = logical.statementOf(line);
       if (first === null) return null;
       if (excluded.has(first)) return null;
-      if (executedLogical.has(first)) return first;
+      if (executed !== null) {
+        for (let l = first; logical.statementOf(l) === first; l++) {
+          if (executed.has(l)) return first;
+        }
+      }
       return lines.statementNear(line);
     },
   };

@@ -19,6 +19,35 @@ describe("staleEvidence", () => {
     expect(staleEvidence(source, [3])).toBe("line 3 is recorded as executed, but it is a comment");
   });
 
+  it("reads white space as trim() does, tabs, form feeds and Unicode spaces too", () => {
+    const lines = [
+      "\t\v\f ",
+      "\u00a0\u3000",
+      "\t# x",
+      "\u2003  # y",
+      "\ufeffz = 1",
+      "x  # y",
+      "\u00a0x",
+    ];
+    const verdicts = lines.map((_, i) => staleEvidence(lines, [i + 1]));
+    expect(verdicts).toEqual([
+      "line 1 is recorded as executed, but it is blank",
+      "line 2 is recorded as executed, but it is blank",
+      "line 3 is recorded as executed, but it is a comment",
+      "line 4 is recorded as executed, but it is a comment",
+      null,
+      null,
+      null,
+    ]);
+    // The first evidence is reported, and a line past the end still wins over it.
+    expect(staleEvidence(lines, [5, 3, 1])).toBe(
+      "line 3 is recorded as executed, but it is a comment",
+    );
+    expect(staleEvidence(lines, [3, 9])).toBe(
+      "line 9 is recorded as executed, but the file has 7 lines",
+    );
+  });
+
   it("handles CRLF sources", () => {
     expect(staleEvidence("a = 1\r\n\r\nb = 2\r\n", [1, 3])).toBeNull();
     expect(staleEvidence("a = 1\r\n\r\nb = 2\r\n", [2])).toMatch(/blank/);

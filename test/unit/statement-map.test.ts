@@ -23,7 +23,7 @@ function expectSameAsFull(source: string, label: string): number {
   const statementLines: number[] = [];
   for (let l = 1; l <= count; l++) if (full.statementOf(l) !== null) statementLines.push(l);
   for (const executed of subsets(statementLines)) {
-    const composite = statementsWithData(analyzePython(source), executed);
+    const composite = statementsWithData(analyzePython(source), new Set(executed));
     for (let l = 1; l <= count + 1; l++) {
       expect(composite.statementOf(l), `${label} line ${l}`).toBe(full.statementOf(l));
     }
@@ -75,7 +75,7 @@ describe("statementsWithData", () => {
         return python.statementNear(line);
       },
     };
-    const map = statementsWithData(counted, [1, 2, 3]);
+    const map = statementsWithData(counted, new Set([1, 2, 3]));
     expect([1, 2, 3, 4].map((l) => map.statementOf(l))).toEqual([1, 2, 3, 3]);
     expect(calls).toBe(0);
     expect(map.statementOf(5)).toBeNull();
