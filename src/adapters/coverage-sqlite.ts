@@ -529,20 +529,23 @@ class SqliteCoverageSource implements CoverageSource {
     const end = packed.length;
     let offset = 0;
     let seen = 0;
+    // One loop over the records, the two hex headers read together through a table: this
+    // runs once per row (tens of thousands), mostly before V8 has optimized it.
     while (offset < end) {
-      const local = readHex8(packed, offset);
-      const length = readHex8(packed, offset + 8);
+      if (offset + 16 > end) throw unreadable(data, path);
+      let local = 0;
+      let length = 0;
+      for (let i = offset; i < offset + 8; i++) {
+        const high = HEX_DIGIT[packed[i] as number] as number;
+        const low = HEX_DIGIT[packed[i + 8] as number] as number;
+        if ((high | low) < 0) throw unreadable(data, path);
+        local = local * 16 + high;
+        length = length * 16 + low;
+      }
       offset += 16;
-      if (local < 0 || length < 0 || offset + length > end) throw unreadable(data, path);
-      this.addNumbits(
-        data,
-        path,
-        contextId(data, contextIndex, local),
-        packed,
-        offset,
-        length,
-        source,
-      );
+      if (offset + length > end) throw unreadable(data, path);
+      const context = contextId(data, contextIndex, local);
+      if (length > 0) this.addNumbits(data, path, context, packed, offset, length, source);
       offset += length;
       seen++;
     }
@@ -731,18 +734,9 @@ function beyondSource(data: DataFile, path: string): InputError {
   );
 }
 
-/** Eight lowercase hex digits at `offset` as a number, or -1. */
-function readHex8(bytes: Uint8Array, offset: number): number {
-  if (offset + 8 > bytes.length) return -1;
-  let value = 0;
-  for (let i = offset; i < offset + 8; i++) {
-    const c = bytes[i] as number;
-    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
-    if (digit < 0) return -1;
-    value = value * 16 + digit;
-  }
-  return value;
-}
+/** The value of each lowercase hex digit's character code, -1 for any other byte. */
+const HEX_DIGIT = new Int8Array(256).fill(-1);
+for (let c = 0; c < 16; c++) HEX_DIGIT[(c < 10 ? 48 : 87) + c] = c;
 
 /**
  * (line, context) pairs of one path, gathered in typed arrays and then turned into
