@@ -140,6 +140,8 @@ export interface AuditRequest {
    * a command on a terminal can say what it is waiting for when they are large.
    */
   onDataFiles?: (files: readonly string[]) => void;
+  /** Called once the changed files' rows are read: what is left of the audit is short. */
+  onDataRead?: () => void;
 }
 
 /** The audit settings a config file can give. */
@@ -1235,6 +1237,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       wanted,
     );
     mark("executed lines");
+    request.onDataRead?.();
     // Changed Python modules in the data without one executed line anywhere (rare): did a
     // test that ran import them?
     const silent = prepared

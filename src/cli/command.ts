@@ -21,6 +21,8 @@ export interface CommandIo {
   stdin: NodeJS.ReadableStream;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** For the audit to call once its long loops are done (see runProcess). */
+  afterDataRead?: () => void;
 }
 
 export type OptionValues = Record<string, string | boolean | string[] | undefined>;

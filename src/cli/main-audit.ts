@@ -6,4 +6,7 @@
 import { auditCommand } from "./commands/audit.js";
 import { runProcess } from "./run-process.js";
 
-runProcess([{ name: "audit", load: async () => auditCommand }], { exitWhenDone: true });
+runProcess([{ name: "audit", load: async () => auditCommand }], {
+  exitWhenDone: true,
+  optimizeToTheEnd: false,
+});

@@ -52,7 +52,7 @@ export interface PreparedAudit {
 export async function prepareAudit(
   args: ParsedArgs,
   io: CommandIo,
-  hooks: Pick<AuditRequest, "onDataFiles"> = {},
+  hooks: Pick<AuditRequest, "onDataFiles" | "onDataRead"> = {},
 ): Promise<PreparedAudit> {
   const cwd = commandDirectory(args.values, io.cwd);
   mark("cli start");
@@ -87,7 +87,7 @@ async function auditFrom(
   early: EarlyRange | null,
   args: ParsedArgs,
   io: CommandIo,
-  hooks: Pick<AuditRequest, "onDataFiles">,
+  hooks: Pick<AuditRequest, "onDataFiles" | "onDataRead">,
 ): Promise<PreparedAudit> {
   const loaded = loadConfig(root, cwd);
   const config = loaded.values;
@@ -183,11 +183,10 @@ ${outputDetails()}`,
     preflightOutputs(request);
     const history = readHistoryOption(request);
     const onDataFiles = dataReadProgress(io);
-    const { run, config, inputs } = await prepareAudit(
-      args,
-      io,
-      onDataFiles ? { onDataFiles } : {},
-    );
+    const { run, config, inputs } = await prepareAudit(args, io, {
+      ...(onDataFiles ? { onDataFiles } : {}),
+      ...(io.afterDataRead ? { onDataRead: io.afterDataRead } : {}),
+    });
     const plan = planOutputs(request, config.format);
     refuseInputsAsOutputs(plan, [
       ...inputs,
