@@ -19,7 +19,7 @@ const n = db
 const ids = new Map(db.prepare("SELECT path, id FROM file").raw(true).all());
 const q = db
   .prepare(
-    `SELECT count(*), CAST(group_concat(printf('%08x%08x', context_id, length(CAST(numbits AS BLOB))) || CAST(numbits AS BLOB), '') AS BLOB) FROM line_bits WHERE file_id = ?`,
+    `SELECT count(*), CAST(group_concat(context_id || ',' || length(CAST(numbits AS BLOB)) || ',' || CAST(numbits AS BLOB), '') AS BLOB) FROM line_bits WHERE file_id = ?`,
   )
   .raw(true);
 let rows = 0;

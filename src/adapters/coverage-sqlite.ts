@@ -71,11 +71,15 @@ const MAX_LINE = 10_000_000;
  * with the row count to check the framing against (a NULL would vanish from group_concat).
  */
 
-/** line_bits as one blob of `<context_id: 8 hex><length: 8 hex><numbits>` records. */
+/**
+ * line_bits as one blob of `<context_id>,<length>,<numbits>` records: two decimal numbers,
+ * each ended by a comma, then `length` bytes. Integers print as text in SQLite natively; a
+ * fixed-width printf header cost about 2 ms more to make and 2 ms more to read on 21,000 rows.
+ */
 const PACKED_LINE_BITS = `
   SELECT count(*),
          CAST(group_concat(
-           printf('%08x%08x', context_id, length(CAST(numbits AS BLOB))) || CAST(numbits AS BLOB),
+           context_id || ',' || length(CAST(numbits AS BLOB)) || ',' || CAST(numbits AS BLOB),
            '') AS BLOB)
   FROM line_bits WHERE file_id = ?`;
 
@@ -529,20 +533,12 @@ class SqliteCoverageSource implements CoverageSource {
     const end = packed.length;
     let offset = 0;
     let seen = 0;
-    // One loop over the records, the two hex headers read together through a table: this
-    // runs once per row (tens of thousands), mostly before V8 has optimized it.
     while (offset < end) {
-      if (offset + 16 > end) throw unreadable(data, path);
-      let local = 0;
-      let length = 0;
-      for (let i = offset; i < offset + 8; i++) {
-        const high = HEX_DIGIT[packed[i] as number] as number;
-        const low = HEX_DIGIT[packed[i + 8] as number] as number;
-        if ((high | low) < 0) throw unreadable(data, path);
-        local = local * 16 + high;
-        length = length * 16 + low;
-      }
-      offset += 16;
+      const local = readNumber(packed, offset, end);
+      if (local < 0) throw unreadable(data, path);
+      const length = readNumber(packed, numberEnd, end);
+      if (length < 0) throw unreadable(data, path);
+      offset = numberEnd;
       if (offset + length > end) throw unreadable(data, path);
       const context = contextId(data, contextIndex, local);
       if (length > 0) this.addNumbits(data, path, context, packed, offset, length, source);
@@ -734,9 +730,26 @@ function beyondSource(data: DataFile, path: string): InputError {
   );
 }
 
-/** The value of each lowercase hex digit's character code, -1 for any other byte. */
-const HEX_DIGIT = new Int8Array(256).fill(-1);
-for (let c = 0; c < 16; c++) HEX_DIGIT[(c < 10 ? 48 : 87) + c] = c;
+/** Where the number readNumber read last ended (after its comma). */
+let numberEnd = 0;
+
+/**
+ * The decimal number at `offset` of a packed record, ended by a comma (1 to 15 digits), or
+ * -1 for anything else; `numberEnd` is then past the comma.
+ */
+function readNumber(bytes: Uint8Array, offset: number, end: number): number {
+  let value = 0;
+  let i = offset;
+  for (; i < end && i - offset <= 15; i++) {
+    const c = bytes[i] as number;
+    if (c === 44) break;
+    if (c < 48 || c > 57) return -1;
+    value = value * 10 + (c - 48);
+  }
+  if (i === offset || i === end || i - offset > 15 || bytes[i] !== 44) return -1;
+  numberEnd = i + 1;
+  return value;
+}
 
 /**
  * (line, context) pairs of one path, gathered in typed arrays and then turned into

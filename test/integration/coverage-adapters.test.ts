@@ -479,6 +479,34 @@ describe("unusable coverage data is an InputError naming the file", () => {
         /has unreadable line data for src\/billing\/tax\.py/,
       );
     });
+    // Context ids that are not plain integers would mislead the packed read's decimal
+    // framing ("3,17" reads as two numbers): refused, whatever they are.
+    for (const value of ["'1,2'", "2.5", "-1", "'7'||x'2c'", "99999999999999999999"]) {
+      const odd = writableCopy("lines.coverage", (db) => {
+        db.pragma("foreign_keys = OFF");
+        db.exec(
+          `UPDATE line_bits SET context_id = ${value} WHERE file_id = (SELECT id FROM file WHERE path = 'src/billing/tax.py') AND context_id = (SELECT min(context_id) FROM line_bits)`,
+        );
+      });
+      withSource(openCoverageSqlite([odd]), (source) => {
+        expectInputError(
+          () => source.executedLines([TAX]),
+          /has unreadable line data for src\/billing\/tax\.py|refers to context id/,
+        );
+      });
+    }
+    // Numbits full of commas (the framing's separator) are data like any other.
+    const commas = writableCopy("lines.coverage", (db) => {
+      db.exec(
+        "UPDATE line_bits SET numbits = x'2c2c2c' WHERE file_id = (SELECT id FROM file WHERE path = 'src/billing/tax.py')",
+      );
+    });
+    withSource(openCoverageSqlite([commas]), (source) => {
+      // 0x2c = lines 2, 3 and 5 of each byte: bytes 0-2 give 2, 3, 5, 10, 11, 13, 18, 19, 21.
+      expect(
+        [...(source.executedLines([TAX]).get(TAX)?.keys() ?? [])].sort((a, b) => a - b),
+      ).toEqual([2, 3, 5, 10, 11, 13, 18, 19, 21]);
+    });
     const orphan = writableCopy("lines.coverage", (db) => {
       db.pragma("foreign_keys = OFF");
       db.exec("DELETE FROM context WHERE context = 'tests/test_tax.py::test_rate_for|run'");
