@@ -2352,13 +2352,6 @@ export function pythonCodeText(source: string): string | null {
 /** coverage.py's default `exclude_lines` (DEFAULT_EXCLUDE): the `# pragma: no cover` comment. */
 export const DEFAULT_EXCLUDE = /#\s*(pragma|PRAGMA)[:\s]?\s*(no|NO)\s*(cover|COVER)/;
 
-/**
- * The first lines of the statements coverage.py excludes from its report for `pattern`
- * (coverage/parser.py `_raw_parse`, 6.x and 7.x): a statement any of whose physical lines
- * matches; the whole suite of a compound statement whose `:` sits on a matching line; and a
- * decorated definition whose decorator matches, with its suite. Empty when no line matches or
- * the file does not tokenize (nothing is then taken out of the audit).
- */
 /** `pattern` with `^` and `$` at every line's ends, made once per pattern (audits ask per file). */
 const multiline = new WeakMap<RegExp, RegExp>();
 function multilineOf(pattern: RegExp): RegExp {
@@ -2370,6 +2363,13 @@ function multilineOf(pattern: RegExp): RegExp {
   return found;
 }
 
+/**
+ * The first lines of the statements coverage.py excludes from its report for `pattern`
+ * (coverage/parser.py `_raw_parse`, 6.x and 7.x): a statement any of whose physical lines
+ * matches; the whole suite of a compound statement whose `:` sits on a matching line; and a
+ * decorated definition whose decorator matches, with its suite. Empty when no line matches or
+ * the file does not tokenize (nothing is then taken out of the audit).
+ */
 export function excludedStatements(source: string, pattern: RegExp = DEFAULT_EXCLUDE): Set<number> {
   const out = new Set<number>();
   const text = normalizeSource(source);
