@@ -180,9 +180,10 @@ class LineTable implements StatementMap {
  * that survives in co_consts is its own too). It is reachable when every top-level statement
  * before it is a def, a class or a simple statement that does not end the module's flow
  * (raise, return, `assert False`). Any other shape (a compound statement before it, dead
- * code in a top-level statement that is not a def or class, a syntax error) is left to the
- * full model: `statementOf` then answers undefined. The full model's answers are the
- * reference; a test compares the two on every line of the standard library.
+ * code in a top-level statement that is not a def or class) is left to the full model:
+ * `statementOf` then answers undefined. A module that does not parse is refused as the full
+ * model refuses it. The full model's answers are the reference; a test compares the two on
+ * every line of the standard library.
  */
 class UnitStatements {
   readonly #text: string;
@@ -202,6 +203,10 @@ class UnitStatements {
   constructor(text: string, tokens: Tokens, where: string) {
     this.#text = text;
     this.#t = tokens;
+    // The whole module must parse, as the full model requires: its refusal of a file that is
+    // not Python 3.11 must not depend on which lines are asked about. The truth of tests
+    // decides no syntax, so this parse skips it (about half of the parser's work).
+    new StatementParser(text, tokens, where, false).parseModule();
     this.#parser = new StatementParser(text, tokens, where);
   }
 
@@ -866,11 +871,14 @@ class StatementParser {
   readonly #text: string;
   readonly #t: Tokens;
   readonly #where: string;
+  /** False: every test's truth is "unknown" (a parse that only checks the syntax). */
+  readonly #evaluateTests: boolean;
 
-  constructor(text: string, tokens: Tokens, where: string) {
+  constructor(text: string, tokens: Tokens, where: string, evaluateTests = true) {
     this.#text = text;
     this.#t = tokens;
     this.#where = where;
+    this.#evaluateTests = evaluateTests;
   }
 
   /** The compound statement keyword of logical line `index` (see #headerKeyword). */
@@ -907,11 +915,17 @@ class StatementParser {
   }
 
   #isOp(i: number, op: string): boolean {
-    return this.#t.kind[i] === T_OP && this.#tokText(i) === op;
+    return this.#t.kind[i] === T_OP && this.#spells(i, op);
   }
 
   #isName(i: number, name: string): boolean {
-    return this.#t.kind[i] === T_NAME && this.#tokText(i) === name;
+    return this.#t.kind[i] === T_NAME && this.#spells(i, name);
+  }
+
+  /** Whether token i is exactly `word`, compared in place (no copy of the token). */
+  #spells(i: number, word: string): boolean {
+    const start = this.#t.start[i] as number;
+    return (this.#t.end[i] as number) - start === word.length && this.#text.startsWith(word, start);
   }
 
   /** Indentation level of logical line n, or -1 past the end. */
@@ -943,6 +957,9 @@ class StatementParser {
     const t0 = this.#tokStart(index);
     if (this.#t.kind[t0] === T_OP) return this.#isOp(t0, "@") ? "@" : null;
     if (this.#t.kind[t0] !== T_NAME) return null;
+    // Keywords are 2 to 7 characters long: most names need no copy to be ruled out.
+    const length = (this.#t.end[t0] as number) - (this.#t.start[t0] as number);
+    if (length < 2 || length > 7) return null;
     let word = this.#tokText(t0);
     if (word === "async" && t0 + 1 < this.#tokEnd(index)) {
       const second = this.#tokText(t0 + 1);
@@ -1325,6 +1342,7 @@ class StatementParser {
 
   /** The compile-time truth of a test expression, as CPython 3.11's jump folding sees it. */
   #truth(from: number, to: number): Truth {
+    if (!this.#evaluateTests) return -1;
     return new ConstEvaluator(this.#text, this.#t).truth(from, to);
   }
 }

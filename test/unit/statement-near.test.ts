@@ -138,6 +138,33 @@ describe("statementNear", () => {
     expect(fullBuilt).toBe(false);
   });
 
+  // Review 41 #1: a module the full model refuses is refused whichever line is asked, also
+  // when the line's own statement parses (the error after it, or before it).
+  it.each([
+    ["a def without its colon", "def legacy()\n    return 1\n"],
+    ["an else without its if", "else:\n    x = 1\n"],
+    ["a try without except or finally", "try:\n    x = 1\n"],
+    ["a decorator before no def", "@decorate\nx = 1\n"],
+    ["a def without a body", "def f():\nx = 1\n"],
+    ["a match without cases", "match x:\n    pass\n"],
+    ["an unexpected indent", "x = 1\n    y = 2\n"],
+  ])("refuses a module with %s as the full model does", (_shape, broken) => {
+    const good = "def helper():\n    return 1\n\n";
+    for (const [source, line] of [
+      [`${good}${broken}`, 2],
+      [`${broken}\n${good}`, broken.split("\n").length + 2],
+    ] as const) {
+      let message = "";
+      try {
+        findPythonStatements(source);
+      } catch (error) {
+        message = error instanceof Error ? error.message : String(error);
+      }
+      expect(message, source).toMatch(/not valid Python 3\.11/);
+      expect(() => analyzePython(source).statementNear(line), source).toThrow(message);
+    }
+  });
+
   it.each([
     [
       "a compound statement before it",
