@@ -495,6 +495,31 @@ describe("unusable coverage data is an InputError naming the file", () => {
         );
       });
     }
+    // Review 41 #3: a text id spelling further records ("3,0,3": context 3, no bits, then
+    // "3,"...), with another row's NULL numbits keeping the row count: refused, never read
+    // as lines of context 3.
+    const spelled = writableCopy("lines.coverage", (db) => {
+      db.pragma("foreign_keys = OFF");
+      const tax = "(SELECT id FROM file WHERE path = 'src/billing/tax.py')";
+      const [first, second] = db
+        .prepare(
+          `SELECT context_id FROM line_bits WHERE file_id = ${tax} ORDER BY context_id LIMIT 2`,
+        )
+        .pluck(true)
+        .all() as number[];
+      db.exec(
+        `UPDATE line_bits SET context_id = '${second},0,${second}' WHERE file_id = ${tax} AND context_id = ${first}`,
+      );
+      db.exec(
+        `UPDATE line_bits SET numbits = NULL WHERE file_id = ${tax} AND context_id = ${second}`,
+      );
+    });
+    withSource(openCoverageSqlite([spelled]), (source) => {
+      expectInputError(
+        () => source.executedLines([TAX]),
+        /has unreadable line data for src\/billing\/tax\.py/,
+      );
+    });
     // Numbits full of commas (the framing's separator) are data like any other.
     const commas = writableCopy("lines.coverage", (db) => {
       db.exec(
