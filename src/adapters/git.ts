@@ -10,7 +10,15 @@
 
 import { isUtf8 } from "node:buffer";
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  unlinkSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { GitError, InputError, InternalError } from "../core/errors.js";
@@ -290,7 +298,14 @@ export async function findRepoRoot(cwd: string): Promise<string> {
  */
 export function guessRepoRoot(cwd: string, env: NodeJS.ProcessEnv = process.env): string | null {
   if (env.GIT_DIR !== undefined || env.GIT_WORK_TREE !== undefined) return null;
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+  // git names the directory as the system resolves it: through symbolic links.
+  let start: string;
+  try {
+    start = realpathSync.native(resolve(cwd));
+  } catch {
+    return null;
+  }
+  for (let dir = start; ; dir = dirname(dir)) {
     if (existsSync(join(dir, ".git"))) return dir;
     if (dirname(dir) === dir) return null;
   }

@@ -142,7 +142,16 @@ export interface AuditRequest {
   onDataFiles?: (files: readonly string[]) => void;
   /** Called once the changed files' rows are read: what is left of the audit is short. */
   onDataRead?: () => void;
+  /**
+   * Asked between the audit's first steps; true abandons the run (it rejects with
+   * AuditAbandoned). The command line starts an audit from a guessed root and drops it this
+   * way as soon as git names another.
+   */
+  abandonIf?: () => boolean;
 }
+
+/** A run its caller abandoned (see AuditRequest.abandonIf): no answer, only a signal. */
+export class AuditAbandoned extends Error {}
 
 /** The audit settings a config file can give. */
 export interface ConfigurableSettings {
@@ -1034,6 +1043,10 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
   const coverage = openCoverage(root, request.coverage);
   mark("open data");
   await letGitRun();
+  if (request.abandonIf?.()) {
+    coverage.close();
+    throw new AuditAbandoned();
+  }
   try {
     // 1. Contexts: the data must say which test ran each line.
     const {
@@ -1057,6 +1070,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
 
     mark("contexts");
     await letGitRun();
+    if (request.abandonIf?.()) throw new AuditAbandoned();
     // 2. Frozen ids must name tests in the data; a typo would hide shadow.
     if (contexts.style === "test-function") {
       refuseParametrizedForCollapsedContexts(frozenList, request.frozen);

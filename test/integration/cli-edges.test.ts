@@ -10,6 +10,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -18,6 +19,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { guessRepoRoot } from "../../src/adapters/git.js";
+import { AuditAbandoned, runAudit } from "../../src/app/run-audit.js";
+import { prepareAudit } from "../../src/cli/commands/audit.js";
+import { DEFAULT_TEST_GLOBS } from "../../src/core/globs.js";
 import { CLI, expectOneLineError, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import { isolatedGitEnv, type TempRepo } from "../helpers/git-repo.js";
@@ -442,8 +446,9 @@ describe("the root the audit starts from before git names it", () => {
 
   it("is the nearest directory holding .git, unless GIT_DIR or GIT_WORK_TREE say otherwise", () => {
     const sub = join(repo.dir, "src");
-    expect(guessRepoRoot(sub, {})).toBe(repo.dir);
-    expect(guessRepoRoot(repo.dir, {})).toBe(repo.dir);
+    const real = realpathSync(repo.dir);
+    expect(guessRepoRoot(sub, {})).toBe(real);
+    expect(guessRepoRoot(repo.dir, {})).toBe(real);
     expect(guessRepoRoot(sub, { GIT_DIR: join(repo.dir, ".git") })).toBeNull();
     expect(guessRepoRoot(sub, { GIT_WORK_TREE: repo.dir })).toBeNull();
     const outside = mkdtempSync(join(tmpdir(), "fg-noroot-"));
@@ -463,7 +468,7 @@ describe("the root the audit starts from before git names it", () => {
     const sub = join(repo.dir, "src", "billing");
     mkdirSync(join(sub, ".git"));
     try {
-      expect(guessRepoRoot(sub, {})).toBe(sub);
+      expect(guessRepoRoot(sub, {})).toBe(realpathSync(sub));
       const got = runCli(args, { cwd: sub });
       expect(got.stderr).toBe("");
       expect(got.status).toBe(1);
@@ -473,12 +478,13 @@ describe("the root the audit starts from before git names it", () => {
     }
   });
 
-  it("gives way to git's root when the directory is reached through a symbolic link", () => {
+  it("is the directory behind a symbolic link, as git names it (review 41 #2)", () => {
     const want = runCli(args, { cwd: repo.dir });
     const holder = mkdtempSync(join(tmpdir(), "fg-link-"));
     try {
       const link = join(holder, "repo");
       symlinkSync(repo.dir, link);
+      expect(guessRepoRoot(link, {})).toBe(realpathSync(repo.dir));
       const got = runCli(["audit", "-C", link, ...args.slice(1)], { cwd: holder });
       expect(got.stderr).toBe("");
       expect(got.status).toBe(1);
@@ -486,6 +492,42 @@ describe("the root the audit starts from before git names it", () => {
     } finally {
       rmSync(holder, { recursive: true, force: true });
     }
+  });
+
+  // Review 41 #2: a start git's answer overturns ends at the audit's next step, and the
+  // data files are announced (on a terminal) once, not once per start.
+  it("announces the data once when git's answer overturns the start (an unknown base)", async () => {
+    const announced: string[][] = [];
+    const io = {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      stdin: process.stdin,
+      cwd: repo.dir,
+      env: process.env,
+    };
+    await expect(
+      prepareAudit({ values: { base: "no-such-ref" }, positionals: [] }, io, {
+        onDataFiles: (files) => announced.push([...files]),
+      }),
+    ).rejects.toThrow(/no-such-ref/);
+    expect(announced).toEqual([[join(realpathSync(repo.dir), ".coverage")]]);
+  });
+
+  it("a run asked to stop between steps rejects with AuditAbandoned", async () => {
+    await expect(
+      runAudit({
+        root: realpathSync(repo.dir),
+        patch: { kind: "range", base: "base" },
+        frozen: join(repo.dir, "quarantine.json"),
+        pathMap: [],
+        testGlobs: [...DEFAULT_TEST_GLOBS],
+        sourceGlobs: [],
+        failOn: ["shadowed"],
+        allowUnresolved: false,
+        testRoot: "",
+        abandonIf: () => true,
+      }),
+    ).rejects.toBeInstanceOf(AuditAbandoned);
   });
 });
 

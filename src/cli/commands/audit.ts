@@ -63,13 +63,38 @@ export async function prepareAudit(
   const early =
     stringOpt(args.values, "base") === undefined ? null : rangeFromFlags(args.values, cwd);
   const guess = early === null ? null : guessRepoRoot(cwd);
+  // The data files are announced once, even when the audit starts again from git's root.
+  let announced: string | null = null;
+  const { onDataFiles } = hooks;
+  const once: Pick<AuditRequest, "onDataFiles"> = onDataFiles
+    ? {
+        onDataFiles: (files) => {
+          if (announced === files.join("\n")) return;
+          announced = files.join("\n");
+          onDataFiles(files);
+        },
+      }
+    : {};
   if (early !== null && guess !== null) {
+    let named: string | null | undefined; // git's root once rev-parse has answered
+    early.root.then(
+      (root) => {
+        named = root;
+      },
+      () => {
+        named = null;
+      },
+    );
+    const abandonIf = () => named !== undefined && named !== guess;
     let outcome: { done: PreparedAudit } | { error: unknown };
     try {
-      outcome = { done: await auditFrom(guess, cwd, early, args, io, hooks) };
+      outcome = {
+        done: await auditFrom(guess, cwd, early, args, io, { ...hooks, ...once, abandonIf }),
+      };
     } catch (error) {
       outcome = { error };
     }
+    // An abandoned run (AuditAbandoned) means git named another root: it is never kept.
     if ((await early.root) === guess) {
       if ("done" in outcome) return outcome.done;
       throw outcome.error;
@@ -77,7 +102,7 @@ export async function prepareAudit(
   }
   const root = (await early?.root) ?? (await findRepoRoot(cwd));
   mark("repo root");
-  return auditFrom(root, cwd, early, args, io, hooks);
+  return auditFrom(root, cwd, early, args, io, { ...hooks, ...once });
 }
 
 /** prepareAudit's work once the repository's root is known. */
@@ -87,7 +112,7 @@ async function auditFrom(
   early: EarlyRange | null,
   args: ParsedArgs,
   io: CommandIo,
-  hooks: Pick<AuditRequest, "onDataFiles" | "onDataRead">,
+  hooks: Pick<AuditRequest, "onDataFiles" | "onDataRead" | "abandonIf">,
 ): Promise<PreparedAudit> {
   const loaded = loadConfig(root, cwd);
   const config = loaded.values;
