@@ -5,7 +5,8 @@
 // the file, nor a blank or comment-only line (they have no bytecode).
 
 export function splitLines(source: string): string[] {
-  const lines = source.split(/\r\n|\r|\n/);
+  // Most files have no CR: a plain split is several times faster than the pattern's.
+  const lines = source.includes("\r") ? source.split(/\r\n|\r|\n/) : source.split("\n");
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   return lines;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { staleEvidence } from "../../src/core/stale.js";
+import { splitLines, staleEvidence } from "../../src/core/stale.js";
 
 describe("staleEvidence", () => {
   const source = "import os\n\n# note\ndef f():\n    return 1\n";
@@ -66,5 +66,17 @@ describe("staleEvidence with the tokenizer's statement lines", () => {
     expect(staleEvidence(source, [9], () => true)).toBe(
       "line 9 is recorded as executed, but the file has 5 lines",
     );
+  });
+});
+
+describe("splitLines", () => {
+  it("ends lines at LF, CRLF and CR alike, with or without a final line end", () => {
+    expect(splitLines("")).toEqual([]);
+    expect(splitLines("\n")).toEqual([""]);
+    expect(splitLines("a\nb")).toEqual(["a", "b"]);
+    expect(splitLines("a\nb\n")).toEqual(["a", "b"]);
+    expect(splitLines("a\n\nb\n\n")).toEqual(["a", "", "b", ""]);
+    expect(splitLines("a\r\nb\rc\n")).toEqual(["a", "b", "c"]);
+    expect(splitLines("a\r\n\r\n")).toEqual(["a", ""]);
   });
 });
