@@ -75,13 +75,15 @@ const MAX_LINE = 10_000_000;
  * line_bits as one blob of `<context_id>,<length>,<numbits>` records: two decimal numbers,
  * each ended by a comma, then `length` bytes. Integers print as text in SQLite natively; a
  * fixed-width printf header cost about 2 ms more to make and 2 ms more to read on 21,000 rows.
- * A context id that is not an integer (text could hold the commas of further records) makes
- * its record NULL, which group_concat leaves out: the count then tells (review 41).
+ * A context id that is not an integer (text could hold the commas of further records), or
+ * numbits that are not a blob (a number or text would be read as its digits' bytes), make
+ * the record NULL, which group_concat leaves out: the count then tells (reviews 41, 42).
  */
 const PACKED_LINE_BITS = `
   SELECT count(*),
          CAST(group_concat(
-           CASE WHEN typeof(context_id) = 'integer' THEN context_id END
+           CASE WHEN typeof(context_id) = 'integer' AND typeof(numbits) = 'blob'
+                THEN context_id END
              || ',' || length(CAST(numbits AS BLOB)) || ',' || CAST(numbits AS BLOB),
            '') AS BLOB)
   FROM line_bits WHERE file_id = ?`;

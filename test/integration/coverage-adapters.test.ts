@@ -520,6 +520,21 @@ describe("unusable coverage data is an InputError naming the file", () => {
         /has unreadable line data for src\/billing\/tax\.py/,
       );
     });
+    // Review 42: numbits stored as a number or text (coverage.py writes a blob) would read as
+    // the bytes of their digits: refused.
+    for (const value of ["2", "'ab'", "2.5"]) {
+      const notBlob = writableCopy("lines.coverage", (db) => {
+        db.exec(
+          `UPDATE line_bits SET numbits = ${value} WHERE file_id = (SELECT id FROM file WHERE path = 'src/billing/tax.py') AND context_id = (SELECT min(context_id) FROM line_bits)`,
+        );
+      });
+      withSource(openCoverageSqlite([notBlob]), (source) => {
+        expectInputError(
+          () => source.executedLines([TAX]),
+          /has unreadable line data for src\/billing\/tax\.py/,
+        );
+      });
+    }
     // Numbits full of commas (the framing's separator) are data like any other.
     const commas = writableCopy("lines.coverage", (db) => {
       db.exec(
