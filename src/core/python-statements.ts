@@ -230,7 +230,6 @@ class UnitStatements {
       return null;
     }
     if (t.lineDocstring[n] === 1) return null;
-    if (t.lineDepth[0] !== 0) return undefined;
     // The top-level statement: back to the top-level line, and over a decorator stack.
     let start = n;
     while (start > 0 && (t.lineDepth[start] as number) > 0) start--;
@@ -282,15 +281,9 @@ class UnitStatements {
   #analyse(start: number): Uint8Array | null {
     if (!this.#reachable(start)) return null;
     const t = this.#t;
-    let stmt: Stmt;
-    try {
-      const parsed = this.#parser.statementAt(start);
-      if (parsed.next < t.logicalCount && t.lineDepth[parsed.next] !== 0) return null;
-      stmt = parsed.stmt;
-    } catch (error) {
-      if (error instanceof InputError) return null; // the full model says what is wrong
-      throw error;
-    }
+    // The constructor parsed the whole module: this statement parses, and ends at the next
+    // top-level line.
+    const stmt = this.#parser.statementAt(start).stmt;
     const isDef = typeof stmt === "object" && stmt.kind === "def";
     // The module's statements as far as hasFutureAnnotations reads them: it stops at the
     // first that is not simple.
