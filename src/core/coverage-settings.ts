@@ -6,6 +6,7 @@ import { basename, posix } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { normalizePath } from "./path-map.js";
 import { parseIni } from "./pytest-config.js";
+import { DEFAULT_EXCLUDE } from "./python-statements.js";
 
 /** The files coverage.py and pytest read their settings from, under their standard names. */
 const STANDARD_CONFIGS = new Set([
@@ -183,9 +184,6 @@ function covOptions(line: string): string[] {
 /** The files coverage.py reads its own settings from, in the directory it runs in, in order. */
 export const COVERAGE_CONFIG_FILES = [".coveragerc", "setup.cfg", "tox.ini", "pyproject.toml"];
 
-/** coverage.py's default `exclude_lines` (DEFAULT_EXCLUDE): the `# pragma: no cover` comment. */
-const DEFAULT_EXCLUDE = "#\\s*(pragma|PRAGMA)[:\\s]?\\s*(no|NO)\\s*(cover|COVER)";
-
 /**
  * The exclusion coverage.py's report applies with the first of COVERAGE_CONFIG_FILES that
  * holds coverage settings (`name -> text`, null for a missing file): its `exclude_lines`
@@ -230,7 +228,7 @@ export function coverageExclusion(read: (name: string) => string | null): RegExp
     if (value !== undefined) patterns = value.split("\n").filter((l) => l.trim() !== "");
     break;
   }
-  const list = patterns ?? [DEFAULT_EXCLUDE];
+  const list = patterns ?? [DEFAULT_EXCLUDE.source];
   if (list.length === 0) return /(?!)/;
   try {
     return new RegExp(list.map((p) => `(?:${p})`).join("|"));
