@@ -69,8 +69,9 @@ export async function prepareAudit(
   const once: Pick<AuditRequest, "onDataFiles"> = onDataFiles
     ? {
         onDataFiles: (files) => {
-          if (announced === files.join("\n")) return;
-          announced = files.join("\n");
+          const list = files.join("\n");
+          if (announced === list) return;
+          announced = list;
           onDataFiles(files);
         },
       }
