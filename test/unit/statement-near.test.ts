@@ -6,7 +6,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzePython, findPythonStatements } from "../../src/core/python-statements.js";
+import {
+  analyzePython,
+  findPythonStatements,
+  type PythonLines,
+} from "../../src/core/python-statements.js";
 import { splitLines } from "../../src/core/stale.js";
 import { STATEMENT_CASES } from "../fixtures/statements/cases.js";
 
@@ -25,16 +29,22 @@ function shuffled(count: number, seed: number): number[] {
   return lines;
 }
 
+/** Counts on `lines`' full model: whether anything (statementNear too) has asked for it since. */
+function watchFullModel(lines: PythonLines): () => boolean {
+  let built = false;
+  const statements = lines.statements.bind(lines);
+  lines.statements = () => {
+    built = true;
+    return statements();
+  };
+  return () => built;
+}
+
 /** Compares every line; returns whether statementNear needed the full model. */
 function expectSameAsFull(source: string, label: string, seed = 7): boolean {
   const full = findPythonStatements(source, { path: label });
   const near = analyzePython(source, { path: label });
-  let fullBuilt = false;
-  const statements = near.statements.bind(near);
-  near.statements = () => {
-    fullBuilt = true;
-    return statements();
-  };
+  const fullBuilt = watchFullModel(near);
   const count = splitLines(source).length;
   const differing: string[] = [];
   for (const line of shuffled(count, seed)) {
@@ -43,7 +53,7 @@ function expectSameAsFull(source: string, label: string, seed = 7): boolean {
     if (got !== want) differing.push(`line ${line}: ${got} instead of ${want}`);
   }
   expect(differing, label).toEqual([]);
-  return fullBuilt;
+  return fullBuilt();
 }
 
 function pythonFiles(dir: string): string[] {
@@ -125,17 +135,12 @@ describe("statementNear", () => {
       "",
     ].join("\n");
     const near = analyzePython(source);
-    let fullBuilt = false;
-    const statements = near.statements.bind(near);
-    near.statements = () => {
-      fullBuilt = true;
-      return statements();
-    };
+    const fullBuilt = watchFullModel(near);
     const full = findPythonStatements(source);
     for (const line of [8, 7, 5, 6, 11, 13, 17, 18, 19, 1, 2, 3, 4]) {
       expect(near.statementNear(line), `line ${line}`).toBe(full.statementOf(line));
     }
-    expect(fullBuilt).toBe(false);
+    expect(fullBuilt()).toBe(false);
   });
 
   // Review 41 #1: a module the full model refuses is refused whichever line is asked, also
@@ -176,13 +181,8 @@ describe("statementNear", () => {
     ["dead code in a top-level if", "if x:\n    raise E\n    f = lambda: 1\n", 3],
   ])("leaves %s to the full model, with its answer", (_shape, source, line) => {
     const near = analyzePython(source);
-    let fullBuilt = false;
-    const statements = near.statements.bind(near);
-    near.statements = () => {
-      fullBuilt = true;
-      return statements();
-    };
+    const fullBuilt = watchFullModel(near);
     expect(near.statementNear(line)).toBe(findPythonStatements(source).statementOf(line));
-    expect(fullBuilt).toBe(true);
+    expect(fullBuilt()).toBe(true);
   });
 });
