@@ -6,35 +6,48 @@
 //
 // audit.cjs is compiled with the V8 code cache the build wrote next to it (bytecode of every
 // function a sample audit ran), which saves compiling 300 kB of JavaScript on each run. The
-// cache is used only for the exact file it was made from (its SHA-1 is in the cache's
-// header); V8 itself refuses one from another Node version. Otherwise the file compiles as
-// usual: the cache changes how fast audit starts, never what it does.
+// cache file holds a copy of the exact audit.cjs it was made from, and is used only when the
+// two are byte for byte the same (a memory compare: hashing the file needed node:crypto,
+// about 5 ms of loading and hashing on each run); V8 itself refuses one from another Node
+// version. Otherwise the file compiles as usual: the cache changes how fast audit starts,
+// never what it does.
+//
+// The cache file: the line "freezegate code cache 1", the line of audit.cjs's length in
+// bytes, then that many bytes (audit.cjs), then V8's data.
 
-const { createHash } = require("node:crypto");
 const { readFileSync, writeFileSync } = require("node:fs");
 const Module = require("node:module");
 const { join } = require("node:path");
 const { Script } = require("node:vm");
 
-const HASH_BYTES = 40; // hex SHA-1 of audit.cjs, then "\n", then V8's data
+const MAGIC = "freezegate code cache 1\n";
+
+/** V8's data from a cache file made for exactly `source`, or undefined. */
+function cachedDataFor(cache, source) {
+  const header = cache.toString("latin1", 0, MAGIC.length + 12);
+  const lengthEnd = header.indexOf("\n", MAGIC.length);
+  if (!header.startsWith(MAGIC) || lengthEnd < 0) return undefined;
+  const start = lengthEnd + 1;
+  const end = start + source.length;
+  if (header.slice(MAGIC.length, lengthEnd) !== String(source.length) || cache.length <= end) {
+    return undefined;
+  }
+  return source.compare(cache, start, end) === 0 ? cache.subarray(end) : undefined;
+}
 
 function runAudit() {
   const file = join(__dirname, "audit.cjs");
   const cacheFile = `${file}.v8cache`;
-  const source = readFileSync(file, "utf8");
-  const hash = createHash("sha1").update(source).digest("hex");
+  const bytes = readFileSync(file);
   let cachedData;
   let state = "none";
   try {
-    const cache = readFileSync(cacheFile);
-    if (cache.toString("latin1", 0, HASH_BYTES) === hash && cache[HASH_BYTES] === 0x0a) {
-      cachedData = cache.subarray(HASH_BYTES + 1);
-    } else {
-      state = "stale";
-    }
+    cachedData = cachedDataFor(readFileSync(cacheFile), bytes);
+    if (cachedData === undefined) state = "stale";
   } catch {
     // no cache: compile as usual
   }
+  const source = bytes.toString("utf8");
   const script = new Script(Module.wrap(source), { filename: file, cachedData });
   if (cachedData !== undefined) state = script.cachedDataRejected ? "rejected" : "used";
   if (process.env.FREEZEGATE_TIMING === "1") process.stderr.write(`timing: code cache ${state}\n`);
@@ -43,10 +56,8 @@ function runAudit() {
     // A cache that cannot be written is only a slower next run: never a changed exit code.
     process.on("exit", () => {
       try {
-        writeFileSync(
-          cacheFile,
-          Buffer.concat([Buffer.from(`${hash}\n`, "latin1"), script.createCachedData()]),
-        );
+        const header = Buffer.from(`${MAGIC}${bytes.length}\n`, "latin1");
+        writeFileSync(cacheFile, Buffer.concat([header, bytes, script.createCachedData()]));
       } catch (error) {
         process.stderr.write(`freezegate: no code cache written: ${String(error)}\n`);
       }

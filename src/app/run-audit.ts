@@ -429,9 +429,6 @@ export function statementLinesOf(
   }
 }
 
-/** Source characters of changed files whose tokens are kept (about 5 bytes a character). */
-const KEEP_TOKENS_CHARS = 1_000_000;
-
 /** The same strings in the same order. */
 function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
@@ -1195,9 +1192,6 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     };
     const dataPaths = mappedAudited.flatMap((f) => dataPathsOf(f.path));
     mark("read + check sources");
-    // Files whose changed lines no test ran need the full statement model later: their
-    // tokens are kept for it, up to a budget (beyond it they are tokenized again).
-    let keepBudget = KEEP_TOKENS_CHARS;
     const prepared = audited.map((change) => {
       const text = (sources.get(change.path) as Buffer).toString("utf8");
       const recorded = dataPathsOf(change.path);
@@ -1212,10 +1206,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         ? null
         : reportedStatements(recorded.map((p) => coverage.excluded(p)));
       const isPython = isPythonSource(change.path, text);
-      keepBudget -= text.length;
-      const python = isPython
-        ? analyzePython(text, { path: change.path, keepTokens: keepBudget >= 0 })
-        : null;
+      const python = isPython ? analyzePython(text, { path: change.path }) : null;
       // coverage.py's statements: measured (evidence of the file's lines) plus the excluded
       // lines the full statement model calls statements. The exclusion pattern matches any
       // physical line: a comment, a line in a docstring, an `else:` that has no bytecode.

@@ -14,16 +14,13 @@
 
 import { InputError } from "./errors.js";
 import type { StatementMap } from "./model.js";
+import { isIdentChar, isIdentStart, isStringPrefix } from "./python-chars.js";
 import { lineOfOffset } from "./python-imports.js";
+import { scanLogicalLines } from "./python-logical-lines.js";
 
 export interface PythonStatementsOptions {
   /** Used only in error messages. */
   path?: string;
-  /**
-   * Keep a copy of the tokens for `statements()` (about 9 bytes per token), which otherwise
-   * tokenizes the text again when another file was tokenized in between.
-   */
-  keepTokens?: boolean;
 }
 
 /** Computes coverage.py's statement map for Python 3.11 source text (any line endings). */
@@ -31,10 +28,19 @@ export function findPythonStatements(
   source: string,
   options: PythonStatementsOptions = {},
 ): StatementMap {
-  return analyzePython(source, options).statements();
+  const { text, where } = readable(source, options);
+  return analyzeTokens(text, tokenize(text, where), where);
 }
 
-/** Two views of one tokenized file; the expensive one is computed only when asked for. */
+/** The text as the tokenizer reads it, after refusing a foreign source encoding. */
+function readable(source: string, options: PythonStatementsOptions) {
+  const text = normalizeSource(source);
+  const where = options.path ?? "Python source";
+  refuseForeignEncoding(text, where);
+  return { text, where };
+}
+
+/** Views of one Python file; the statement models are computed only when asked for. */
 export interface PythonLines {
   /**
    * The tokenizer's logical lines: first line of the logical line holding `line`, or null
@@ -54,11 +60,43 @@ export interface PythonLines {
 }
 
 export function analyzePython(source: string, options: PythonStatementsOptions = {}): PythonLines {
-  const text = normalizeSource(source);
-  const where = options.path ?? "Python source";
-  refuseForeignEncoding(text, where);
-  const tokens = tokenize(text, where);
-  const call = tokenizeCalls;
+  const { text, where } = readable(source, options);
+  // The logical lines come from the scanner; where it gives up, tokenize() reports the error
+  // (or, should it accept the text after all, its tokens give the lines).
+  const logicalFirst = scanLogicalLines(text) ?? logicalLinesOf(tokenize(text, where));
+  let full: StatementMap | null = null;
+  let units: UnitStatements | null = null;
+  // The unit model's tokens: a copy of their own, because the next tokenize() call reuses
+  // its arrays. The full model reads them at once, from the copy if there is one.
+  let kept: Tokens | null = null;
+  return {
+    logical: new LineTable(logicalFirst),
+    statements() {
+      full ??= analyzeTokens(text, kept ?? tokenize(text, where), where);
+      return full;
+    },
+    statementNear(line) {
+      if (full === null) {
+        kept ??= copyOfTokens(tokenize(text, where));
+        units ??= new UnitStatements(text, kept, where);
+        const answer = units.statementOf(line);
+        if (answer !== undefined) return answer;
+      }
+      return this.statements().statementOf(line);
+    },
+  };
+}
+
+/**
+ * scanLogicalLines' answer (see python-logical-lines.ts) from the tokenizer, for normalized
+ * text: the reference its tests compare it with. Throws where the tokenizer refuses the text.
+ */
+export function tokenizedLogicalLines(text: string): Int32Array {
+  return logicalLinesOf(tokenize(text, "Python source"));
+}
+
+/** The first line of each physical line's logical line (0: none, or a docstring), from tokens. */
+function logicalLinesOf(tokens: Tokens): Int32Array {
   const physical = tokens.physicalCount;
   const logicalFirst = new Int32Array(physical + 1);
   for (let n = 0; n < tokens.logicalCount; n++) {
@@ -67,29 +105,7 @@ export function analyzePython(source: string, options: PythonStatementsOptions =
     const last = Math.min(tokens.lineLast[n] as number, physical);
     for (let l = first; l <= last; l++) logicalFirst[l] = first;
   }
-  let full: StatementMap | null = null;
-  let kept = options.keepTokens ? copyOfTokens(tokens) : null;
-  // `tokens` may since have been overwritten by another file's: then tokenize again.
-  const current = () => kept ?? (call === tokenizeCalls ? tokens : tokenize(text, where));
-  let units: UnitStatements | null = null;
-  return {
-    logical: new LineTable(logicalFirst),
-    statements() {
-      full ??= analyzeTokens(text, current(), where);
-      return full;
-    },
-    statementNear(line) {
-      if (full === null) {
-        if (units === null) {
-          kept ??= copyOfTokens(current());
-          units = new UnitStatements(text, kept, where);
-        }
-        const answer = units.statementOf(line);
-        if (answer !== undefined) return answer;
-      }
-      return this.statements().statementOf(line);
-    },
-  };
+  return logicalFirst;
 }
 
 /**
@@ -369,27 +385,6 @@ function grownUint8(array: Uint8Array, size: number) {
   return bigger;
 }
 
-// ASCII character classes: 1 identifier start, 2 digit (both are identifier characters).
-const ASCII_CLASS = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) ASCII_CLASS[c] = 1;
-  else if (c >= 48 && c <= 57) ASCII_CLASS[c] = 2;
-}
-
-function isIdentStart(c: number): boolean {
-  return c < 128 ? ASCII_CLASS[c] === 1 : !isOddSpace(c);
-}
-
-function isIdentChar(c: number): boolean {
-  return c < 128 ? ASCII_CLASS[c] !== 0 : !isOddSpace(c);
-}
-
-// Non-ASCII characters are identifier characters in valid Python except these separators;
-// treating them as such keeps the tokenizer linear and never splits a line.
-function isOddSpace(c: number): boolean {
-  return c === 0xa0 || c === 0x85 || c === 0x2028 || c === 0x2029 || c === 0xfeff;
-}
-
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
@@ -423,21 +418,6 @@ function operatorLength(text: string, i: number, eol: number): number {
     default:
       return 1;
   }
-}
-
-function isStringPrefix(text: string, from: number, to: number): boolean {
-  const len = to - from;
-  if (len === 0 || len > 2) return len === 0;
-  const a = text.charCodeAt(from) | 0x20;
-  if (len === 1) return a === 0x72 || a === 0x75 || a === 0x66 || a === 0x62; // r u f b
-  const b = text.charCodeAt(from + 1) | 0x20;
-  // br rb fr rf
-  return (
-    (a === 0x62 && b === 0x72) ||
-    (a === 0x72 && b === 0x62) ||
-    (a === 0x66 && b === 0x72) ||
-    (a === 0x72 && b === 0x66)
-  );
 }
 
 // PEP 263: a coding declaration in a comment on line 1, or on line 2 after a comment or
@@ -489,11 +469,8 @@ function syntaxError(where: string, line: number, what: string): InputError {
  * tokenizing on a 500-file patch. So a Tokens value is valid only until the next call.
  */
 let scratch: Tokens | null = null;
-/** Counts tokenize() calls, to tell whether a Tokens value is still the current one. */
-let tokenizeCalls = 0;
 
 function tokenize(text: string, where: string): Tokens {
-  tokenizeCalls++;
   const wantTokens = 64 + (text.length >> 1);
   const wantLines = 64 + (text.length >> 4);
   const reuseTokens = scratch !== null && scratch.kind.length >= wantTokens;

@@ -1,7 +1,6 @@
 // The CLI end to end on the bundled example: real git, real coverage data recorded by
 // pytest-cov (committed with the example), the built binary. Needs no Python.
 
-import { createHash } from "node:crypto";
 import {
   copyFileSync,
   cpSync,
@@ -440,14 +439,31 @@ describe("audit's code cache", () => {
       cpSync(join(REPO_ROOT, "dist/bin"), bin, { recursive: true });
       const cache = join(bin, "audit.cjs.v8cache");
       const original = readFileSync(cache);
-      const hash = createHash("sha1")
-        .update(readFileSync(join(bin, "audit.cjs"), "utf8"))
-        .digest("hex");
+      const source = readFileSync(join(bin, "audit.cjs"));
+      const header = Buffer.from(`freezegate code cache 1\n${source.length}\n`);
+      const v8data = original.subarray(header.length + source.length);
+      expect(original.subarray(0, header.length + source.length)).toEqual(
+        Buffer.concat([header, source]),
+      );
+      // The same length, one byte changed: V8's own check (the length) would take it.
+      const edited = Buffer.from(source);
+      edited.writeUInt8(edited.readUInt8(edited.length - 2) ^ 1, edited.length - 2);
       const cases: [string, Buffer | null][] = [
         ["used", original],
         ["none", null],
-        ["stale", Buffer.concat([Buffer.from(`${"0".repeat(40)}\n`), original.subarray(41)])],
-        ["rejected", Buffer.concat([Buffer.from(`${hash}\n`), Buffer.alloc(4096, 7)])],
+        ["stale", Buffer.concat([header, edited, v8data])],
+        [
+          "stale",
+          Buffer.concat([
+            Buffer.from(`freezegate code cache 0\n${source.length}\n`),
+            source,
+            v8data,
+          ]),
+        ],
+        ["stale", Buffer.concat([header, source])],
+        ["stale", header],
+        ["stale", Buffer.alloc(0)],
+        ["rejected", Buffer.concat([header, source, Buffer.alloc(4096, 7)])],
       ];
       for (const [state, bytes] of cases) {
         rmSync(cache, { force: true });

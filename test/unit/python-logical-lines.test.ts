@@ -1,0 +1,234 @@
+// The logical-line scanner must answer exactly as the tokenizer (the reference it replaces for
+// the logical lines): the same first line for every physical line, and a refusal (null, after
+// which the tokenizer reports its error) exactly where the tokenizer refuses. Compared on hand-
+// written shapes, on every module of Debian's Python 3.11 standard library (skipped loudly
+// without it; a failure under CI=true), and on thousands of mutated modules.
+
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { scanLogicalLines } from "../../src/core/python-logical-lines.js";
+import { analyzePython, tokenizedLogicalLines } from "../../src/core/python-statements.js";
+import { STATEMENT_CASES } from "../fixtures/statements/cases.js";
+
+const STDLIB = "/usr/lib/python3.11";
+
+/** The text as both read it (what analyzePython hands them). */
+function normalized(source: string): string {
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+  return text.replace(/\r\n?/g, "\n").replaceAll("\f", " ");
+}
+
+/** The tokenizer's answer, or "refused". */
+function reference(text: string): number[] | "refused" {
+  try {
+    return [...tokenizedLogicalLines(text)];
+  } catch {
+    return "refused";
+  }
+}
+
+/** The scanner's answer, or "refused" (null). */
+function scanned(text: string): number[] | "refused" {
+  const lines = scanLogicalLines(text);
+  return lines === null ? "refused" : [...lines];
+}
+
+function expectSame(text: string, label: string): "refused" | "read" {
+  const want = reference(text);
+  const got = scanned(text);
+  if (got !== want && (got === "refused" || want === "refused")) {
+    expect.fail(
+      `${label}: the scanner ${got === "refused" ? "refused" : "read"} it, the tokenizer ${want === "refused" ? "refused" : "read"} it`,
+    );
+  }
+  if (want !== "refused" && got !== "refused") {
+    const at = want.findIndex((first, line) => got[line] !== first);
+    if (at >= 0 || got.length !== want.length) {
+      expect.fail(
+        `${label}: line ${at} is in the logical line of ${got[at]} by the scanner, ${want[at]} by the tokenizer (${got.length - 1} and ${want.length - 1} lines)`,
+      );
+    }
+  }
+  return want === "refused" ? "refused" : "read";
+}
+
+function pythonFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== "site-packages" && entry.name !== "dist-packages") {
+        out.push(...pythonFiles(path));
+      }
+    } else if (entry.isFile() && entry.name.endsWith(".py")) out.push(path);
+  }
+  return out.sort();
+}
+
+function stdlibFiles(): string[] | null {
+  if (existsSync(STDLIB)) return pythonFiles(STDLIB);
+  if (process.env.CI === "true") throw new Error(`${STDLIB} is missing (Debian's python3)`);
+  console.warn(`\n!!! SKIPPING the logical-line scanner on the standard library: no ${STDLIB}\n`);
+  return null;
+}
+
+/** A fixed pseudo-random sequence. */
+function random(seed: number): (n: number) => number {
+  let state = seed;
+  return (n) => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return Math.floor((state / 2147483648) * n);
+  };
+}
+
+/** What a mutation may put in: every character and pair the two read specially. */
+const INSERTS = [
+  '"',
+  "'",
+  '"""',
+  "'''",
+  '\\"',
+  "\\'",
+  "\\",
+  "\\\n",
+  "(",
+  ")",
+  "[",
+  "]",
+  "{",
+  "}",
+  "#",
+  "\n",
+  "\t",
+  "    ",
+  " ",
+  'rb"',
+  "f'",
+  'x"',
+  "u'''",
+  'Br"""',
+  "\u00a0",
+  "é",
+  "1",
+  "\n\\\n",
+  '""',
+];
+
+/** `text` with one to three random changes: an insert, a deleted special, a re-indented line. */
+function mutate(text: string, next: (n: number) => number): string {
+  let out = text;
+  const changes = 1 + next(3);
+  for (let k = 0; k < changes; k++) {
+    const kind = next(3);
+    if (kind === 0) {
+      const at = next(out.length + 1);
+      out = out.slice(0, at) + (INSERTS[next(INSERTS.length)] as string) + out.slice(at);
+    } else if (kind === 1) {
+      const specials = [...out.matchAll(/["'#\\()[\]{}\n]/g)];
+      const hit = specials[next(specials.length)];
+      if (hit !== undefined) out = out.slice(0, hit.index) + out.slice(hit.index + 1);
+    } else {
+      const starts = [0, ...[...out.matchAll(/\n/g)].map((m) => m.index + 1)];
+      const at = starts[next(starts.length)] as number;
+      out = out.slice(0, at) + (next(2) === 0 ? "  " : "\t") + out.slice(at);
+    }
+  }
+  return out;
+}
+
+describe("scanLogicalLines", () => {
+  it("reads hand-written shapes as the tokenizer does", () => {
+    const shapes: [string, string][] = [
+      ["empty", ""],
+      ["no final newline", "x = 1"],
+      ["blank lines only", "\n\n\n"],
+      ["brackets over lines", "x = (1,\n     2)\n\n# c\ny = 3\n"],
+      ["module docstring", '"""Doc.\n\nMore."""\nx = 1\n'],
+      ["docstring after a comment is code", '# c\n"""Doc."""\nx = 1\n'],
+      ["prefixed docstring", 'def f():\n    rb"""Doc\n    more"""\n    return 1\n'],
+      ["not a prefix", 'def f():\n    xr"abc"\n    return 1\n'],
+      ["strings joined over a backslash", 'def f():\n    "a" \\\n    "b"\n    pass\n'],
+      ["a string then code", 'def f():\n    "a".join(x)\n    pass\n'],
+      ["a string in brackets", 'def f():\n    ("a")\n    pass\n'],
+      ["backslash-only line", "\\\nx = 1\n"],
+      ["backslash then comment", "x = 1 + \\\n    2  # c\ny = 2\n"],
+      ["comment inside brackets", "x = [\n    # c\n    1,\n]\n"],
+      ["escaped quote", "x = 'it\\'s'\ny = \"a\\\"b\"\n"],
+      ["backslash-newline in a string", "x = 'a\\\nb'\ny = 1\n"],
+      ["escaped closing quote", 'x = """a\\""""\ny = 1\n'],
+      ["four quotes", "x = ''''a'''\ny = 1\n"],
+      ["empty strings", "x = '' + \"\"\ny = 1\n"],
+      ["quotes in a comment", "x = 1  # it's \"(\n(y) = 2\n"],
+      ["hash in a string", "x = '#' + \"(\"\ny = 1\n"],
+      ["unbalanced closer", "x = 1)\ny = 2\n"],
+      ["tabs", "if x:\n\ty = 1\n        z = 2\n"],
+      ["final backslash", "x = 1 \\"],
+      ["docstring, then a final backslash", '"""Doc.""" \\'],
+      ["backslash last in a string at the end", "x = 'a\\"],
+      ["unterminated string", "x = 'abc\ny = 1\n"],
+      ["unterminated triple", 'x = """abc\ny = 1\n'],
+      ["open bracket at the end", "x = (1,\n"],
+      ["backslash at the end of a line, then the end", "x = 1 + \\\n"],
+      ["bad dedent", "if x:\n        y = 1\n    z = 2\n"],
+      ["non-ASCII", "π = 'é'\nx\u00a0= 1\n"],
+    ];
+    const refused = shapes.filter(([label, text]) => expectSame(text, label) === "refused");
+    expect(refused.map(([label]) => label)).toEqual([
+      "backslash last in a string at the end",
+      "unterminated string",
+      "unterminated triple",
+      "open bracket at the end",
+      "backslash at the end of a line, then the end",
+      "bad dedent",
+    ]);
+    for (const c of STATEMENT_CASES) expectSame(normalized(c.source), c.name);
+  });
+
+  it("is what analyzePython's logical lines are, and the tokenizer's error where it refuses", () => {
+    const python = analyzePython("x = (1,\n  2)\n'''a'''\n", { path: "m.py" });
+    expect([1, 2, 3].map((l) => python.logical.statementOf(l))).toEqual([1, 1, 3]);
+    expect(() => analyzePython("x = 'abc\n", { path: "m.py" })).toThrow(
+      "m.py is not valid Python 3.11: unterminated string literal at line 1",
+    );
+    expect(() => analyzePython("if x:\n        y = 1\n    z = 2\n", { path: "m.py" })).toThrow(
+      "m.py is not valid Python 3.11: unindent does not match any outer indentation level at line 3",
+    );
+  });
+
+  it("reads every module of the standard library as the tokenizer does", () => {
+    const files = stdlibFiles();
+    if (files === null) return;
+    expect(files.length).toBeGreaterThan(500);
+    let read = 0;
+    for (const file of files) {
+      if (expectSame(normalized(readFileSync(file, "utf8")), file) === "read") read++;
+    }
+    console.log(`logical-line scanner: ${read} of ${files.length} standard library modules read`);
+    expect(read).toBeGreaterThan(500);
+  }, 60_000);
+
+  it("reads mutated modules as the tokenizer does, refusing exactly what it refuses", () => {
+    const files = stdlibFiles();
+    if (files === null) return;
+    const next = random(41);
+    // Modules of every size up to 40 kB, a fixed sample.
+    const sample = files
+      .map((file) => normalized(readFileSync(file, "utf8")))
+      .filter((text) => text.length < 40_000)
+      .filter((_, i) => i % 5 === 0);
+    let mutants = 0;
+    let refused = 0;
+    for (const text of sample) {
+      for (let k = 0; k < 80; k++) {
+        if (expectSame(mutate(text, next), `mutant ${mutants}`) === "refused") refused++;
+        mutants++;
+      }
+    }
+    console.log(`logical-line scanner: ${mutants} mutants, ${refused} refused by both`);
+    expect(mutants).toBeGreaterThan(1000);
+    // The mutations reach the refusals as well as the lines.
+    expect(refused).toBeGreaterThan(mutants / 10);
+    expect(refused).toBeLessThan(mutants - mutants / 10);
+  }, 120_000);
+});
