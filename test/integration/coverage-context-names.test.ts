@@ -224,6 +224,35 @@ describe("context overview", () => {
     }
   });
 
+  it.each([
+    ["no other name", `UPDATE context SET context = 'tests/a.py::t|run' WHERE context = ''`, []],
+    [
+      "one other name, not the empty one",
+      `UPDATE context SET context = 'x' WHERE context = ''`,
+      ["x"],
+    ],
+    [
+      "several, in id order",
+      `UPDATE context SET context = 'b' WHERE context = '';
+       UPDATE context SET context = 'a' WHERE context = '${RENAMED}'`,
+      ["b", "a"], // the empty name came first
+    ],
+  ])("lists the names that are not plain: %s", (_, sql, others) => {
+    const file = editedCopy(sql);
+    const lazy = openCoverageSqlite([file]);
+    const eager = openCoverageSqlite([file]);
+    try {
+      const overview = lazy.contextOverview();
+      expect(overview?.others).toEqual(others);
+      const names = eager.contextNames();
+      expect(overview?.plainNames).toBe(names.filter(isPlainName).length);
+      expect(overview?.plainNames).toBe(names.length - others.length);
+    } finally {
+      lazy.close();
+      eager.close();
+    }
+  });
+
   it("counts a test once whatever phases it has, and a setup-only test too", () => {
     const source = openCoverageSqlite([
       copyWithRenamed("tests/test_new.py::test_setup_only|setup"),
