@@ -468,16 +468,22 @@ describe("unusable coverage data is an InputError naming the file", () => {
   });
 
   it("rows that coverage.py never writes: NULL numbits, unknown context ids, absurd lines", () => {
+    // Line data is read by one loop when every line's tests are wanted and by another when
+    // only some lines' are (the audit's): both must refuse alike.
+    const refusedBoth = (source: CoverageSource, pattern: RegExp) => {
+      expectInputError(() => source.executedLines([TAX]), pattern);
+      expectInputError(
+        () => source.executedLines([TAX], new Map([[TAX, new Set([1, 3])]])),
+        pattern,
+      );
+    };
     const nullBits = writableCopy("lines.coverage", (db) => {
       db.exec(
         "UPDATE line_bits SET numbits = NULL WHERE file_id = (SELECT id FROM file WHERE path = 'src/billing/tax.py') AND context_id = 1",
       );
     });
     withSource(openCoverageSqlite([nullBits]), (source) => {
-      expectInputError(
-        () => source.executedLines([TAX]),
-        /has unreadable line data for src\/billing\/tax\.py/,
-      );
+      refusedBoth(source, /has unreadable line data for src\/billing\/tax\.py/);
     });
     // Context ids that are not plain integers would mislead the packed read's decimal
     // framing ("3,17" reads as two numbers): refused, whatever they are.
@@ -489,8 +495,8 @@ describe("unusable coverage data is an InputError naming the file", () => {
         );
       });
       withSource(openCoverageSqlite([odd]), (source) => {
-        expectInputError(
-          () => source.executedLines([TAX]),
+        refusedBoth(
+          source,
           /has unreadable line data for src\/billing\/tax\.py|refers to context id/,
         );
       });
@@ -515,10 +521,7 @@ describe("unusable coverage data is an InputError naming the file", () => {
       );
     });
     withSource(openCoverageSqlite([spelled]), (source) => {
-      expectInputError(
-        () => source.executedLines([TAX]),
-        /has unreadable line data for src\/billing\/tax\.py/,
-      );
+      refusedBoth(source, /has unreadable line data for src\/billing\/tax\.py/);
     });
     // Review 42: numbits stored as a number or text (coverage.py writes a blob) would read as
     // the bytes of their digits: refused.
@@ -529,10 +532,7 @@ describe("unusable coverage data is an InputError naming the file", () => {
         );
       });
       withSource(openCoverageSqlite([notBlob]), (source) => {
-        expectInputError(
-          () => source.executedLines([TAX]),
-          /has unreadable line data for src\/billing\/tax\.py/,
-        );
+        refusedBoth(source, /has unreadable line data for src\/billing\/tax\.py/);
       });
     }
     // Numbits full of commas (the framing's separator) are data like any other.
@@ -547,15 +547,24 @@ describe("unusable coverage data is an InputError naming the file", () => {
         [...(source.executedLines([TAX]).get(TAX)?.keys() ?? [])].sort((a, b) => a - b),
       ).toEqual([2, 3, 5, 10, 11, 13, 18, 19, 21]);
     });
+    // A bitmap longer than any source file could need.
+    const longBits = writableCopy("lines.coverage", (db) => {
+      db.exec(
+        "UPDATE line_bits SET numbits = zeroblob(1250001) WHERE file_id = (SELECT id FROM file WHERE path = 'src/billing/tax.py') AND context_id = (SELECT min(context_id) FROM line_bits)",
+      );
+    });
+    withSource(openCoverageSqlite([longBits]), (source) => {
+      refusedBoth(
+        source,
+        /records lines beyond 10000000 for src\/billing\/tax\.py, which no source file has/,
+      );
+    });
     const orphan = writableCopy("lines.coverage", (db) => {
       db.pragma("foreign_keys = OFF");
       db.exec("DELETE FROM context WHERE context = 'tests/test_tax.py::test_rate_for|run'");
     });
     withSource(openCoverageSqlite([orphan]), (source) => {
-      expectInputError(
-        () => source.executedLines([TAX]),
-        /refers to context id \d+, which does not exist/,
-      );
+      refusedBoth(source, /refers to context id \d+, which does not exist/);
     });
     const textLine = writableCopy("branch.coverage", (db) => {
       db.exec("UPDATE arc SET tono = '12a' WHERE rowid = (SELECT min(rowid) FROM arc)");
