@@ -21,6 +21,19 @@ const DOUBLE_END = /["\\\n]/g;
 
 /** Newlines inside the string literal stringEnd read last. */
 let stringNewlines = 0;
+/**
+ * The first backslash at or after where stringEnd last looked for one in the text being
+ * scanned (-1: none left; -2: not looked yet). Kept from string to string: searched afresh
+ * each time, a file of many triple-quoted strings and few backslashes was read to its end
+ * once per string (review 43).
+ */
+let backslashAt = -2;
+
+/** The first backslash at or after `i`; calls for one text must ask for rising `i`. */
+function backslashFrom(text: string, i: number): number {
+  if (backslashAt !== -1 && backslashAt < i) backslashAt = text.indexOf("\\", i);
+  return backslashAt;
+}
 
 /** The end offset of the string literal whose opening quote is at `quote`, or -1 (unterminated). */
 function stringEnd(text: string, quote: number): number {
@@ -29,12 +42,12 @@ function stringEnd(text: string, quote: number): number {
     const closing = q === 34 ? '"""' : "'''";
     let i = quote + 3;
     let close = text.indexOf(closing, i);
-    let backslash = text.indexOf("\\", i);
+    let backslash = backslashFrom(text, i);
     // A backslash escapes the character after it, which may be the first of the closing three.
     while (close >= 0 && backslash >= 0 && backslash < close) {
       i = backslash + 2;
       if (close < i) close = text.indexOf(closing, i);
-      backslash = text.indexOf("\\", i);
+      backslash = backslashFrom(text, i);
     }
     if (close < 0) return -1;
     let newlines = 0;
@@ -81,6 +94,7 @@ function stringQuote(text: string, i: number, eol: number): number {
  */
 export function scanLogicalLines(text: string): Int32Array | null {
   const len = text.length;
+  backslashAt = -2;
   let firstOf = new Int32Array(64 + (len >> 3));
   const indents: number[] = [0];
   let lineNo = 0;

@@ -6,7 +6,7 @@
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { scanLogicalLines } from "../../src/core/python-logical-lines.js";
 import { analyzePython, tokenizedLogicalLines } from "../../src/core/python-statements.js";
 import { STATEMENT_CASES } from "../fixtures/statements/cases.js";
@@ -183,6 +183,28 @@ describe("scanLogicalLines", () => {
       "bad dedent",
     ]);
     for (const c of STATEMENT_CASES) expectSame(normalized(c.source), c.name);
+  });
+
+  it("looks for each backslash once, however many triple-quoted strings there are", () => {
+    // Review 43: each docstring searched to the end of the file for a backslash, which made
+    // a module of many docstrings and few backslashes take the square of its size.
+    const text = Array.from(
+      { length: 2000 },
+      (_, i) => `def f${i}():\n    """R ${i}."""\n    return ${i}\n`,
+    )
+      .join("")
+      .concat('x = "\\n"\n');
+    const indexOf = vi.spyOn(String.prototype, "indexOf");
+    let lines: Int32Array | null;
+    let searches: number;
+    try {
+      lines = scanLogicalLines(text);
+      searches = indexOf.mock.calls.filter(([what]) => what === "\\").length;
+    } finally {
+      indexOf.mockRestore(); // which also forgets the calls
+    }
+    expect(searches).toBeLessThanOrEqual(3);
+    expect(lines === null ? "refused" : [...lines]).toEqual(reference(text));
   });
 
   it("is what analyzePython's logical lines are, and the tokenizer's error where it refuses", () => {
