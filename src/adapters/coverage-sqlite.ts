@@ -61,9 +61,6 @@ const REQUIRED_TABLES = ["meta", "file", "context", "line_bits", "arc"] as const
 
 const MMAP_BYTES = 1 << 30;
 
-/** Ids that fetchLines keeps in typed arrays (larger ones are read file by file). */
-const MAX_DENSE_ID = 0x3fffffff;
-
 /** Far beyond any real source file; bounds the per-line arrays a corrupt file could blow up. */
 const MAX_LINE = 10_000_000;
 
@@ -90,25 +87,6 @@ const PACKED_LINE_BITS = `
              || ',' || length(CAST(numbits AS BLOB)) || ',' || CAST(numbits AS BLOB),
            '') AS BLOB)
   FROM line_bits WHERE file_id = ?`;
-
-/**
- * PACKED_LINE_BITS for several files at once, each record led by its file id, in table
- * order. A file's rows lie all over the table (coverage.py writes one test's rows after
- * another), so reading file by file walks the whole table once per file through the index;
- * fetched by rowid in ascending order, SQLite reads each page once and mostly stays on the
- * page it is at (bench, 38 files of a 20,000-test suite: about 24 -> 20 ms).
- */
-const PACKED_LINE_BITS_OF_FILES = `
-  SELECT count(*),
-         CAST(group_concat(
-           CASE WHEN typeof(file_id) = 'integer' AND typeof(context_id) = 'integer'
-                     AND typeof(numbits) = 'blob'
-                THEN file_id END
-             || ',' || context_id || ',' || length(CAST(numbits AS BLOB)) || ','
-             || CAST(numbits AS BLOB),
-           '') AS BLOB)
-  FROM line_bits
-  WHERE rowid IN (SELECT rowid FROM line_bits WHERE file_id IN (SELECT value FROM json_each(?)))`;
 
 /** Plain rows, for line data whose blobs SQLite would transcode (a non-UTF-8 database). */
 const LINE_BITS_ROWS = "SELECT context_id, numbits FROM line_bits WHERE file_id = ?";
@@ -213,15 +191,6 @@ const NAMES_BY_ID = "SELECT id, context FROM context WHERE id IN (SELECT value F
 const RERUN_FIX = "re-run the tests with coverage (pytest --cov --cov-context=test)";
 
 type Row = unknown[];
-
-/** Line rows of several files from one query (see fetchLines). */
-interface FetchedLines {
-  readonly packed: Uint8Array;
-  /** (context id, offset in `packed`, length) per record, each file's together. */
-  readonly records: Int32Array;
-  /** file id -> its records, [from, to) */
-  readonly files: Map<number, { from: number; to: number }>;
-}
 
 interface DataFile {
   readonly path: string;
@@ -443,13 +412,11 @@ class SqliteCoverageSource implements CoverageSource {
     this.assertOpen();
     this.loadContexts();
     const result = new Map<string, Map<number, string[]>>();
-    const fetched = wanted === undefined ? null : this.fetchLines(paths);
     for (const path of paths) {
       if (result.has(path)) continue;
       const sources = this.pathIndex.get(path);
       if (sources) {
-        const wantedLines = wanted?.get(path) ?? null;
-        result.set(path, this.readPath(path, sources, wantedLines, paths.length, fetched));
+        result.set(path, this.readPath(path, sources, wanted?.get(path) ?? null, paths.length));
       }
     }
     return result;
@@ -547,8 +514,6 @@ class SqliteCoverageSource implements CoverageSource {
     wanted: ReadonlySet<number> | null,
     /** How many files this read is one of (decides whether the data is memory-mapped). */
     files: number,
-    /** Their line rows, when fetchLines read them together. */
-    fetched: FetchedLines | null = null,
   ): Map<number, string[]> {
     this.pairs.reset(wanted);
     for (let source = 0; source < sources.length; source++) {
@@ -559,103 +524,11 @@ class SqliteCoverageSource implements CoverageSource {
         if (wanted === null) this.readPackedArcs(data, path, source, packedRows(data, fileId));
         else this.readWantedArcs(data, path, source, fileId, wanted);
       } else if (data.rowFormat === "packed-lines") {
-        const range = fetched?.files.get(fileId);
-        if (fetched && range) this.readFetchedLines(data, path, source, fetched, range);
-        else this.readPackedLines(data, path, source, packedRows(data, fileId));
+        this.readPackedLines(data, path, source, packedRows(data, fileId));
       } else this.readLineRows(data, path, fileId, source);
     }
     if (this.lazyNames) this.readNames(sources[0] as DataFile, this.pairs.contextsAdded());
     return this.pairs.toMap(this.names, this.scratch);
-  }
-
-  /**
-   * The line rows of a few files of one data file in one query (PACKED_LINE_BITS_OF_FILES),
-   * split by file; null where that does not apply (several data files, arc data, many files:
-   * those are read memory-mapped) or where the packed records do not add up, which the
-   * file-by-file read then reports as it would.
-   */
-  private fetchLines(paths: readonly string[]): FetchedLines | null {
-    const data = this.files[0];
-    if (this.files.length !== 1 || data === undefined || data.rowFormat !== "packed-lines") {
-      return null;
-    }
-    const ids = new Set<number>();
-    for (const path of paths) {
-      const id = data.fileIds.get(path);
-      if (id !== undefined) ids.add(id);
-    }
-    useMmapForRows(data, paths.length);
-    if (ids.size < 2 || data.mmap) return null;
-    let maxId = 0;
-    for (const id of ids) if (id > maxId) maxId = id;
-    if (maxId > data.fileIds.size * 4 + 1024) return null; // ids coverage.py never writes
-    const counts = new Int32Array(maxId + 2).fill(-1); // per file id: records, -1 not asked
-    for (const id of ids) counts[id] = 0;
-    const [rows, packed] = query(data, () =>
-      data.db
-        .prepare(PACKED_LINE_BITS_OF_FILES)
-        .raw(true)
-        .get(JSON.stringify([...ids])),
-    ) as Row;
-    if (typeof rows !== "number" || !(packed instanceof Uint8Array)) return null;
-    // Each record as (file id, context id, offset, length); typed arrays, no object per row.
-    const records = new Int32Array(rows * 4);
-    const end = packed.length;
-    let offset = 0;
-    let count = 0;
-    while (offset < end && count < rows) {
-      const file = readNumber(packed, offset, end);
-      const context = file < 0 ? -1 : readNumber(packed, numberEnd, end);
-      const length = context < 0 ? -1 : readNumber(packed, numberEnd, end);
-      if (length < 0 || numberEnd + length > end || context > MAX_DENSE_ID) return null;
-      if (file > maxId || (counts[file] as number) < 0) return null;
-      (counts[file] as number)++;
-      const at = count * 4;
-      records[at] = file;
-      records[at + 1] = context;
-      records[at + 2] = numberEnd;
-      records[at + 3] = length;
-      offset = numberEnd + length;
-      count++;
-    }
-    if (count !== rows || offset !== end) return null;
-    // Grouped by file, each file's in table order: counts become each file's next slot.
-    const files = new Map<number, { from: number; to: number }>();
-    let next = 0;
-    for (const id of ids) {
-      const n = counts[id] as number;
-      files.set(id, { from: next, to: next + n });
-      counts[id] = next;
-      next += n;
-    }
-    const grouped = new Int32Array(rows * 3);
-    for (let r = 0; r < rows; r++) {
-      const file = records[r * 4] as number;
-      const slot = (counts[file] as number) * 3;
-      counts[file] = (counts[file] as number) + 1;
-      grouped[slot] = records[r * 4 + 1] as number;
-      grouped[slot + 1] = records[r * 4 + 2] as number;
-      grouped[slot + 2] = records[r * 4 + 3] as number;
-    }
-    return { packed, records: grouped, files };
-  }
-
-  /** One file's records from fetchLines, as readPackedLines reads a file's packed rows. */
-  private readFetchedLines(
-    data: DataFile,
-    path: string,
-    source: number,
-    { packed, records }: FetchedLines,
-    { from, to }: { from: number; to: number },
-  ): void {
-    const contextIndex = data.contextIndex as Int32Array;
-    for (let r = from; r < to; r++) {
-      const context = contextId(data, contextIndex, records[r * 3]);
-      const length = records[r * 3 + 2] as number;
-      if (length > 0) {
-        this.addNumbits(data, path, context, packed, records[r * 3 + 1] as number, length, source);
-      }
-    }
   }
 
   /** Reads the names of these contexts (indexes into `names`, which are ids - 1) not read yet. */

@@ -5,7 +5,7 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openCoverageSqlite } from "../../src/adapters/coverage-sqlite.js";
 import { REPO_ROOT } from "../helpers/cli.js";
 import { makeTempDir } from "../helpers/python.js";
@@ -109,44 +109,6 @@ describe("line data", () => {
     } finally {
       partSource.close();
       source.close();
-    }
-  });
-
-  it("reads a few files of many in one query, as it reads each alone", () => {
-    const copy = join(makeTempDir("wanted-fetch"), ".coverage");
-    copyFileSync(join(FIXTURES, "lines.coverage"), copy);
-    const db = new Database(copy);
-    // Files that measured nothing: a patch's few files are then a small part of the data,
-    // which is when the rows are fetched together (a large part is read memory-mapped).
-    const insert = db.prepare("INSERT INTO file (path) VALUES (?)");
-    for (let i = 0; i < 20; i++) insert.run(`src/other_${i}.py`);
-    db.close();
-    const prepare = vi.spyOn(Database.prototype, "prepare");
-    const together = openCoverageSqlite([copy]);
-    const alone = openCoverageSqlite([copy]);
-    try {
-      const paths = together.measuredPaths().filter((p) => !p.startsWith("src/other_"));
-      expect(paths.length).toBeGreaterThanOrEqual(2);
-      const full = alone.executedLines(paths);
-      const wanted = new Map(
-        paths.map((p) => [
-          p,
-          new Set([...(full.get(p)?.keys() ?? [])].filter((_, i) => i % 3 === 0)),
-        ]),
-      );
-      const calls = prepare.mock.calls.length;
-      const read = together.executedLines(paths, wanted);
-      const sql = prepare.mock.calls.slice(calls).map(([text]) => String(text));
-      expect(sql.filter((text) => text.includes("WHERE rowid IN"))).toHaveLength(1);
-      for (const path of paths) {
-        const each = alone.executedLines([path], new Map([[path, wanted.get(path) ?? new Set()]]));
-        expect(sortedNames(read.get(path)), path).toEqual(sortedNames(each.get(path)));
-        expect(read.get(path)?.size, path).toBe(full.get(path)?.size);
-      }
-    } finally {
-      prepare.mockRestore();
-      together.close();
-      alone.close();
     }
   });
 });
