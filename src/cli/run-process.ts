@@ -24,12 +24,13 @@ function outputFailure(): NodeJS.ErrnoException | null {
 
 /**
  * V8 compiles hot functions again, optimized, on background threads, and a Node process
- * ends only when those compilations are done (its exit joins the threads). Once an audit has
- * read its data, what is left (verdicts, the report) is over before optimized code would pay
- * off, and the compilations it would start are only waited for: 8 to 15 ms of an audit that
- * takes 150. Turning optimization off from then on is V8's own `--no-opt` mode, in which
- * code runs unoptimized and behaves the same. Not in the build's sample run, whose code
- * cache V8 only accepts under the flags the run started with.
+ * ends only when those compilations are done (its exit joins the threads). Once what is left
+ * of an audit is short (see AuditRequest.onDataRead: usually from the moment its data is
+ * read), it is over before optimized code would pay off, and the compilations it would
+ * start are only waited for: 8 to 15 ms of an audit that takes 150. Turning optimization off
+ * from then on is V8's own `--no-opt` mode, in which code runs unoptimized and behaves the
+ * same. Not in the build's sample run, whose code cache V8 only accepts under the flags the
+ * run started with.
  */
 function stopOptimizing(): void {
   if (process.env.FREEZEGATE_WRITE_CODE_CACHE === "1") return;
