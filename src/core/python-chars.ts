@@ -1,5 +1,6 @@
-// Character classes of Python source that the tokenizer (python-statements.ts) and the
-// logical-line scanner (python-logical-lines.ts) share: both must read a line the same way.
+// What the tokenizer (python-statements.ts) and the logical-line scanner
+// (python-logical-lines.ts) share: character classes and the start of a line outside
+// brackets. Both must read a line the same way.
 
 // ASCII character classes: 1 identifier start, 2 digit (both are identifier characters).
 const ASCII_CLASS = new Uint8Array(128);
@@ -36,4 +37,44 @@ export function isStringPrefix(text: string, from: number, to: number): boolean 
     (a === 0x66 && b === 0x72) ||
     (a === 0x72 && b === 0x66)
   );
+}
+
+/** What indentStart saw: the line opens an indented block, keeps it, or closes blocks. */
+export const INDENT = 1;
+export const SAME = 0;
+export const DEDENT = -1;
+/** An unindent to no outer level: the tokenizer's error. */
+export const BAD_DEDENT = 2;
+/** Set by indentStart for a line of code. */
+export let indentMove = SAME;
+
+/**
+ * The start of the line at `pos` (ending at `eol`) outside brackets and continuations, as
+ * Lib/tokenize.py reads it: the offset of its first token, or -1 for a blank or comment-only
+ * line (which neither opens nor closes a block). For a line of code `indents` (the open
+ * blocks' columns, with tab stops of 8) is updated and `indentMove` says how.
+ */
+export function indentStart(text: string, pos: number, eol: number, indents: number[]): number {
+  let column = 0;
+  let i = pos;
+  while (i < eol) {
+    const c = text.charCodeAt(i);
+    if (c === 32) column++;
+    else if (c === 9) column = (Math.floor(column / 8) + 1) * 8;
+    else if (c === 12) column = 0;
+    else break;
+    i++;
+  }
+  if (i === eol || text.charCodeAt(i) === 35 /* # */) return -1;
+  const top = indents[indents.length - 1] as number;
+  if (column > top) {
+    indents.push(column);
+    indentMove = INDENT;
+  } else if (column < top) {
+    while (column < (indents[indents.length - 1] as number)) indents.pop();
+    indentMove = column === indents[indents.length - 1] ? DEDENT : BAD_DEDENT;
+  } else {
+    indentMove = SAME;
+  }
+  return i;
 }

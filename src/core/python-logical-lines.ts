@@ -11,7 +11,16 @@
 // string, a bracket or backslash open at the end, an unindent to no outer level), this gives
 // up and returns null, so that the caller runs tokenize() and reports its error.
 
-import { isIdentChar, isIdentStart, isStringPrefix } from "./python-chars.js";
+import {
+  BAD_DEDENT,
+  INDENT,
+  indentMove,
+  indentStart,
+  isIdentChar,
+  isIdentStart,
+  isStringPrefix,
+  SAME,
+} from "./python-chars.js";
 
 /** The characters that can change a line's structure: brackets, quotes, "#" and "\". */
 const SPECIAL = /["'#\\()[\]{}]/g;
@@ -117,29 +126,14 @@ export function scanLogicalLines(text: string): Int32Array | null {
     let i = pos;
 
     if (parenLevel === 0 && !continued) {
-      let column = 0;
-      while (i < eol) {
-        const c = text.charCodeAt(i);
-        if (c === 32) column++;
-        else if (c === 9) column = (Math.floor(column / 8) + 1) * 8;
-        else if (c === 12) column = 0;
-        else break;
-        i++;
-      }
-      if (i === eol || text.charCodeAt(i) === 35) {
+      i = indentStart(text, pos, eol, indents);
+      if (i < 0) {
         prevWasIndent = false;
         pos = eol + 1;
         continue;
       }
-      const top = indents[indents.length - 1] as number;
-      if (column > top) {
-        indents.push(column);
-        prevWasIndent = true;
-      } else if (column < top) {
-        while (column < (indents[indents.length - 1] as number)) indents.pop();
-        if (column !== indents[indents.length - 1]) return null;
-        prevWasIndent = false;
-      }
+      if (indentMove === BAD_DEDENT) return null;
+      if (indentMove !== SAME) prevWasIndent = indentMove === INDENT;
     } else {
       continued = false;
     }
@@ -168,6 +162,8 @@ export function scanLogicalLines(text: string): Int32Array | null {
     }
 
     while (i < eol) {
+      // The quote of the next string, read past below; other characters are handled here.
+      let quote: number;
       if (docstring) {
         // A docstring candidate stays one while only strings follow: read token by token.
         const c = text.charCodeAt(i);
@@ -180,51 +176,44 @@ export function scanLogicalLines(text: string): Int32Array | null {
           continued = true;
           break;
         }
-        const quote = stringQuote(text, i, eol);
+        quote = stringQuote(text, i, eol);
         if (quote < 0) {
           docstring = false;
           continue;
         }
-        const end = stringEnd(text, quote);
-        if (end < 0) return null;
-        if (stringNewlines > 0) {
-          lineNo += stringNewlines;
-          eol = text.indexOf("\n", end);
-          if (eol < 0) eol = len;
+      } else {
+        if (next < i && next !== -1) {
+          SPECIAL.lastIndex = i;
+          next = SPECIAL.test(text) ? SPECIAL.lastIndex - 1 : -1;
         }
-        i = end;
-        continue;
-      }
-      if (next < i && next !== -1) {
-        SPECIAL.lastIndex = i;
-        next = SPECIAL.test(text) ? SPECIAL.lastIndex - 1 : -1;
-      }
-      if (next === -1 || next >= eol) break;
-      i = next;
-      const c = text.charCodeAt(i);
-      if (c === 35) break; // a comment runs to the end of the line
-      if (c === 34 || c === 39) {
-        const end = stringEnd(text, i);
-        if (end < 0) return null;
-        if (stringNewlines > 0) {
-          lineNo += stringNewlines;
-          eol = text.indexOf("\n", end);
-          if (eol < 0) eol = len;
+        if (next === -1 || next >= eol) break;
+        i = next;
+        const c = text.charCodeAt(i);
+        if (c === 35) break; // a comment runs to the end of the line
+        if (c !== 34 && c !== 39) {
+          if (c === 92) {
+            if (i + 1 === eol && eol < len) {
+              continued = true;
+              break;
+            }
+          } else if (c === 40 || c === 91 || c === 123) {
+            parenLevel++;
+          } else if (parenLevel > 0) {
+            parenLevel--;
+          }
+          i++;
+          continue;
         }
-        i = end;
-        continue;
+        quote = i;
       }
-      if (c === 92) {
-        if (i + 1 === eol && eol < len) {
-          continued = true;
-          break;
-        }
-      } else if (c === 40 || c === 91 || c === 123) {
-        parenLevel++;
-      } else if (parenLevel > 0) {
-        parenLevel--;
+      const end = stringEnd(text, quote);
+      if (end < 0) return null;
+      if (stringNewlines > 0) {
+        lineNo += stringNewlines;
+        eol = text.indexOf("\n", end);
+        if (eol < 0) eol = len;
       }
-      i++;
+      i = end;
     }
 
     // NEWLINE: the logical line ends here unless a bracket or backslash carries it on.

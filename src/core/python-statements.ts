@@ -14,7 +14,16 @@
 
 import { InputError } from "./errors.js";
 import type { StatementMap } from "./model.js";
-import { isIdentChar, isIdentStart, isStringPrefix } from "./python-chars.js";
+import {
+  BAD_DEDENT,
+  INDENT,
+  indentMove,
+  indentStart,
+  isIdentChar,
+  isIdentStart,
+  isStringPrefix,
+  SAME,
+} from "./python-chars.js";
 import { lineOfOffset } from "./python-imports.js";
 import { scanLogicalLines } from "./python-logical-lines.js";
 
@@ -514,33 +523,17 @@ function tokenize(text: string, where: string): Tokens {
     let i = pos;
 
     if (parenLevel === 0 && !continued) {
-      // Indentation: columns with tab stops of 8, as Lib/tokenize.py computes them.
-      let column = 0;
-      while (i < eol) {
-        const c = text.charCodeAt(i);
-        if (c === 32) column++;
-        else if (c === 9) column = (Math.floor(column / 8) + 1) * 8;
-        else if (c === 12) column = 0;
-        else break;
-        i++;
-      }
-      if (i === eol || text.charCodeAt(i) === 35 /* # */) {
+      i = indentStart(text, pos, eol, indents);
+      if (i < 0) {
         // Blank or comment-only line: an NL token, no INDENT/DEDENT.
         prevWasIndent = false;
         pos = eol + 1;
         continue;
       }
-      const top = indents[indents.length - 1] as number;
-      if (column > top) {
-        indents.push(column);
-        prevWasIndent = true;
-      } else if (column < top) {
-        while (column < (indents[indents.length - 1] as number)) indents.pop();
-        if (column !== indents[indents.length - 1]) {
-          throw syntaxError(where, lineNo, "unindent does not match any outer indentation level");
-        }
-        prevWasIndent = false;
+      if (indentMove === BAD_DEDENT) {
+        throw syntaxError(where, lineNo, "unindent does not match any outer indentation level");
       }
+      if (indentMove !== SAME) prevWasIndent = indentMove === INDENT;
     } else {
       continued = false;
     }
