@@ -83,7 +83,11 @@ import {
   type SkippedFile,
 } from "../core/shadow-audit.js";
 import { splitLines, staleEvidence } from "../core/stale.js";
-import { linesOfChangedStatements, statementsWithData } from "../core/statement-map.js";
+import {
+  linesOfChangedStatements,
+  statementRan,
+  statementsWithData,
+} from "../core/statement-map.js";
 import { describePathPrefixes, type ParsedDiff, parseDiff } from "../core/unified-diff.js";
 import {
   type ExecutedOf,
@@ -447,11 +451,7 @@ function hasUnexecutedStatement(
 ): boolean {
   for (const line of addedLines) {
     const first = logical.statementOf(line);
-    if (first === null) continue;
-    let ran = false;
-    for (let l = first; !ran && logical.statementOf(l) === first; l++)
-      ran = executed?.has(l) ?? false;
-    if (!ran) return true;
+    if (first !== null && !(executed && statementRan(logical, first, executed))) return true;
   }
   return false;
 }

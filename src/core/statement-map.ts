@@ -25,14 +25,22 @@ export function statementsWithData(
       const first = logical.statementOf(line);
       if (first === null) return null;
       if (excluded.has(first)) return null;
-      if (executed !== null) {
-        for (let l = first; logical.statementOf(l) === first; l++) {
-          if (executed.has(l)) return first;
-        }
-      }
+      if (executed !== null && statementRan(logical, first, executed)) return first;
       return lines.statementNear(line);
     },
   };
+}
+
+/** Whether the data has a line of the logical line that starts at `first` as executed. */
+export function statementRan(
+  logical: StatementMap,
+  first: number,
+  executed: { has(line: number): boolean },
+): boolean {
+  for (let l = first; logical.statementOf(l) === first; l++) {
+    if (executed.has(l)) return true;
+  }
+  return false;
 }
 
 /**
