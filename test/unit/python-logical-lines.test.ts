@@ -4,14 +4,12 @@
 // written shapes, on every module of Debian's Python 3.11 standard library (skipped loudly
 // without it; a failure under CI=true), and on thousands of mutated modules.
 
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { scanLogicalLines } from "../../src/core/python-logical-lines.js";
 import { analyzePython, tokenizedLogicalLines } from "../../src/core/python-statements.js";
 import { STATEMENT_CASES } from "../fixtures/statements/cases.js";
-
-const STDLIB = "/usr/lib/python3.11";
+import { stdlibModules } from "../helpers/stdlib.js";
 
 /** The text as both read it (what analyzePython hands them). */
 function normalized(source: string): string {
@@ -51,26 +49,6 @@ function expectSame(text: string, label: string): "refused" | "read" {
     }
   }
   return want === "refused" ? "refused" : "read";
-}
-
-function pythonFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== "site-packages" && entry.name !== "dist-packages") {
-        out.push(...pythonFiles(path));
-      }
-    } else if (entry.isFile() && entry.name.endsWith(".py")) out.push(path);
-  }
-  return out.sort();
-}
-
-function stdlibFiles(): string[] | null {
-  if (existsSync(STDLIB)) return pythonFiles(STDLIB);
-  if (process.env.CI === "true") throw new Error(`${STDLIB} is missing (Debian's python3)`);
-  console.warn(`\n!!! SKIPPING the logical-line scanner on the standard library: no ${STDLIB}\n`);
-  return null;
 }
 
 /** A fixed pseudo-random sequence. */
@@ -219,7 +197,7 @@ describe("scanLogicalLines", () => {
   });
 
   it("reads every module of the standard library as the tokenizer does", () => {
-    const files = stdlibFiles();
+    const files = stdlibModules("the logical-line scanner");
     if (files === null) return;
     expect(files.length).toBeGreaterThan(500);
     let read = 0;
@@ -231,7 +209,7 @@ describe("scanLogicalLines", () => {
   }, 60_000);
 
   it("reads mutated modules as the tokenizer does, refusing exactly what it refuses", () => {
-    const files = stdlibFiles();
+    const files = stdlibModules("the logical-line scanner");
     if (files === null) return;
     const next = random(41);
     // Modules of every size up to 40 kB, a fixed sample.

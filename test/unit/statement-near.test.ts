@@ -3,7 +3,7 @@
 // any order: over the statement cases, the dead-code corpus and the whole of Debian's Python
 // 3.11 standard library (skipped loudly without it; a failure under CI=true).
 
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -13,8 +13,8 @@ import {
 } from "../../src/core/python-statements.js";
 import { splitLines } from "../../src/core/stale.js";
 import { STATEMENT_CASES } from "../fixtures/statements/cases.js";
+import { stdlibModules } from "../helpers/stdlib.js";
 
-const STDLIB = "/usr/lib/python3.11";
 const DEAD_CODE = join(__dirname, "../fixtures/statements/dead-code.py");
 
 /** A fixed shuffle (the units are analysed in the order lines ask for them). */
@@ -56,19 +56,6 @@ function expectSameAsFull(source: string, label: string, seed = 7): boolean {
   return fullBuilt();
 }
 
-function pythonFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== "site-packages" && entry.name !== "dist-packages") {
-        out.push(...pythonFiles(path));
-      }
-    } else if (entry.isFile() && entry.name.endsWith(".py")) out.push(path);
-  }
-  return out.sort();
-}
-
 describe("statementNear", () => {
   it("answers as the full model on every statement case", () => {
     for (const c of STATEMENT_CASES) expectSameAsFull(c.source, c.name);
@@ -80,12 +67,8 @@ describe("statementNear", () => {
   });
 
   it("answers as the full model on every line of the standard library", () => {
-    if (!existsSync(STDLIB)) {
-      if (process.env.CI === "true") throw new Error(`${STDLIB} is missing (Debian's python3)`);
-      console.warn(`\n!!! SKIPPING statementNear on the standard library: no ${STDLIB}\n`);
-      return;
-    }
-    const files = pythonFiles(STDLIB);
+    const files = stdlibModules("statementNear");
+    if (files === null) return;
     expect(files.length).toBeGreaterThan(500);
     let compared = 0;
     let withoutFull = 0;
