@@ -112,18 +112,13 @@ const WANTED_ARCS = `
   FROM arc WHERE file_id = @file`;
 
 /**
- * A plain pytest-cov context name as SQL: a node id with "::" after its first character and
- * no "|" before its first "::", then "|" and a phase. The same test as `isPlainTestId` in
- * core/contexts.ts plus the phase suffix (tests hold the two in step).
- */
-const PLAIN_NAME = `(context GLOB '*|run' OR context GLOB '*|setup' OR context GLOB '*|teardown')
-  AND instr(context, '::') > 1 AND instr(context, '|') > instr(context, '::')`;
-
-/**
- * PLAIN_NAME as one value per name, each test made once and stopping at the first that
- * decides: `odd` for a name SQLite's string functions would misread (not text, or holding a
- * NUL), `other` for any other name that is not plain, `run` for a plain "|run" name, `phase`
- * for a plain "|setup" or "|teardown" name.
+ * What kind of context name each row holds, as SQL: a plain pytest-cov name is a node id with
+ * "::" after its first character and no "|" before its first "::", then "|" and a phase (the
+ * same test as `isPlainTestId` in core/contexts.ts plus the phase suffix; tests hold the two
+ * in step). One value per name, each test made once and stopping at the first that decides:
+ * `odd` for a name SQLite's string functions would misread (not text, or holding a NUL),
+ * `other` for any other name that is not plain, `run` for a plain "|run" name, `phase` for a
+ * plain "|setup" or "|teardown" name.
  *
  * The second line decides most "|run" names with GLOB alone, which SQLite matches faster than
  * instr() counts characters (about 3 ms less on 20,000 names): a "::" that is not first, then
@@ -162,11 +157,14 @@ const OTHER_NAMES = `
 /** Whether the empty name (code run outside tests) is there, through the index on names. */
 const HAS_EMPTY_NAME = "SELECT count(*) FROM context WHERE context COLLATE BINARY = ''";
 
-/** Distinct node ids of the plain names (asked only when some are setup/teardown names). */
+/**
+ * Distinct node ids of the plain names (asked only when some are setup/teardown names, and
+ * no name is misread).
+ */
 const PLAIN_TESTS = `
   SELECT count(DISTINCT substr(context, 1, length(context) - CASE
            WHEN context GLOB '*|run' THEN 4 WHEN context GLOB '*|setup' THEN 6 ELSE 9 END))
-  FROM context WHERE ${PLAIN_NAME}`;
+  FROM context WHERE ${nameKind("0", "0", "1", "1")} = 1`;
 
 /**
  * Which of a JSON array of node ids have a context (through the index on context names).
