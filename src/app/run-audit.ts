@@ -1271,7 +1271,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     mark("executed lines");
     // What is left is short unless many files need the statement model (a changed statement
     // no test ran): each is tokenized and parsed, which pays for optimized code on a large
-    // patch (review of the 900-line bench patch: 119 -> 215 ms of verdicts without it).
+    // patch (the 900-line bench patch: 119 -> 215 ms of verdicts without it).
     const modelled = prepared.filter(
       ({ change, recorded, python }) =>
         python !== null &&
