@@ -148,7 +148,7 @@ export interface AuditRequest {
    * Called once what is left of the audit is short: when the changed files' rows are read,
    * or, when many files need the statement model, once the verdicts are made.
    */
-  onDataRead?: () => void;
+  onLongLoopsDone?: () => void;
   /**
    * Asked between the audit's first steps; true abandons the run (it rejects with
    * AuditAbandoned). The command line starts an audit from a guessed root and drops it this
@@ -438,7 +438,7 @@ export function statementLinesOf(
 
 /**
  * Changed files needing the statement model beyond which the verdicts are not "short" (see
- * AuditRequest.onDataRead). The bench's 30-line patch has 10 such files, its 900-line patch
+ * AuditRequest.onLongLoopsDone). The bench's 30-line patch has 10 such files, its 900-line patch
  * about 300.
  */
 const MODELLED_FILES_FOR_SHORT_REST = 32;
@@ -1280,7 +1280,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         ),
     ).length;
     const shortRest = modelled <= MODELLED_FILES_FOR_SHORT_REST;
-    if (shortRest) request.onDataRead?.();
+    if (shortRest) request.onLongLoopsDone?.();
     // Changed Python modules in the data without one executed line anywhere (rare): did a
     // test that ran import them?
     const silent = prepared
@@ -1345,7 +1345,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       frozen: frozenTests,
       failOn: settings.failOn,
     });
-    if (!shortRest) request.onDataRead?.();
+    if (!shortRest) request.onLongLoopsDone?.();
     return {
       root,
       patch,

@@ -22,7 +22,7 @@ export interface CommandIo {
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** For the audit to call once its long loops are done (see runProcess). */
-  afterDataRead?: () => void;
+  afterLongLoops?: () => void;
 }
 
 export type OptionValues = Record<string, string | boolean | string[] | undefined>;

@@ -25,7 +25,7 @@ function outputFailure(): NodeJS.ErrnoException | null {
 /**
  * V8 compiles hot functions again, optimized, on background threads, and a Node process
  * ends only when those compilations are done (its exit joins the threads). Once what is left
- * of an audit is short (see AuditRequest.onDataRead: usually from the moment its data is
+ * of an audit is short (see AuditRequest.onLongLoopsDone: usually from the moment its data is
  * read), it is over before optimized code would pay off, and the compilations it would
  * start are only waited for: 8 to 15 ms of an audit that takes 150. Turning optimization off
  * from then on is V8's own `--no-opt` mode, in which code runs unoptimized and behaves the
@@ -71,7 +71,7 @@ export function runProcess(
     },
     cwd: process.cwd(),
     env: process.env,
-    ...(optimizeToTheEnd ? {} : { afterDataRead: stopOptimizing }),
+    ...(optimizeToTheEnd ? {} : { afterLongLoops: stopOptimizing }),
   };
   main(process.argv.slice(2), io, commands).then(
     (answer) => {

@@ -52,7 +52,7 @@ export interface PreparedAudit {
 export async function prepareAudit(
   args: ParsedArgs,
   io: CommandIo,
-  hooks: Pick<AuditRequest, "onDataFiles" | "onDataRead"> = {},
+  hooks: Pick<AuditRequest, "onDataFiles" | "onLongLoopsDone"> = {},
 ): Promise<PreparedAudit> {
   const cwd = commandDirectory(args.values, io.cwd);
   mark("cli start");
@@ -113,7 +113,7 @@ async function auditFrom(
   early: EarlyRange | null,
   args: ParsedArgs,
   io: CommandIo,
-  hooks: Pick<AuditRequest, "onDataFiles" | "onDataRead" | "abandonIf">,
+  hooks: Pick<AuditRequest, "onDataFiles" | "onLongLoopsDone" | "abandonIf">,
 ): Promise<PreparedAudit> {
   const loaded = loadConfig(root, cwd);
   const config = loaded.values;
@@ -211,7 +211,7 @@ ${outputDetails()}`,
     const onDataFiles = dataReadProgress(io);
     const { run, config, inputs } = await prepareAudit(args, io, {
       ...(onDataFiles ? { onDataFiles } : {}),
-      ...(io.afterDataRead ? { onDataRead: io.afterDataRead } : {}),
+      ...(io.afterLongLoops ? { onLongLoopsDone: io.afterLongLoops } : {}),
     });
     const plan = planOutputs(request, config.format);
     refuseInputsAsOutputs(plan, [
