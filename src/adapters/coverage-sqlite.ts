@@ -15,6 +15,7 @@ import { InputError, InternalError } from "../core/errors.js";
 import type { ContextOverview, CoverageMeta, CoverageSource } from "../core/model.js";
 import { decodeNumbitsInto } from "../core/numbits.js";
 import { parseLocalTimestamp } from "./coverage-json.js";
+import { type PackedLinesScan, scanPackedLines } from "./packed-lines-scan.js";
 
 const requireHere = createRequire(import.meta.url);
 
@@ -563,6 +564,16 @@ class SqliteCoverageSource implements CoverageSource {
     if (rows === 0) return;
     if (!(packed instanceof Uint8Array)) throw unreadable(data, path);
     const contextIndex = data.contextIndex as Int32Array;
+    const wanted = this.pairs.wanted();
+    if (wanted !== null) {
+      const scan = scanPackedLines(packed, rows, contextIndex, wanted);
+      if (scan !== null) {
+        this.ensureScratch(scan.union.length);
+        this.pairs.addScan(scan, source);
+        return;
+      }
+    }
+    // All lines wanted, or rows the scanner leaves to us: read here, and name any problem.
     const end = packed.length;
     let offset = 0;
     let seen = 0;
@@ -604,10 +615,15 @@ class SqliteCoverageSource implements CoverageSource {
   ): void {
     if (length === 0) return;
     if (length * 8 > MAX_LINE) throw beyondSource(data, path);
+    this.ensureScratch(length);
+    this.pairs.addNumbits(bytes, start, length, context, source, this.scratch);
+  }
+
+  /** Makes `scratch` hold the lines of `length` bytes of numbits. */
+  private ensureScratch(length: number): void {
     if (this.scratch.length < length * 8) {
       this.scratch = new Int32Array(Math.max(length * 8, this.scratch.length * 2));
     }
-    this.pairs.addNumbits(bytes, start, length, context, source, this.scratch);
   }
 
   private readWantedArcs(
@@ -878,6 +894,28 @@ class LinePairs {
         this.add(line, context, source);
       }
     }
+  }
+
+  /** The wanted lines in ascending order, or null when every line is wanted. */
+  wanted(): Int32Array | null {
+    return this.wantedLines;
+  }
+
+  /** What scanPackedLines found in one file's rows: as addNumbits of each row. */
+  addScan(scan: PackedLinesScan, source: number): void {
+    const { pairs, union: rows } = scan;
+    for (let i = 0; i < pairs.length; i += 2) {
+      this.add(pairs[i] as number, pairs[i + 1] as number, source);
+    }
+    const length = rows.length;
+    if (this.union.length < length) {
+      const union = new Uint8Array(Math.max(length, this.union.length * 2));
+      union.set(this.union);
+      this.union = union;
+    }
+    const union = this.union;
+    for (let i = 0; i < length; i++) union[i] = (union[i] as number) | (rows[i] as number);
+    if (length > this.unionLength) this.unionLength = length;
   }
 
   /** The union's lines (see addNumbits) as executed lines; `scratch` holds `unionLength * 8`. */

@@ -495,3 +495,26 @@ describe("audit's code cache", () => {
     }
   });
 });
+
+describe("reading the changed files' rows", () => {
+  const args = ["audit", "--base", "base", "--format", "json"];
+  const scans = (stderr: string) =>
+    /^timing: row scans: (\d+) by WebAssembly, (\d+) declined, (\d+) without WebAssembly$/m
+      .exec(stderr)
+      ?.slice(1)
+      .map(Number);
+
+  it("is the WebAssembly scanner's work; without WebAssembly (node --jitless) the report is the same", () => {
+    const fast = runCli(args, { cwd: repo.dir, env: { FREEZEGATE_TIMING: "1" } });
+    expect(fast.status).toBe(1);
+    // The demo patch changes one measured file.
+    expect(scans(fast.stderr)).toEqual([1, 0, 0]);
+    const slow = runCli(args, {
+      cwd: repo.dir,
+      env: { FREEZEGATE_TIMING: "1", NODE_OPTIONS: "--jitless" },
+    });
+    expect(slow.status).toBe(1);
+    expect(scans(slow.stderr)).toEqual([0, 0, 1]);
+    expect(slow.stdout).toBe(fast.stdout);
+  });
+});
