@@ -356,7 +356,7 @@ export function scanPackedLines(
   const dataBase = align8(unionBase + packed.length);
   const outBase = align8(dataBase + packed.length);
   // A pair per wanted line per record at most; a record that has one is 5 bytes or more.
-  const outEnd = outBase + 8 * wanted.length * Math.ceil(packed.length / 5);
+  const outEnd = outBase + 8 * wanted.length * Math.min(rows, Math.ceil(packed.length / 5));
   if (outEnd > MAX_MEMORY_BYTES) {
     rowScans.declined++;
     return null;
