@@ -317,7 +317,15 @@ function makeScanner(): Scanner | null {
   // Without WebAssembly (node --jitless) the JavaScript reader does all the work.
   const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
   if (wasm === undefined) return null;
-  const memory = new wasm.Memory({ initial: 1 });
+  let memory: WasmMemory;
+  try {
+    memory = new wasm.Memory({ initial: 1 });
+  } catch (error) {
+    // V8 reserves gigabytes of address space for a memory; under a limit (ulimit -v) it
+    // cannot, and says so with a RangeError (review 45).
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
   const { exports } = new wasm.Instance(new wasm.Module(scanModule()), { m: { memory } });
   return {
     memory,
@@ -362,7 +370,13 @@ export function scanPackedLines(
     return null;
   }
   if (s.memory.buffer.byteLength < outEnd) {
-    s.memory.grow(Math.ceil((outEnd - s.memory.buffer.byteLength) / 65536));
+    try {
+      s.memory.grow(Math.ceil((outEnd - s.memory.buffer.byteLength) / 65536));
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      rowScans.declined++;
+      return null;
+    }
     s.index = null;
   }
   const buffer = s.memory.buffer;

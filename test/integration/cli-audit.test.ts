@@ -1,6 +1,7 @@
 // The CLI end to end on the bundled example: real git, real coverage data recorded by
 // pytest-cov (committed with the example), the built binary. Needs no Python.
 
+import { spawnSync } from "node:child_process";
 import {
   copyFileSync,
   cpSync,
@@ -13,9 +14,9 @@ import {
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { CLI, expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
-import type { TempRepo } from "../helpers/git-repo.js";
+import { isolatedGitEnv, type TempRepo } from "../helpers/git-repo.js";
 import { expectGolden, normalize } from "../helpers/golden.js";
 import { assertMatchesSchema } from "../helpers/schema.js";
 
@@ -516,5 +517,21 @@ describe("reading the changed files' rows", () => {
     expect(slow.status).toBe(1);
     expect(scans(slow.stderr)).toEqual([0, 0, 1]);
     expect(slow.stdout).toBe(fast.stdout);
+  });
+
+  it("falls back to JavaScript where WebAssembly cannot reserve its memory (ulimit -v)", () => {
+    // V8 reserves about 10 GB of address space for a WebAssembly memory; Node runs in 4.
+    const limited = spawnSync(
+      "/bin/sh",
+      ["-c", 'ulimit -v 4000000 && exec "$0" "$@"', process.execPath, CLI, ...args],
+      {
+        cwd: repo.dir,
+        env: isolatedGitEnv({ NO_COLOR: "1", FREEZEGATE_TIMING: "1" }),
+        encoding: "utf8",
+      },
+    );
+    expect(limited.status, limited.stderr).toBe(1);
+    expect(scans(limited.stderr)).toEqual([0, 0, 1]);
+    expect(limited.stdout).toBe(runCli(args, { cwd: repo.dir }).stdout);
   });
 });
