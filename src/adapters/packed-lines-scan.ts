@@ -5,8 +5,8 @@
 //
 // Why not JavaScript: an audit reads each row once, in a fresh process, so the loop ran as
 // unoptimized bytecode for most of its rows (about 16 ms of the 42 the 30-line bench patch
-// spent reading 21,600 rows). V8 compiles this module in well under a millisecond and runs
-// it as machine code from the first row.
+// spent reading 21,600 rows). The module (556 bytes) is assembled and compiled in about a
+// millisecond, and runs as machine code from the first row.
 //
 // The scanner only answers when all is well. Anything it does not accept (a malformed
 // record, an unknown context id, a number of more than 9 digits, a row count that differs)
@@ -15,7 +15,7 @@
 // record it refuses costs time, never an answer.
 //
 // The module is assembled here, from the instructions below, rather than shipped as a
-// binary: a few hundred bytes, no build step and no tool to trust.
+// binary: no build step and no tool to trust.
 
 /** WebAssembly value types and instructions used below (the binary format's codes). */
 const I32 = 0x7f;
