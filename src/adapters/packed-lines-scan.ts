@@ -317,6 +317,9 @@ function makeScanner(): Scanner | null {
   // Without WebAssembly (node --jitless) the JavaScript reader does all the work.
   const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
   if (wasm === undefined) return null;
+  // WebAssembly memory is little-endian; the typed arrays that fill and read it here use the
+  // host's order. On a big-endian host (s390x) the ids and lines would arrive byte-swapped.
+  if (new Uint8Array(Uint16Array.of(1).buffer)[0] !== 1) return null;
   let memory: WasmMemory;
   try {
     memory = new wasm.Memory({ initial: 1 });
