@@ -878,14 +878,7 @@ class LinePairs {
       for (let i = 0; i < count; i++) this.add(scratch[i] as number, context, source);
       return;
     }
-    if (this.union.length < length) {
-      const union = new Uint8Array(Math.max(length, this.union.length * 2));
-      union.set(this.union);
-      this.union = union;
-    }
-    const union = this.union;
-    for (let i = 0; i < length; i++) union[i] = (union[i] as number) | (bytes[start + i] as number);
-    if (length > this.unionLength) this.unionLength = length;
+    this.orIntoUnion(bytes, start, length);
     for (let i = 0; i < wantedLines.length; i++) {
       const line = wantedLines[i] as number;
       const index = line >> 3;
@@ -907,14 +900,18 @@ class LinePairs {
     for (let i = 0; i < pairs.length; i += 2) {
       this.add(pairs[i] as number, pairs[i + 1] as number, source);
     }
-    const length = rows.length;
+    this.orIntoUnion(rows, 0, rows.length);
+  }
+
+  /** ORs `length` bytes of numbits from `start` of `bytes` into the union (see addNumbits). */
+  private orIntoUnion(bytes: Uint8Array, start: number, length: number): void {
     if (this.union.length < length) {
       const union = new Uint8Array(Math.max(length, this.union.length * 2));
       union.set(this.union);
       this.union = union;
     }
     const union = this.union;
-    for (let i = 0; i < length; i++) union[i] = (union[i] as number) | (rows[i] as number);
+    for (let i = 0; i < length; i++) union[i] = (union[i] as number) | (bytes[start + i] as number);
     if (length > this.unionLength) this.unionLength = length;
   }
 
