@@ -304,7 +304,8 @@ interface Scanner {
   readonly scan: ScanFunction;
   readonly pairsEnd: WasmGlobal;
   readonly unionLength: WasmGlobal;
-  /** The context table now at the start of memory (copied once per data file). */
+  /** The context table now at the start of memory (copied once per data file; growing the
+   * memory keeps its contents). */
   index: Int32Array | null;
 }
 
@@ -380,7 +381,6 @@ export function scanPackedLines(
       rowScans.declined++;
       return null;
     }
-    s.index = null;
   }
   const buffer = s.memory.buffer;
   if (s.index !== contextIndex) {

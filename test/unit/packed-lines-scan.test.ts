@@ -193,5 +193,13 @@ describe("scanPackedLines", () => {
       expect(expected?.pairs.length).toBe(8);
       expect(scan(packed, 2, index, wanted)).toEqual(expected);
     }
+    // The same table again, with rows that need more memory: the table must survive the growth.
+    const wider = packRecords([
+      [5, [...wide, ...wide, ...wide]],
+      [1, [1]],
+    ]);
+    const expected = reference(wider, 2, two, wanted);
+    expect(expected?.pairs).toEqual([7, 10, 56, 10, 56_007, 10, 1_599_976, 10]);
+    expect(scan(wider, 2, two, wanted)).toEqual(expected);
   });
 });
