@@ -95,11 +95,19 @@ export function checkPathMapping(
       fix: unmappedPathsFix(measured),
     };
   }
-  const lost = measured.length - existing.length;
-  if (lost > 0) {
+  // Data paths, not repository files: one file recorded under two roots is two data paths
+  // (mapping.shared), both found when the file exists.
+  const found = existing.reduce(
+    (n, repoPath) => n + (mapping.shared.get(repoPath)?.length ?? 1),
+    0,
+  );
+  if (found < measured.length) {
     // A data path that a rule renamed is not what was not found: its target is.
     const missing = [...mapping.toData.entries()]
       .filter(([repoPath]) => !existing.includes(repoPath))
+      .flatMap(([repoPath, first]) =>
+        (mapping.shared.get(repoPath) ?? [first]).map((dataPath) => [repoPath, dataPath] as const),
+      )
       .map(([repoPath, dataPath]) => {
         const slashed = slashSeparated(dataPath);
         return slashed === repoPath || slashed.endsWith(`/${repoPath}`)
@@ -109,7 +117,7 @@ export function checkPathMapping(
     return {
       id: "paths",
       status: "warn",
-      message: `${existing.length} of ${measured.length} data paths map onto repository files; not found: ${sampleOf([...mapping.outside.map((p) => `"${p}"`), ...missing])}`,
+      message: `${found} of ${measured.length} data paths map onto repository files; not found: ${sampleOf([...mapping.outside.map((p) => `"${p}"`), ...missing])}`,
       fix: "add --path-map FROM=TO for the rest, or ignore if those files were deleted or live outside the repository",
     };
   }

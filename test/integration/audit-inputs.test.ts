@@ -269,6 +269,18 @@ describe("one file recorded under two roots", () => {
       verdict: "shadowed",
       frozenTests: [FROZEN],
     });
+    // doctor counts data paths, not files: both recordings land on the one file (review 46).
+    const doctor = runCli(
+      ["doctor", "--base", "base", "--coverage", data, "--path-map", "/elsewhere/=."],
+      { cwd: r.dir },
+    );
+    const measured = new Database(data, { readonly: true });
+    const paths = measured.prepare("SELECT count(*) FROM file").pluck().get();
+    measured.close();
+    expect(doctor.stdout).toContain(
+      `ok    paths: all ${paths} data paths map onto repository files`,
+    );
+    expect(doctor.status).toBe(0);
   });
 });
 
