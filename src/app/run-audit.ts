@@ -42,9 +42,9 @@ import { nodeIdFile } from "../core/deposits.js";
 import { FreezegateError, InputError, UsageError } from "../core/errors.js";
 import {
   type FrozenList,
+  frozenForCollapsedContexts,
   frozenWithoutRun,
   parseFrozenList,
-  refuseParametrizedForCollapsedContexts,
   resolveFrozen,
   unresolvedFix,
 } from "../core/frozen.js";
@@ -1097,10 +1097,12 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     await letGitRun();
     if (request.abandonIf?.()) throw new AuditAbandoned();
     // 2. Frozen ids must name tests in the data; a typo would hide shadow.
-    if (contexts.style === "test-function") {
-      refuseParametrizedForCollapsedContexts(frozenList, request.frozen);
-    }
-    const resolution = resolveFrozen(frozenList, contexts);
+    const resolution = resolveFrozen(
+      contexts.style === "test-function"
+        ? frozenForCollapsedContexts(frozenList, request.frozen)
+        : frozenList,
+      contexts,
+    );
     if (resolution.unresolved.length > 0 && !request.allowUnresolved) {
       // A parametrized test's or a class's own id names none of its tests: say how to
       // freeze them all.

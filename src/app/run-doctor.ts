@@ -18,8 +18,8 @@ import {
 import { FreezegateError, InputError } from "../core/errors.js";
 import {
   type FrozenList,
+  frozenForCollapsedContexts,
   frozenWithoutRun,
-  refuseParametrizedForCollapsedContexts,
   resolveFrozen,
 } from "../core/frozen.js";
 import type { CoverageSource } from "../core/model.js";
@@ -169,11 +169,12 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
       try {
         // As the audit's report shows it: relative to the repository root.
         const label = relativeToRoot(request.root, request.frozen);
-        const list = loadFrozenListAs(request.frozen, label);
+        const written = loadFrozenListAs(request.frozen, label);
         if (contexts && contexts.index.testIds.size > 0) {
-          if (contexts.index.style === "test-function") {
-            refuseParametrizedForCollapsedContexts(list, label);
-          }
+          const list =
+            contexts.index.style === "test-function"
+              ? frozenForCollapsedContexts(written, label)
+              : written;
           const resolution = resolveFrozen(list, contexts.index);
           const check = checkFrozenResolved(
             label,

@@ -149,17 +149,30 @@ export function lookupOf(ids: Iterable<string>): TestLookup {
 }
 
 /**
- * The ids of a list as test ids, for data recorded with test_function contexts: parametrized
- * cases collapse into one context there, so freezing one case of several cannot be expressed.
+ * A list as it applies to data recorded with test_function contexts, where a test's
+ * parametrized cases collapse into one context: "id[*]" is that context; freezing one case
+ * of several cannot be expressed, and is refused.
  */
-export function refuseParametrizedForCollapsedContexts(list: FrozenList, label: string): void {
-  const param = list.entries.find((e) => /\[.*\]$/s.test(e.pattern));
+export function frozenForCollapsedContexts(list: FrozenList, label: string): FrozenList {
+  // test_function data merges a test's cases into the test function's name: "[*]" (every
+  // case, as the README says to freeze them all) is exactly that name; one case, or some,
+  // cannot be told apart from the others.
+  const entries = list.entries.map((entry) => {
+    if (!entry.pattern.endsWith("[*]")) return entry;
+    const pattern = entry.pattern.slice(0, -"[*]".length);
+    return { pattern, isGlob: pattern.includes("*") };
+  });
+  const param = entries.find((e) => /\[.*\]$/s.test(e.pattern));
   if (param) {
+    const what = param.isGlob ? "parametrized cases" : "the parametrized case";
     throw new InputError(
-      `${label} freezes the parametrized case "${param.pattern}", but the coverage data uses test_function contexts, which merge all cases of a test into one name`,
-      { fix: "record node ids with pytest --cov --cov-context=test, or freeze the whole test" },
+      `${label} freezes ${what} "${param.pattern}", but the coverage data uses test_function contexts, which merge all cases of a test into one name`,
+      {
+        fix: 'record node ids with pytest --cov --cov-context=test, or freeze every case of the test with "[*]" (or the whole test)',
+      },
     );
   }
+  return { ...list, entries };
 }
 
 /**

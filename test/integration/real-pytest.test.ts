@@ -223,6 +223,52 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
     );
   });
 
+  it('test_function contexts: "id[*]" (every case) freezes the test, as its plain id does', () => {
+    // The README's way to freeze every case works over both kinds of data (review 46).
+    const lists = {
+      star: [FROZEN_DISCOUNT, FROZEN_BULK, "tests/test_pricing.py::test_format_price[*]"],
+      plain: [FROZEN_DISCOUNT, FROZEN_BULK, "tests/test_pricing.py::test_format_price"],
+    };
+    const reports = Object.entries(lists).map(([name, frozen]) => {
+      writeFileSync(join(scratch, `tf-${name}.json`), JSON.stringify({ frozen }));
+      return audit([
+        "--coverage",
+        data.testFunction as string,
+        "--frozen",
+        join(scratch, `tf-${name}.json`),
+      ]).report;
+    });
+    const [star, plain] = reports;
+    expect(star.frozen.tests).toContain("tests/test_pricing.py::test_format_price");
+    expect({ ...star.frozen, file: "" }).toEqual({ ...plain.frozen, file: "" });
+    expect(star.files).toEqual(plain.files);
+    expect(star.summary).toEqual(plain.summary);
+    expect(line(star, "src/shop/pricing.py:31")).toMatchObject({
+      verdict: "shadowed",
+      frozenTests: ["tests/test_pricing.py::test_format_price"],
+    });
+    // One case, or a glob over some, still cannot be told apart from the others.
+    writeFileSync(
+      join(scratch, "tf-some.json"),
+      JSON.stringify({ frozen: ["tests/test_pricing.py::test_format_price[s*]"] }),
+    );
+    const some = runCli(
+      [
+        "audit",
+        "--base",
+        "base",
+        "--coverage",
+        data.testFunction as string,
+        "--frozen",
+        join(scratch, "tf-some.json"),
+      ],
+      { cwd: repo.dir },
+    );
+    expect(expectOneLineError(some)).toBe(
+      `freezegate: error: ${join(scratch, "tf-some.json")} freezes parametrized cases "tests/test_pricing.py::test_format_price[s*]", but the coverage data uses test_function contexts, which merge all cases of a test into one name (fix: record node ids with pytest --cov --cov-context=test, or freeze every case of the test with "[*]" (or the whole test))`,
+    );
+  });
+
   it("a parametrized test's own id is unresolved, and the fix says how to freeze its cases", () => {
     const list = join(scratch, "base-id.json");
     writeFileSync(list, '{"frozen": ["tests/test_pricing.py::test_format_price"]}\n');
