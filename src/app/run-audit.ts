@@ -21,6 +21,7 @@ import { rowScans } from "../adapters/packed-lines-scan.js";
 import {
   directorySpellings,
   fileExists,
+  isDirectory,
   isSymbolicLink,
   listPythonFiles,
   readFileBytes,
@@ -71,6 +72,8 @@ import {
   normalizePath,
   type PathMapping,
   type PathRule,
+  type RecordedRoot,
+  recordedRoot,
   refuseMappedAway,
   refuseRemappedChanges,
   unmappedPathsFix,
@@ -690,6 +693,14 @@ export function testsWithoutRunIn(
   return ids.filter((id) => waiting.has(id));
 }
 
+/** The root the data's absolute paths were recorded under, when a tail of one is a file here. */
+export function recordedRootIn(root: string, measured: readonly string[]): RecordedRoot | null {
+  return recordedRoot(measured, (repoPath) => {
+    const full = join(root, repoPath);
+    return fileExists(full) && !isDirectory(full);
+  });
+}
+
 export interface DataPaths {
   measured: string[];
   mapping: PathMapping;
@@ -1142,9 +1153,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     if (existing.length === 0) {
       throw new InputError(
         `no file in the coverage data maps onto the repository ${root}: data has ${sample(measured)}`,
-        {
-          fix: unmappedPathsFix(measured),
-        },
+        { fix: unmappedPathsFix(measured, recordedRootIn(root, measured)) },
       );
     }
     const ambiguous = ambiguousRun(

@@ -37,6 +37,7 @@ import {
   REPORT_LINE_BREAKS,
   readDataContexts,
   readPatch,
+  recordedRootIn,
   refuseLoneCarriageReturn,
   statementLinesOf,
   testsWithoutRunIn,
@@ -156,7 +157,12 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
       );
       checks.push(
         ambiguous === null
-          ? checkPathMapping(mapped.measured, mapped.mapping, mapped.existing)
+          ? checkPathMapping(
+              mapped.measured,
+              mapped.mapping,
+              mapped.existing,
+              mapped.existing.length === 0 ? recordedRootIn(request.root, mapped.measured) : null,
+            )
           : failed("paths", ambiguous),
       );
     } else {

@@ -5,7 +5,12 @@
 import { type ContextIndex, NO_LINES_RECORDED } from "./contexts.js";
 import { type FrozenResolution, unresolvedFix } from "./frozen.js";
 import { sample, sampleOf } from "./listing.js";
-import { type PathMapping, slashSeparated, unmappedPathsFix } from "./path-map.js";
+import {
+  type PathMapping,
+  type RecordedRoot,
+  slashSeparated,
+  unmappedPathsFix,
+} from "./path-map.js";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
 
@@ -78,6 +83,7 @@ export function checkPathMapping(
   measured: readonly string[],
   mapping: PathMapping,
   existing: readonly string[],
+  recorded: RecordedRoot | null = null,
 ): DoctorCheck {
   if (measured.length === 0) {
     return {
@@ -92,7 +98,7 @@ export function checkPathMapping(
       id: "paths",
       status: "fail",
       message: `no data path maps onto a file in the repository: data has ${sample(measured)}`,
-      fix: unmappedPathsFix(measured),
+      fix: unmappedPathsFix(measured, recorded),
     };
   }
   // Data paths, not repository files: one file recorded under two roots is two data paths

@@ -33,9 +33,13 @@ export function isWindowsPath(path: string): boolean {
 /**
  * The fix when no data path maps onto the repository, by what the paths look like: relative
  * (recorded in a subdirectory), an installed copy's (site-packages, which relative_files
- * cannot make relative), or another machine's root.
+ * cannot make relative), or another machine's root; `recorded` names that root when a data
+ * path, its prefix cut off, is a file of the repository (see recordedRoot).
  */
-export function unmappedPathsFix(measured: readonly string[]): string {
+export function unmappedPathsFix(
+  measured: readonly string[],
+  recorded: RecordedRoot | null = null,
+): string {
   if (measured.every((p) => !p.startsWith("/") && !isWindowsPath(p))) {
     return "the data's paths are relative to the directory coverage ran in: give it with --path-map =DIR/ (e.g. --path-map =backend/)";
   }
@@ -45,7 +49,39 @@ export function unmappedPathsFix(measured: readonly string[]): string {
       return `the tests ran an installed copy of the code: run them against the checkout (pip install -e .), or map the copy with --path-map ${site}=DIR/ (the directory that holds the package, e.g. src/)`;
     }
   }
+  if (recorded !== null) {
+    return `the data records ${recorded.repoPath} as "${recorded.prefix}${recorded.repoPath}": map that root onto the repository with --path-map "${recorded.prefix}=.", or record with relative_files = true`;
+  }
   return "map the recorded prefix with --path-map FROM=TO (e.g. --path-map /app/=.), or record with relative_files = true";
+}
+
+/** An absolute data path split into the root it was recorded under and a repository file. */
+export interface RecordedRoot {
+  /** Ends with "/". */
+  prefix: string;
+  repoPath: string;
+}
+
+/**
+ * The root a POSIX absolute data path was recorded under: its longest tail that `isFile`
+ * (a repository path) accepts, from at most `limit` paths. null when none fits.
+ */
+export function recordedRoot(
+  measured: readonly string[],
+  isFile: (repoPath: string) => boolean,
+  limit = 50,
+): RecordedRoot | null {
+  for (const path of measured.filter((p) => p.startsWith("/")).slice(0, limit)) {
+    const parts = path.split("/");
+    // parts[0] is "" (before the leading "/"); the last tail is the file's name alone.
+    for (let k = 1; k < parts.length; k++) {
+      const tail = parts.slice(k);
+      if (tail.some((part) => part === "" || part === "." || part === "..")) continue;
+      const repoPath = tail.join("/");
+      if (isFile(repoPath)) return { prefix: `${parts.slice(0, k).join("/")}/`, repoPath };
+    }
+  }
+  return null;
 }
 
 /**

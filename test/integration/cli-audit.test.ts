@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import {
   copyFileSync,
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -282,9 +283,22 @@ describe("bad input is exit 2 with one line, never a pass", () => {
     const r = runCli(["audit", "--base", "base", "--coverage", "moved.coverage"], {
       cwd: repo.dir,
     });
-    expect(expectOneLineError(r)).toMatch(
-      /no file in the coverage data maps onto the repository .*: data has "\/app\/src\/billing\/.*\(fix: map the recorded prefix with --path-map FROM=TO/,
+    // The fix names the root the data was recorded under, found by a file of the repository.
+    const line = expectOneLineError(r);
+    expect(line).toMatch(
+      /no file in the coverage data maps onto the repository .*: data has "\/app\/src\/billing\//,
     );
+    const recorded =
+      /\(fix: the data records (\S+) as "\/app\/(\S+)": map that root onto the repository with --path-map "\/app\/=\.", or record with relative_files = true\)$/.exec(
+        line,
+      );
+    expect(recorded, line).not.toBeNull();
+    expect(recorded?.[1]).toBe(recorded?.[2]);
+    expect(existsSync(join(repo.dir, recorded?.[1] ?? "missing"))).toBe(true);
+    const doctor = runCli(["doctor", "--base", "base", "--coverage", "moved.coverage"], {
+      cwd: repo.dir,
+    });
+    expect(doctor.stdout).toContain('map that root onto the repository with --path-map "/app/=."');
     const mapped = runCli(
       ["audit", "--base", "base", "--coverage", "moved.coverage", "--path-map", "/app/=."],
       { cwd: repo.dir },

@@ -7,6 +7,7 @@ import {
   mapDataPaths,
   normalizePath,
   parsePathRule,
+  recordedRoot,
   refuseMappedAway,
   unmappedPathsFix,
 } from "../../src/core/path-map.js";
@@ -33,6 +34,63 @@ describe("unmappedPathsFix", () => {
     expect(unmappedPathsFix(["/app/pkg/calc.py"])).toBe(
       "map the recorded prefix with --path-map FROM=TO (e.g. --path-map /app/=.), or record with relative_files = true",
     );
+  });
+
+  it("names the exact rule when the root a file was recorded under is known", () => {
+    const measured = ["/ci/build 7/pkg/calc.py"];
+    expect(
+      unmappedPathsFix(
+        measured,
+        recordedRoot(measured, (p) => p === "pkg/calc.py"),
+      ),
+    ).toBe(
+      'the data records pkg/calc.py as "/ci/build 7/pkg/calc.py": map that root onto the repository with --path-map "/ci/build 7/=.", or record with relative_files = true',
+    );
+  });
+});
+
+describe("recordedRoot", () => {
+  const files = new Set(["pkg/calc.py", "calc.py", "src/pkg/__init__.py"]);
+  const isFile = (p: string) => files.has(p);
+
+  it("cuts the shortest prefix that leaves a repository file (the longest tail)", () => {
+    expect(recordedRoot(["/ci/app/pkg/calc.py"], isFile)).toEqual({
+      prefix: "/ci/app/",
+      repoPath: "pkg/calc.py",
+    });
+    expect(recordedRoot(["/calc.py"], isFile)).toEqual({ prefix: "/", repoPath: "calc.py" });
+  });
+
+  it("looks past paths that fit nowhere, and skips relative, Windows and odd paths", () => {
+    expect(
+      recordedRoot(
+        ["pkg/calc.py", "C:\\ci\\pkg\\calc.py", "/ci/x.py", "/ci/src/pkg/__init__.py"],
+        isFile,
+      ),
+    ).toEqual({ prefix: "/ci/", repoPath: "src/pkg/__init__.py" });
+    expect(recordedRoot(["/ci/../pkg/calc.py"], isFile)).toEqual({
+      prefix: "/ci/../",
+      repoPath: "pkg/calc.py",
+    });
+    expect(recordedRoot(["/ci//pkg/calc.py"], isFile)).toEqual({
+      prefix: "/ci//",
+      repoPath: "pkg/calc.py",
+    });
+    expect(recordedRoot(["/ci/x.py"], isFile)).toBeNull();
+    expect(recordedRoot([], isFile)).toBeNull();
+  });
+
+  it("asks about at most `limit` paths", () => {
+    const asked: string[] = [];
+    recordedRoot(
+      ["/a/x.py", "/b/y.py", "/c/z.py"],
+      (p) => {
+        asked.push(p);
+        return false;
+      },
+      2,
+    );
+    expect(asked).toEqual(["a/x.py", "x.py", "b/y.py", "y.py"]);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   ambiguousRun,
   mapCoverageToRepo,
   readDataContexts,
+  recordedRootIn,
   statementLinesOf,
 } from "../../app/run-audit.js";
 import { InputError, UsageError } from "../../core/errors.js";
@@ -169,7 +170,7 @@ Exit codes:
       );
       if (existing.length === 0) {
         throw new InputError("no file in the coverage data maps onto the repository", {
-          fix: unmappedPathsFix(measured),
+          fix: unmappedPathsFix(measured, recordedRootIn(root, measured)),
         });
       }
       const ambiguous = ambiguousRun(
