@@ -1128,7 +1128,11 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     }
     // A frozen test that was skipped hides shadow nobody can see: --allow-unresolved (for
     // tests that no longer exist) does not waive it.
-    const bodiless = frozenWithoutRun(request.frozen, testsWithoutRun([...resolution.frozenTests]));
+    const bodiless = frozenWithoutRun(
+      request.frozen,
+      testsWithoutRun([...resolution.frozenTests]),
+      coverage.meta.format,
+    );
     if (bodiless !== null) throw bodiless;
     // After that check: an xfail(run=False) test is muted without running, and harmless.
     // test_function data merges a test's parametrized cases into one name: a muted case
