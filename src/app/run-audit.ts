@@ -380,15 +380,32 @@ export function refuseLoneCarriageReturn(path: string, text: string): void {
  * Statement map from coverage.py's own statement list (JSON report) plus our finder. A line
  * the finder reads as blank, comment or docstring is no statement whatever the report says:
  * coverage.py 6.x lists the docstring lines CPython traces among the executed lines.
+ * `notCode`: first lines (finder's) of statements that are none here either: the report's
+ * excluded statements no test ran (excludedUntested), as with the SQLite data.
  */
-function jsonStatementMap(reported: ReadonlySet<number>, finder: StatementMap): StatementMap {
+function jsonStatementMap(
+  reported: ReadonlySet<number>,
+  finder: StatementMap,
+  notCode: ReadonlySet<number>,
+): StatementMap {
   return {
     statementOf(line) {
-      if (reported.has(line)) return finder.statementOf(line) === null ? null : line;
       const first = finder.statementOf(line);
-      return first !== null && reported.has(first) ? first : null;
+      if (first === null || notCode.has(first)) return null;
+      if (reported.has(line)) return line;
+      return reported.has(first) ? first : null;
     },
   };
+}
+
+/** The finder's first lines of the statements that hold some of `lines`. */
+function firstLinesOf(lines: Iterable<number>, finder: StatementMap): Set<number> {
+  const firsts = new Set<number>();
+  for (const line of lines) {
+    const first = finder.statementOf(line);
+    if (first !== null) firsts.add(first);
+  }
+  return firsts;
 }
 
 /** `reported` plus the recorded lines that `finder` says start a statement. */
@@ -1124,7 +1141,11 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     }
     // A frozen test that was skipped hides shadow nobody can see: --allow-unresolved (for
     // tests that no longer exist) does not waive it.
-    const bodiless = frozenWithoutRun(request.frozen, testsWithoutRun([...resolution.frozenTests]));
+    const bodiless = frozenWithoutRun(
+      request.frozen,
+      testsWithoutRun([...resolution.frozenTests]),
+      coverage.meta.format,
+    );
     if (bodiless !== null) throw bodiless;
     // After that check: an xfail(run=False) test is muted without running, and harmless.
     // test_function data merges a test's parametrized cases into one name: a muted case
@@ -1263,7 +1284,16 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
           : excludedCode.length === 0
             ? measured
             : new Set([...measured, ...excludedCode]);
-      return { change, text, lines: splitLines(text), recorded, reported, measured, python };
+      return {
+        change,
+        text,
+        lines: splitLines(text),
+        recorded,
+        reported,
+        measured,
+        excluded,
+        python,
+      };
     });
     mark("tokenize");
     const wanted = new Map<string, Set<number>>();
@@ -1308,7 +1338,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       .map(({ change }) => change.path);
     refuseUnexecutedImported(root, silent, mapping.toData, isTestFile, executedOf);
     const inputs: AuditFileInput[] = prepared.map(
-      ({ change, text, lines: sourceLines, recorded, reported, measured, python }) => {
+      ({ change, text, lines: sourceLines, recorded, reported, measured, excluded, python }) => {
         const lines =
           recorded.length === 0
             ? null
@@ -1317,10 +1347,17 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
               : unionOfLines(recorded.map((p) => executed.get(p)));
         // A JSON report's statements are coverage.py's own (6.x lists docstrings, for one),
         // plus the lines the finder calls statements that the tracer recorded: coverage.py
-        // 6.5 takes `",".join(x)` first in a block for a docstring although it runs.
+        // 6.5 takes `",".join(x)` first in a block for a docstring although it runs. Its
+        // excluded statements that no test ran are none, as from SQLite data (review 46 #6).
         const finder = python ? python.logical : identityStatements;
         const statements = reported
-          ? jsonStatementMap(withRecordedStatements(reported, lines, finder), finder)
+          ? jsonStatementMap(
+              withRecordedStatements(reported, lines, finder),
+              finder,
+              excluded === null
+                ? new Set()
+                : excludedUntested(firstLinesOf(excluded, finder), lines, finder, contexts),
+            )
           : python
             ? statementsWithData(
                 python,

@@ -195,6 +195,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
               : frozenWithoutRun(
                   label,
                   testsWithoutRunIn(contexts.names, contexts.index, [...resolution.frozenTests]),
+                  coverage?.meta.format ?? "coverage.py-sqlite",
                 );
           checks.push(bodiless === null ? check : failed("frozen", bodiless));
         } else {

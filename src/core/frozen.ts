@@ -9,6 +9,7 @@
 
 import { InputError } from "./errors.js";
 import { sampleOf } from "./listing.js";
+import type { CoverageFormat } from "./model.js";
 
 export type FrozenFormat = "quarantine" | "ledger";
 
@@ -180,14 +181,31 @@ export function frozenForCollapsedContexts(list: FrozenList, label: string): Fro
  * "|run" (a skip, or a failed setup). Which lines they would run is unknown, so the shadow
  * they hide is too. Not waived by --allow-unresolved, which is for ids of tests that no longer
  * exist: these do, and would run code if they ran. The error, or null.
+ * A JSON report (`format` "coverage.py-json") lists a context only on a line it ran, so a body
+ * that ran no measured line looks skipped there; the `.coverage` data file of the same run
+ * can tell (coverage.py 6.5 keeps the test's empty "|run" context): the error says so.
  */
-export function frozenWithoutRun(label: string, ids: readonly string[]): InputError | null {
+export function frozenWithoutRun(
+  label: string,
+  ids: readonly string[],
+  format: CoverageFormat,
+): InputError | null {
   if (ids.length === 0) return null;
   const list = sampleOf([...ids].sort().map((id) => JSON.stringify(id)));
+  const letThemRun =
+    "the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip";
+  if (format === "coverage.py-json") {
+    return new InputError(
+      `${ids.length} frozen test(s) in ${label} have setup or teardown contexts but no "|run" context in the coverage json report, which lists only the contexts that ran a measured line: it cannot show whether a test whose body ran no measured line ran, so the lines they would cover are unknown: ${list}`,
+      {
+        fix: `audit the .coverage data file of the same run (--coverage .coverage), which can show it (coverage.py 6.5 keeps such a test's empty "|run" context); a frozen test that was skipped must run with its failures ignored (${letThemRun})`,
+      },
+    );
+  }
   return new InputError(
     `${ids.length} frozen test(s) in ${label} ran no test body (the coverage data has their setup or teardown but no "|run" context: skipped, their setup failed, or their body ran no measured line), so the lines they would cover are unknown: ${list}`,
     {
-      fix: "let frozen tests run with their failures ignored (the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip), re-run the tests, then audit",
+      fix: `let frozen tests run with their failures ignored (${letThemRun}), re-run the tests, then audit`,
     },
   );
 }

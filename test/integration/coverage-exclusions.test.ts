@@ -190,3 +190,156 @@ describePython("statements coverage.py excludes", () => {
     }
   });
 });
+
+describePython("excluded lines from a JSON report (review 46 #6)", () => {
+  it("reads them as the SQLite data does: not code where no test ran them, else their tests' verdict", () => {
+    const r = makeTempRepo();
+    repos.push(r);
+    r.write(".gitignore", ".coverage*\ncoverage.json\n__pycache__/\n");
+    // The project's own list: the pragma, and two lines of its own.
+    r.write(
+      ".coveragerc",
+      "[report]\nexclude_lines =\n    pragma: no cover\n    raise NotImplementedError\n    if TYPE_CHECKING:\n",
+    );
+    r.write("calc/__init__.py", "");
+    r.write("calc/stats.py", "def mean(xs):\n    return sum(xs) / len(xs)\n");
+    r.write(
+      "tests/test_stats.py",
+      [
+        "import pytest",
+        "",
+        "from calc.stats import mean, median, spread",
+        "",
+        "",
+        "def test_mean():",
+        "    assert mean([1, 3]) == 2",
+        "",
+        "",
+        "def test_spread():",
+        "    assert spread([1, 4]) == 3",
+        "",
+        "",
+        "def test_median():",
+        "    with pytest.raises(NotImplementedError):",
+        "        median([1])",
+        "",
+      ].join("\n"),
+    );
+    r.write(
+      "quarantine.json",
+      JSON.stringify({
+        frozen: ["tests/test_stats.py::test_spread", "tests/test_stats.py::test_median"],
+      }),
+    );
+    r.commit("base");
+    r.git("branch", "base");
+    r.write(
+      "calc/stats.py",
+      [
+        "from typing import TYPE_CHECKING",
+        "",
+        "if TYPE_CHECKING:",
+        "    from collections.abc import Sequence",
+        "",
+        "",
+        "def mean(xs):",
+        "    if not xs:  # pragma: no cover",
+        '        raise ValueError("empty")',
+        "    return sum(xs) / len(xs)",
+        "",
+        "",
+        'def spread(xs: "Sequence[int]"):',
+        "    lo = min(xs)  # pragma: no cover",
+        "    return max(xs) - lo",
+        "",
+        "",
+        "def median(xs):",
+        "    raise NotImplementedError",
+        "",
+        "",
+        "def mode(xs):",
+        "    raise NotImplementedError",
+        "",
+        "",
+        "def debug_dump(xs):  # pragma: no cover",
+        "    return repr(xs)",
+        "",
+      ].join("\n"),
+    );
+    r.commit("guard the empty case; spread, median, mode, debug_dump");
+    const pytest = runPython(
+      ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov=calc", "--cov-context=test"],
+      { cwd: r.dir },
+    );
+    expect(pytest.status, pytest.stdout + pytest.stderr).toBe(0);
+    const json = runPython(
+      ["-m", "coverage", "json", "-q", "--show-contexts", "-o", "coverage.json"],
+      { cwd: r.dir },
+    );
+    expect(json.status, json.stderr).toBe(0);
+    const excluded = (
+      JSON.parse(readFileSync(`${r.dir}/coverage.json`, "utf8")) as {
+        files: Record<string, { excluded_lines: number[] }>;
+      }
+    ).files["calc/stats.py"]?.excluded_lines;
+    expect(excluded).toEqual([3, 4, 8, 9, 14, 19, 23, 26, 27]);
+    const expected = [
+      [1, "uncovered"],
+      [2, "not-code"],
+      // Excluded, run at import time only: not code.
+      [3, "not-code"],
+      [4, "not-code"],
+      [5, "not-code"],
+      [6, "not-code"],
+      // Excluded, run by a live test: defended; its suite no test ran: not code.
+      [8, "defended"],
+      [9, "not-code"],
+      [11, "not-code"],
+      [12, "not-code"],
+      [13, "uncovered"],
+      // Excluded, run by a frozen test only: the exclusion hides no shadow.
+      [14, "shadowed"],
+      [15, "shadowed"],
+      [16, "not-code"],
+      [17, "not-code"],
+      [18, "uncovered"],
+      // The project's own pattern: run by a frozen test, shadowed; run by none, not code.
+      [19, "shadowed"],
+      [20, "not-code"],
+      [21, "not-code"],
+      [22, "uncovered"],
+      [23, "not-code"],
+      [24, "not-code"],
+      [25, "not-code"],
+      [26, "not-code"],
+      [27, "not-code"],
+    ];
+    for (const coverage of [".coverage", "coverage.json"]) {
+      const audit = runCli(
+        [
+          "audit",
+          "--base",
+          "base",
+          "--coverage",
+          coverage,
+          "--frozen",
+          "quarantine.json",
+          "--fail-on",
+          "uncovered",
+          "--format",
+          "json",
+        ],
+        { cwd: r.dir },
+      );
+      expect(audit.stderr, coverage).toBe("");
+      const report = JSON.parse(audit.stdout) as {
+        files: { path: string; lines: { line: number; verdict: string }[] }[];
+      };
+      expect(
+        report.files.map((f) => [f.path, f.lines.map((l) => [l.line, l.verdict])]),
+        coverage,
+      ).toEqual([["calc/stats.py", expected]]);
+      expect(audit.status, coverage).toBe(1);
+    }
+  });
+});

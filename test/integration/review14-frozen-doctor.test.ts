@@ -17,6 +17,14 @@ function bodiless(label: string, ids: string[]): string {
   return `${ids.length} frozen test(s) in ${label} ran no test body (the coverage data has their setup or teardown but no "|run" context: skipped, their setup failed, or their body ran no measured line), so the lines they would cover are unknown: ${ids.map((id) => JSON.stringify(id)).join(", ")}`;
 }
 
+// A JSON report cannot tell a skip from a body that ran no measured line (review 46 #7).
+const BODILESS_REPORT_FIX =
+  "audit the .coverage data file of the same run (--coverage .coverage), which can show it (coverage.py 6.5 keeps such a test's empty \"|run\" context); a frozen test that was skipped must run with its failures ignored (the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip)";
+
+function bodilessInReport(label: string, ids: string[]): string {
+  return `${ids.length} frozen test(s) in ${label} have setup or teardown contexts but no "|run" context in the coverage json report, which lists only the contexts that ran a measured line: it cannot show whether a test whose body ran no measured line ran, so the lines they would cover are unknown: ${ids.map((id) => JSON.stringify(id)).join(", ")}`;
+}
+
 /** pytest-cov node-id contexts for the package `shop`. */
 function record(repo: TempRepo): void {
   const args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov=shop", "--cov-context=test"];
@@ -96,10 +104,10 @@ describePython("a frozen test that ran no body (review14-user F1)", () => {
     );
   });
 
-  it("refuses it in a JSON report too (every name read)", () => {
+  it("refuses it in a JSON report too (every name read), which cannot tell a skip", () => {
     const result = audit(["tests/test_price.py::test_fixture_skip"], "--coverage", "coverage.json");
     expect(expectOneLineError(result)).toBe(
-      `freezegate: error: ${bodiless(join(repo.dir, "quarantine.json"), ["tests/test_price.py::test_fixture_skip"])} (fix: ${BODILESS_FIX})`,
+      `freezegate: error: ${bodilessInReport(join(repo.dir, "quarantine.json"), ["tests/test_price.py::test_fixture_skip"])} (fix: ${BODILESS_REPORT_FIX})`,
     );
   });
 
@@ -121,6 +129,102 @@ describePython("a frozen test that ran no body (review14-user F1)", () => {
     expect(doctorLine(result.stdout, "frozen")).toBe(
       `FAIL  frozen: ${bodiless("quarantine.json", ["tests/test_price.py::test_marked"])} (fix: ${BODILESS_FIX})`,
     );
+  });
+});
+
+describePython("a frozen test whose body ran no measured line (review 46 #7)", () => {
+  let repo: TempRepo;
+  beforeAll(() => {
+    repo = makeTempRepo();
+    repo.write("svc/__init__.py", "");
+    repo.write(
+      "svc/db.py",
+      "class DB:\n    def __init__(self):\n        self.rows = []\n\n    def insert(self, r):\n        self.rows.append(r)\n",
+    );
+    // test_empty only checks the fixture's result: its body runs no line of svc.
+    repo.write(
+      "tests/test_db.py",
+      [
+        "import pytest",
+        "",
+        "from svc.db import DB",
+        "",
+        "",
+        "@pytest.fixture",
+        "def db():",
+        "    return DB()",
+        "",
+        "",
+        "def test_insert(db):",
+        "    db.insert(1)",
+        "    assert db.rows == [1]",
+        "",
+        "",
+        "def test_empty(db):",
+        "    assert db.rows == []",
+        "",
+      ].join("\n"),
+    );
+    repo.write(".gitignore", ".coverage\ncoverage.json\n__pycache__/\n");
+    repo.write("quarantine.json", JSON.stringify({ frozen: ["tests/test_db.py::test_empty"] }));
+    repo.commit("base");
+    repo.git("checkout", "-q", "-b", "feat");
+    repo.write(
+      "svc/db.py",
+      "class DB:\n    def __init__(self):\n        self.rows = list()\n\n    def insert(self, r):\n        self.rows.append(r)\n",
+    );
+    repo.commit("rows: list()");
+    const args = [
+      "-m",
+      "pytest",
+      "-q",
+      "-p",
+      "no:cacheprovider",
+      "--cov=svc",
+      "--cov-context=test",
+    ];
+    const result = runPython([...args, "--cov-report="], { cwd: repo.dir });
+    if (result.status !== 0) throw new Error(`pytest failed: ${result.stdout}\n${result.stderr}`);
+    const json = runPython(["-m", "coverage", "json", "--show-contexts", "-o", "coverage.json"], {
+      cwd: repo.dir,
+    });
+    if (json.status !== 0) throw new Error(`coverage json failed: ${json.stderr}`);
+  });
+  afterAll(() => repo.cleanup());
+
+  it("is audited from the .coverage data file, which has its empty |run context", () => {
+    const result = runCli(["audit", "--base", "main", "--coverage", ".coverage"], {
+      cwd: repo.dir,
+    });
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toContain(
+      "FIXTURE-ONLY 3: run only in setup/teardown of tests/test_db.py::test_insert; frozen: tests/test_db.py::test_empty",
+    );
+    expect(result.stdout).toMatch(/^PASS: /m);
+    expect(result.status).toBe(0);
+  });
+
+  it("is refused from the JSON report of the same run, which says why and names the data file", () => {
+    const result = runCli(["audit", "--base", "main", "--coverage", "coverage.json"], {
+      cwd: repo.dir,
+    });
+    expect(expectOneLineError(result)).toBe(
+      `freezegate: error: ${bodilessInReport(join(repo.dir, "quarantine.json"), ["tests/test_db.py::test_empty"])} (fix: ${BODILESS_REPORT_FIX})`,
+    );
+  });
+
+  it("fails doctor's frozen check on the JSON report the same way, and passes it on the data file", () => {
+    const fromReport = runCli(["doctor", "--base", "main", "--coverage", "coverage.json"], {
+      cwd: repo.dir,
+    });
+    expect(fromReport.status).toBe(2);
+    expect(doctorLine(fromReport.stdout, "frozen")).toBe(
+      `FAIL  frozen: ${bodilessInReport("quarantine.json", ["tests/test_db.py::test_empty"])} (fix: ${BODILESS_REPORT_FIX})`,
+    );
+    const fromData = runCli(["doctor", "--base", "main", "--coverage", ".coverage"], {
+      cwd: repo.dir,
+    });
+    expect(doctorLine(fromData.stdout, "frozen")).toMatch(/^ok {4}frozen: /);
   });
 });
 

@@ -124,16 +124,31 @@ describe("an entry holding * that is itself a test id (review14-ids finding 7)",
 
 describe("frozenWithoutRun (review14-user F1)", () => {
   it("is no error when every frozen test ran its body", () => {
-    expect(frozenWithoutRun("q.json", [])).toBeNull();
+    expect(frozenWithoutRun("q.json", [], "coverage.py-sqlite")).toBeNull();
+    expect(frozenWithoutRun("q.json", [], "coverage.py-json")).toBeNull();
   });
 
   it("names the tests (sorted, a sample of three) with the fix", () => {
-    const error = frozenWithoutRun("q.json", ["t::d", "t::c", "t::b", "t::a"]);
+    const error = frozenWithoutRun(
+      "q.json",
+      ["t::d", "t::c", "t::b", "t::a"],
+      "coverage.py-sqlite",
+    );
     expect(error?.message).toBe(
       '4 frozen test(s) in q.json ran no test body (the coverage data has their setup or teardown but no "|run" context: skipped, their setup failed, or their body ran no measured line), so the lines they would cover are unknown: "t::a", "t::b", "t::c", ... (4 in all)',
     );
     expect(error?.fix).toBe(
       "let frozen tests run with their failures ignored (the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip), re-run the tests, then audit",
+    );
+  });
+
+  it("from a JSON report, says that the report cannot tell and the .coverage file can (review 46 #7)", () => {
+    const error = frozenWithoutRun("q.json", ["t::b", "t::a"], "coverage.py-json");
+    expect(error?.message).toBe(
+      '2 frozen test(s) in q.json have setup or teardown contexts but no "|run" context in the coverage json report, which lists only the contexts that ran a measured line: it cannot show whether a test whose body ran no measured line ran, so the lines they would cover are unknown: "t::a", "t::b"',
+    );
+    expect(error?.fix).toBe(
+      "audit the .coverage data file of the same run (--coverage .coverage), which can show it (coverage.py 6.5 keeps such a test's empty \"|run\" context); a frozen test that was skipped must run with its failures ignored (the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip)",
     );
   });
 });
