@@ -205,7 +205,7 @@ export function frozenWithoutRun(
   return new InputError(
     `${ids.length} frozen test(s) in ${label} ran no test body (the coverage data has their setup or teardown but no "|run" context: skipped, their setup failed, or their body ran no measured line), so the lines they would cover are unknown: ${list}`,
     {
-      fix: `let frozen tests run with their failures ignored (${letThemRun}), re-run the tests, then audit`,
+      fix: `let frozen tests run with their failures ignored (${letThemRun}), re-run the tests, then audit; a test that cannot run on this platform (skipif) covers nothing here: leave it out of the frozen list (name the other cases instead of a glob)`,
     },
   );
 }

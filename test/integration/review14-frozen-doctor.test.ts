@@ -11,7 +11,7 @@ import { describePython, runPython } from "../helpers/python.js";
 import { assertMatchesSchema } from "../helpers/schema.js";
 
 const BODILESS_FIX =
-  "let frozen tests run with their failures ignored (the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip), re-run the tests, then audit";
+  "let frozen tests run with their failures ignored (the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip), re-run the tests, then audit; a test that cannot run on this platform (skipif) covers nothing here: leave it out of the frozen list (name the other cases instead of a glob)";
 
 function bodiless(label: string, ids: string[]): string {
   return `${ids.length} frozen test(s) in ${label} ran no test body (the coverage data has their setup or teardown but no "|run" context: skipped, their setup failed, or their body ran no measured line), so the lines they would cover are unknown: ${ids.map((id) => JSON.stringify(id)).join(", ")}`;

@@ -138,7 +138,7 @@ describe("frozenWithoutRun (review14-user F1)", () => {
       '4 frozen test(s) in q.json ran no test body (the coverage data has their setup or teardown but no "|run" context: skipped, their setup failed, or their body ran no measured line), so the lines they would cover are unknown: "t::a", "t::b", "t::c", ... (4 in all)',
     );
     expect(error?.fix).toBe(
-      "let frozen tests run with their failures ignored (the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip), re-run the tests, then audit",
+      "let frozen tests run with their failures ignored (the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip), re-run the tests, then audit; a test that cannot run on this platform (skipif) covers nothing here: leave it out of the frozen list (name the other cases instead of a glob)",
     );
   });
 
