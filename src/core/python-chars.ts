@@ -39,6 +39,16 @@ export function isStringPrefix(text: string, from: number, to: number): boolean 
   );
 }
 
+/**
+ * Whether the string prefix text[from, to) makes an f-string (it holds an f or F). Python
+ * never takes an f-string for a docstring, nor a statement with an f-string part: it runs
+ * code.
+ */
+export function isFormatPrefix(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if ((text.charCodeAt(i) | 0x20) === 0x66) return true;
+  return false;
+}
+
 /** What indentStart saw: the line opens an indented block, keeps it, or closes blocks. */
 export const INDENT = 1;
 export const SAME = 0;

@@ -16,6 +16,7 @@ import {
   INDENT,
   indentMove,
   indentStart,
+  isFormatPrefix,
   isIdentChar,
   isIdentStart,
   isStringPrefix,
@@ -177,7 +178,8 @@ export function scanLogicalLines(text: string): Int32Array | null {
           break;
         }
         quote = stringQuote(text, i, eol);
-        if (quote < 0) {
+        // Other tokens, or an f-string part, make it a statement: read on as one.
+        if (quote < 0 || (quote > i && isFormatPrefix(text, i, quote))) {
           docstring = false;
           continue;
         }

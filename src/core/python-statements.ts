@@ -5,11 +5,12 @@
 // coverage.py 6.5 (the version on Debian's Python 3.11) computes statements as: every line
 // that has a bytecode instruction in any code object of the compiled module, mapped to the
 // first line of its logical line (tokenizer NEWLINE to NEWLINE), minus docstrings (a STRING
-// token right after an INDENT, or first in the file). We cannot run the compiler, so this
-// module reproduces that answer: a tokenizer equivalent to Python 3.11's `tokenize` module,
-// a statement parser, and a model of what CPython 3.11 emits bytecode for, including its
-// dead-code elimination (code after return/raise/break/continue, `while True` without break,
-// constant tests such as `if 0:` or `if __debug__:`, `assert False`, exhaustive `match`).
+// token right after an INDENT, or first in the file; we require strings alone, none an
+// f-string). We cannot run the compiler, so this module reproduces that answer: a
+// tokenizer equivalent to Python 3.11's `tokenize` module, a statement parser, and a model
+// of what CPython 3.11 emits bytecode for, including its dead-code elimination (code after
+// return/raise/break/continue, `while True` without break, constant tests such as `if 0:` or
+// `if __debug__:`, `assert False`, exhaustive `match`).
 // scripts/check-statements.mjs measures agreement with coverage.py over the standard library.
 
 import { InputError } from "./errors.js";
@@ -19,6 +20,7 @@ import {
   INDENT,
   indentMove,
   indentStart,
+  isFormatPrefix,
   isIdentChar,
   isIdentStart,
   isStringPrefix,
@@ -363,8 +365,9 @@ const T_OP = 4;
  * [start[i], end[i]). Logical line n (NEWLINE to NEWLINE): physical lines
  * [lineFirst[n], lineLast[n]], tokens [lineTokStart[n], lineTokEnd[n]), indentation level
  * lineDepth[n], and coverage.py's docstring rule in lineDocstring[n] (it starts with a STRING
- * token right after an INDENT, or first in the file). Typed arrays, because large growing JS
- * arrays and many small objects cost more in garbage collection than the tokenizing itself.
+ * token right after an INDENT, or first in the file; we also want strings alone, none of them
+ * an f-string). Typed arrays, because large growing JS arrays and many small objects cost
+ * more in garbage collection than the tokenizing itself.
  */
 interface Tokens {
   kind: Uint8Array;
@@ -570,8 +573,10 @@ function tokenize(text: string, where: string): Tokens {
         else if ((c === 41 || c === 93 || c === 125) && parenLevel > 0) parenLevel--;
       }
       let newlines = 0;
+      let formatted = false;
       if (k === T_STRING) {
         // j is at the opening quote, after any prefix.
+        formatted = j > i && isFormatPrefix(text, i, j);
         j = scanString(text, j, lineNo, where);
         newlines = stringNewlines;
         if (newlines > 0) {
@@ -583,11 +588,13 @@ function tokenize(text: string, where: string): Tokens {
       if (logicalStart < 0) {
         logicalStart = count;
         logicalFirst = lineNo - newlines;
-        logicalDocstring = k === T_STRING && prevWasIndent;
-      } else if (k !== T_STRING) {
+        logicalDocstring = k === T_STRING && prevWasIndent && !formatted;
+      } else if (k !== T_STRING || formatted) {
         // Here we part from coverage.py 6.5, whose rule looks at the first token only: a
         // line such as `",".join(parts)` first in a block runs code, and the tracer records
         // it; taken for a docstring, a line only frozen tests run would read as not code.
+        // So does a string with an f-string part (`f"{record()}"`, `"a" f"{b}"`): Python
+        // never takes it for a docstring (review 46).
         logicalDocstring = false;
       }
       // Grown while one slot is still free: the end keeps a cleared slot after the last one.

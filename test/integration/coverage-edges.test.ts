@@ -398,6 +398,121 @@ describePython("an expression that starts with a string, first in a block", () =
   });
 });
 
+describePython("a string statement with an f-string part, first in a function", () => {
+  // coverage.py 6.5 reads an f-string first in a body as a docstring (one STRING token in
+  // 3.11); Python does not: it runs code, and the tracer records it. Only a frozen test runs
+  // these, so they are shadowed, and a real docstring beside them stays not code (review 46).
+  const BASE = [
+    "EVENTS = []",
+    "",
+    "",
+    "def record(kind):",
+    "    EVENTS.append(kind)",
+    "    return kind",
+    "",
+    "",
+    "def close(acct):",
+    '    acct["open"] = False',
+    "    return acct",
+    "",
+  ].join("\n");
+  const HEAD = [
+    "EVENTS = []",
+    "",
+    "",
+    "def record(kind):",
+    "    EVENTS.append(kind)",
+    "    return kind",
+    "",
+    "",
+    "def close(acct):",
+    "    f\"{record('closed')}\"",
+    '    acct["open"] = False',
+    "    return acct",
+    "",
+    "",
+    "def note(acct):",
+    '    rf"""{record(\'note\')}',
+    '    \\d"""',
+    "    return acct",
+    "",
+    "",
+    "def tag(acct):",
+    '    "plain" F\'{record("tag")}\'',
+    "    return acct",
+    "",
+    "",
+    "def plain(acct):",
+    '    """Doc {acct}."""',
+    "    return acct",
+    "",
+  ].join("\n");
+  const TEST = [
+    "from pkg import m",
+    "",
+    "",
+    "def test_record():",
+    '    assert m.record("x") == "x"',
+    "",
+    "",
+    "def test_close():",
+    "    acct = m.plain(m.tag(m.note(m.close({}))))",
+    '    assert m.EVENTS[-3:] == ["closed", "note", "tag"] and not acct["open"]',
+    "",
+  ].join("\n");
+
+  it("is code in both data formats: shadowed, exit 1", () => {
+    const repo = project(
+      { "pkg/__init__.py": "", "pkg/m.py": BASE, "tests/test_m.py": TEST },
+      { "pkg/m.py": HEAD },
+    );
+    python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
+    python(repo, ["-m", "coverage", "json", "--show-contexts", "-q", "-o", "coverage.json"]);
+    for (const data of [".coverage", "coverage.json"]) {
+      const result = audit(
+        repo,
+        ["tests/test_m.py::test_close"],
+        ["--format", "json", "--coverage", data],
+      );
+      expect(
+        lines(result, "pkg/m.py").map((l) => `${l.line} ${l.verdict}`),
+        data,
+      ).toEqual([
+        "10 shadowed",
+        "13 not-code",
+        "14 not-code",
+        "15 uncovered", // the def runs on import, outside any test
+        "16 shadowed",
+        "17 shadowed",
+        "18 shadowed",
+        "19 not-code",
+        "20 not-code",
+        "21 uncovered",
+        "22 shadowed",
+        "23 shadowed",
+        "24 not-code",
+        "25 not-code",
+        "26 uncovered",
+        "27 not-code",
+        "28 shadowed",
+      ]);
+      expect(result.status, data).toBe(1);
+    }
+  });
+
+  it("is shadowed where the patch changes only that line (the file is not all docstrings)", () => {
+    const before = HEAD.replace("record('closed')", "record('close')");
+    const repo = project(
+      { "pkg/__init__.py": "", "pkg/m.py": before, "tests/test_m.py": TEST },
+      { "pkg/m.py": HEAD },
+    );
+    python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
+    const result = audit(repo, ["tests/test_m.py::test_close"], ["--format", "json"]);
+    expect(lines(result, "pkg/m.py").map((l) => `${l.line} ${l.verdict}`)).toEqual(["10 shadowed"]);
+    expect(result.status).toBe(1);
+  });
+});
+
 describePython("excluded lines in a JSON report", () => {
   // coverage.py's exclusion pattern matches any physical line: it lists a comment, or a line
   // inside a docstring, in excluded_lines. Those are neither statements nor stale data.

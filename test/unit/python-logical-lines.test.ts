@@ -150,6 +150,14 @@ describe("scanLogicalLines", () => {
       ["backslash at the end of a line, then the end", "x = 1 + \\\n"],
       ["bad dedent", "if x:\n        y = 1\n    z = 2\n"],
       ["non-ASCII", "π = 'é'\nx\u00a0= 1\n"],
+      ["f-string first in a body", 'def f():\n    f"{g()}"\n    return 1\n'],
+      ["f-string first in the file", 'f"""Doc {x}."""\nx = 1\n'],
+      ["f-string first in a class", "class C:\n    F'{x}'\n"],
+      ["rf triple-quoted over lines", 'def f():\n    rf"""a {x}\n    b"""\n    return 1\n'],
+      ["a string, then an f-string", 'def f():\n    "a" f"{x}"\n    pass\n'],
+      ["an f-string, then a string", 'def f():\n    f"a" "b"\n    pass\n'],
+      ["an f-string after a backslash", 'def f():\n    "a" \\\n    fR"{x}"\n    pass\n'],
+      ["an f-string, then code", 'def f():\n    f"{x}".strip()\n    pass\n'],
     ];
     const refused = shapes.filter(([label, text]) => expectSame(text, label) === "refused");
     expect(refused.map(([label]) => label)).toEqual([
@@ -162,6 +170,37 @@ describe("scanLogicalLines", () => {
     ]);
     for (const c of STATEMENT_CASES) expectSame(normalized(c.source), c.name);
   });
+
+  it("reads a string statement with an f-string part as code, not a docstring (review 46)", () => {
+    const lines = (text: string) => [...(scanLogicalLines(text) ?? [])];
+    expect(lines('def f():\n    f"{g()}"\n    return 1\n')).toEqual([0, 1, 2, 3]);
+    expect(lines('f"""Doc {x}."""\nx = 1\n')).toEqual([0, 1, 2]);
+    expect(lines('def f():\n    rf"""a {x}\n    b"""\n')).toEqual([0, 1, 2, 2]);
+    expect(lines('class C:\n    "a" \\\n    Rf"{x}" "b"\n')).toEqual([0, 1, 2, 2]);
+    // Other prefixes keep coverage.py's rule: a docstring.
+    expect(lines('def f():\n    rb"""Doc {x}."""\n    u"a" R"b"\n')).toEqual([0, 1, 0, 3]);
+  });
+
+  it("reads the standard library's docstrings made f-strings as the tokenizer does", () => {
+    const files = stdlibModules("the logical-line scanner");
+    if (files === null) return;
+    // Every line that starts with a quote, docstrings among them, given an f-string part.
+    const variants = ["$1f$2", "$1Rf$2", '$1"" F$2', "$1$2x$2 f$2"];
+    let madeCode = 0;
+    files.forEach((file, i) => {
+      const text = normalized(readFileSync(file, "utf8"));
+      const before = scanLogicalLines(text);
+      const variant = variants[i % variants.length] as string;
+      const changed = text.replace(/^([ \t]*)(["'])/gm, variant);
+      if (expectSame(changed, `${file} (${variant})`) === "refused" || before === null) return;
+      const after = scanLogicalLines(changed) as Int32Array;
+      for (let l = 1; l < Math.min(before.length, after.length); l++) {
+        if (before[l] === 0 && after[l] !== 0) madeCode++;
+      }
+    });
+    console.log(`logical-line scanner: ${madeCode} docstring lines read as code once f-strings`);
+    expect(madeCode).toBeGreaterThan(10_000);
+  }, 60_000);
 
   it("looks for each backslash once, however many triple-quoted strings there are", () => {
     // Review 43: each docstring searched to the end of the file for a backslash, which made
