@@ -119,7 +119,9 @@ const WANTED_ARCS = `
  * in step). One value per name, each test made once and stopping at the first that decides:
  * `odd` for a name SQLite's string functions would misread (not text, or holding a NUL),
  * `other` for any other name that is not plain, `run` for a plain "|run" name, `phase` for a
- * plain "|setup" or "|teardown" name.
+ * plain "|setup" or "|teardown" name. A name with a "|" before its first "::" is `other`: that
+ * "|" may end a static context or belong to the test file's path, which only the test root's
+ * files tell, so such names send the audit to `indexContexts`, which reads every name.
  *
  * The second line decides most "|run" names with GLOB alone, which SQLite matches faster than
  * instr() counts characters (about 3 ms less on 20,000 names): a "::" that is not first, then

@@ -34,8 +34,12 @@ import {
   type ContextIndex,
   indexContextOverview,
   indexContexts,
+  type ModuleIndex,
   NO_LINES_RECORDED,
-  parsePytestCovContext,
+  staticContextWithColons,
+  staticContextWithColonsProblem,
+  type TestFileExists,
+  testFileExistsIn,
 } from "../core/contexts.js";
 import { COVERAGE_CONFIG_FILES, coverageExclusion } from "../core/coverage-settings.js";
 import { nodeIdFile } from "../core/deposits.js";
@@ -609,10 +613,10 @@ export function loadFrozenList(path: string): FrozenList {
 export interface DataContexts {
   names: string[];
   index: ContextIndex;
-  /** Python files relative to the test root (what node ids are relative to); listed lazily. */
-  testRootFiles(): Set<string>;
   /** "" or "dir/": the test root as a path prefix inside the repository. */
   prefix: string;
+  /** Does the test root hold a file (as node ids name them)? As the index reads names. */
+  testFileExists: TestFileExists;
 }
 
 export function readDataContexts(
@@ -620,13 +624,16 @@ export function readDataContexts(
   coverage: CoverageSource,
   testRoot: string,
 ): DataContexts {
-  const { prefix, testRootFiles, read } = testRootOf(root, testRoot);
+  const { prefix, modules, testFileExists } = testRootOf(root, testRoot);
   const names = coverage.contextNames();
-  const index = indexContexts(names, () => buildModuleIndex(testRootFiles(), read));
-  return { names, index, testRootFiles, prefix };
+  const index = indexContexts(names, modules);
+  return { names, index, prefix, testFileExists };
 }
 
-/** `--test-root` as a path prefix, and the Python files under it (listed on first use). */
+/**
+ * `--test-root` as a path prefix, and the Python files under it (listed on first use), also as
+ * a module index (built on first use).
+ */
 function testRootOf(root: string, testRoot: string) {
   const normalized = normalizePath(testRoot);
   if (normalized.startsWith("/") || normalized.startsWith("..")) {
@@ -657,17 +664,31 @@ function testRootOf(root: string, testRoot: string) {
       return readFileSync(join(root, prefix, file), "utf8");
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "EISDIR" || code === "ENOTDIR") return null;
+      // A name too long for the file system (a long static context before a path) is none.
+      if (code === "ENOENT" || code === "EISDIR" || code === "ENOTDIR" || code === "ENAMETOOLONG") {
+        return null;
+      }
       throw error;
     }
   };
-  return { prefix, testRootFiles, read };
+  let index: ModuleIndex | null = null;
+  const modules = () => {
+    index ??= buildModuleIndex(testRootFiles(), read);
+    return index;
+  };
+  let exists: TestFileExists | null = null;
+  const testFileExists = (file: string) => {
+    exists ??= testFileExistsIn(modules());
+    return exists(file);
+  };
+  return { prefix, testRootFiles, modules, testFileExists };
 }
 
 /**
  * The contexts as the audit needs them: from the data's overview when it has one and its
  * tests all have plain pytest-cov names (no name list read), else from every name.
- * `testsWithoutRun`: which of some tests in the data never ran their body.
+ * `testsWithoutRun`: which of some tests in the data never ran their body. `testFileExists`:
+ * whether the test root holds a file, as the index reads node ids' files.
  */
 export function readAuditContexts(
   root: string,
@@ -677,17 +698,27 @@ export function readAuditContexts(
   index: ContextIndex;
   prefix: string;
   testsWithoutRun: (ids: readonly string[]) => string[];
+  testFileExists: TestFileExists;
 } {
-  const { prefix, testRootFiles, read } = testRootOf(root, testRoot);
-  const modules = () => buildModuleIndex(testRootFiles(), read);
+  const { prefix, modules, testFileExists } = testRootOf(root, testRoot);
   const overview = coverage.contextOverview?.() ?? null;
   const fast = overview === null ? null : indexContextOverview(overview, modules);
   if (fast !== null && overview !== null) {
-    return { index: fast, prefix, testsWithoutRun: (ids) => overview.testsWithoutRun(ids) };
+    return {
+      index: fast,
+      prefix,
+      testsWithoutRun: (ids) => overview.testsWithoutRun(ids),
+      testFileExists,
+    };
   }
   const names = coverage.contextNames();
   const index = indexContexts(names, modules);
-  return { index, prefix, testsWithoutRun: (ids) => testsWithoutRunIn(names, index, ids) };
+  return {
+    index,
+    prefix,
+    testsWithoutRun: (ids) => testsWithoutRunIn(names, index, ids),
+    testFileExists,
+  };
 }
 
 /**
@@ -704,7 +735,8 @@ export function testsWithoutRunIn(
   const waiting = new Set(ids);
   for (const name of names) {
     if (!name.endsWith("|run")) continue;
-    const id = parsePytestCovContext(name)?.testId ?? null;
+    // As the index reads it (a "|" before the first "::": a static context, or the path's).
+    const id = index.get(name).testId;
     if (id !== null && waiting.delete(id) && waiting.size === 0) break;
   }
   return ids.filter((id) => waiting.has(id));
@@ -1106,6 +1138,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       index: contexts,
       prefix,
       testsWithoutRun,
+      testFileExists,
     } = readAuditContexts(root, coverage, request.testRoot);
     if (contexts.style === "none") {
       // Without tests every name is outside them.
@@ -1131,6 +1164,20 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         : frozenList,
       contexts,
     );
+    // A static context holding "::" makes every test id unreadable: the ids match no test
+    // although their tests ran, so --allow-unresolved (for tests that no longer exist) does
+    // not waive it.
+    const colons =
+      resolution.unresolved.length === 0
+        ? null
+        : staticContextWithColons(contexts.testIds, testFileExists);
+    if (colons !== null) {
+      const problem = staticContextWithColonsProblem(colons);
+      throw new InputError(
+        `${resolution.unresolved.length} frozen id(s) in ${request.frozen} match no test in the coverage data: ${sample(resolution.unresolved)}; ${problem.message}`,
+        { fix: problem.fix },
+      );
+    }
     if (resolution.unresolved.length > 0 && !request.allowUnresolved) {
       // A parametrized test's or a class's own id names none of its tests: say how to
       // freeze them all.

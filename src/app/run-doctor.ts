@@ -130,7 +130,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
         checks.push(checkContextsPresent(contexts.names, contexts.index));
         checks.push(
           contexts.index.style === "pytest-cov"
-            ? checkNodeIdFiles(contexts.index.testIds, contexts.testRootFiles())
+            ? checkNodeIdFiles(contexts.index.testIds, contexts.testFileExists)
             : skipped("node-ids", "no pytest-cov node ids in the data"),
         );
       } catch (error) {
@@ -188,6 +188,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
             resolution,
             request.allowUnresolved,
             contexts.index.testIds,
+            contexts.testFileExists,
           );
           const bodiless =
             check.status === "fail"

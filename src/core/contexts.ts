@@ -3,12 +3,13 @@
 //   pytest-cov --cov-context=test   "tests/test_a.py::test_x[p|q]|run"   (node id + phase)
 //   coverage dynamic_context=test_function   "tests.test_a.TestX.test_y" (dotted, no phase)
 //   the empty context ""            code run outside any test (imports, collection)
-// Static contexts are prefixed with "static|". We never guess: a dotted name becomes a node
-// id only when exactly one test file in the repository can be its module and pytest would
-// collect it there (see dottedTestKind), and no other class inherits the test method (a
-// subclass's runs would carry the same name); a helper named test* that a source module
-// defines ran outside tests, and so did unittest's testPartExecutor; anything else is
-// refused.
+// Static contexts are prefixed with "static|" (a "|" before a node id's first "::" may also
+// be part of its file's path: the test root's files tell, see nodeIdStart). We never guess:
+// a dotted name becomes a node id only when exactly one test file in the repository can be
+// its module and pytest would collect it there (see dottedTestKind), and no other class
+// inherits the test method (a subclass's runs would carry the same name); a helper named
+// test* that a source module defines ran outside tests, and so did unittest's
+// testPartExecutor; anything else is refused.
 
 import { InputError } from "./errors.js";
 import type { ContextOverview, ParsedContext, TestPhase } from "./model.js";
@@ -27,12 +28,47 @@ export const NO_LINES_RECORDED = {
 
 export type ContextStyle = "pytest-cov" | "test-function" | "none";
 
+/** Does the test root hold this file (a path relative to it, as node ids name files)? */
+export type TestFileExists = (file: string) => boolean;
+
+/**
+ * Where the node id starts in `head`, a pytest-cov name's part before its first "::" (the
+ * node id's file, after any static context). coverage.py puts a static context before the
+ * node id ("shardA|tests/x.py::t|run"), and a test file's path may itself hold "|" (Linux
+ * and macOS allow it: "tests/legacy|v1/test_old.py::t|run"), so each "|" in `head` may end
+ * a static context or belong to the path. With `exists`, the reading whose file the test
+ * root holds wins: the whole head first of all. When none does (data recorded on another
+ * checkout), or without `exists`, everything up to the last "|" is the static context, as
+ * "[run] context = shard-1" gives. Two readings that both name an existing file cannot be
+ * told apart: refused.
+ */
+function nodeIdStart(raw: string, head: string, exists?: TestFileExists): number {
+  const last = head.lastIndexOf("|");
+  if (last < 0 || exists === undefined) return last + 1;
+  const starts = [0];
+  for (let b = head.indexOf("|"); b >= 0; b = head.indexOf("|", b + 1)) starts.push(b + 1);
+  const found = starts.filter((start) => start < head.length && exists(head.slice(start)));
+  if (found.length === 0) return last + 1;
+  if (found.length > 1) {
+    const [a, b] = found as [number, number];
+    throw new InputError(
+      `the coverage data's context name "${raw}" names two test files that both exist: "${head.slice(a)}"${a === 0 ? "" : ` (after a static context "${head.slice(0, a - 1)}")`}, and "${head.slice(b)}" after a static context "${head.slice(0, b - 1)}", so the test that ran cannot be told`,
+      {
+        fix: 'rename the test directory so that its path holds no "|", or record the data without a static context ([run] context)',
+      },
+    );
+  }
+  return found[0] as number;
+}
+
 /**
  * Parse a pytest-cov context name. The phase is after the LAST "|" (parameter ids may contain
- * "|" and "::"). A static-context prefix ("shardA|tests/x.py::t|run") is recognised because a
- * node id's file part (before the first "::") never contains "|".
+ * "|" and "::"). Before the node id there may be a static context ("shardA|tests/x.py::t|run");
+ * a "|" before the first "::" is read as its end unless `exists` says that the path up to
+ * the "::" is a test file with "|" in it (see nodeIdStart). Callers that read the data give
+ * `exists` (ContextIndex.get does); without it, every such "|" ends a static context.
  */
-export function parsePytestCovContext(raw: string): ParsedContext | null {
+export function parsePytestCovContext(raw: string, exists?: TestFileExists): ParsedContext | null {
   const bar = raw.lastIndexOf("|");
   if (bar < 0) return null;
   const phase = raw.slice(bar + 1);
@@ -40,10 +76,76 @@ export function parsePytestCovContext(raw: string): ParsedContext | null {
   let nodeId = raw.slice(0, bar);
   const sep = nodeId.indexOf("::");
   if (sep < 0) return null;
-  const staticBar = nodeId.lastIndexOf("|", sep);
-  if (staticBar >= 0) nodeId = nodeId.slice(staticBar + 1);
+  if (nodeId.lastIndexOf("|", sep) >= 0) {
+    nodeId = nodeId.slice(nodeIdStart(raw, nodeId.slice(0, sep), exists));
+  }
   if (nodeId.indexOf("::") <= 0) return null;
   return { raw, testId: nodeId, phase: phase as TestPhase };
+}
+
+/**
+ * A static context holding "::" (`[run] context = py3.11::linux`) is read as the start of
+ * each node id: "py3.11::linux|tests/x.py::t|run" reads as the test
+ * "py3.11::linux|tests/x.py::t", of a file "py3.11" that does not exist. The first test id
+ * of that shape (its own file missing, while after a "|" that follows its first "::" comes
+ * the node id of a file that exists), split into that static context and the node id; null
+ * when there is none.
+ */
+export function staticContextWithColons(
+  testIds: Iterable<string>,
+  exists: TestFileExists,
+): { context: string; testId: string } | null {
+  for (const id of testIds) {
+    const sep = id.indexOf("::");
+    if (sep <= 0 || exists(id.slice(0, sep))) continue;
+    for (let bar = id.indexOf("|", sep + 2); bar >= 0; bar = id.indexOf("|", bar + 1)) {
+      const rest = id.slice(bar + 1);
+      const restSep = rest.indexOf("::");
+      if (restSep > 0 && exists(rest.slice(0, restSep))) {
+        return { context: id.slice(0, bar), testId: rest };
+      }
+    }
+  }
+  return null;
+}
+
+/** What the audit and doctor say about such data (see staticContextWithColons). */
+export function staticContextWithColonsProblem(found: { context: string; testId: string }): {
+  message: string;
+  fix: string;
+} {
+  return {
+    message: `the data's test ids start with the static context "${found.context}" (e.g. "${found.context}|${found.testId}"): coverage.py puts the static context ([run] context) before each node id, and one holding "::" cannot be told from the node id, so the tests cannot be named`,
+    fix: 'record the data with a static context without "::" (e.g. [run] context = py3.11-linux), or none, and run the tests again',
+  };
+}
+
+/** testFileExistsIn over a module index built on first use. */
+function lazyTestFileExists(modules: () => ModuleIndex): TestFileExists {
+  let exists: TestFileExists | null = null;
+  return (file) => {
+    exists ??= testFileExistsIn(modules());
+    return exists(file);
+  };
+}
+
+/**
+ * Does the test root hold `file`? Python files by the index (the test root's files as git
+ * lists them); another file (a YAML test a plugin collects, a doctest text file) by reading
+ * it, when the index has a reader. Answers are remembered.
+ */
+export function testFileExistsIn(modules: ModuleIndex): TestFileExists {
+  const known = new Map<string, boolean>();
+  return (file) => {
+    let found = known.get(file);
+    if (found === undefined) {
+      found = file.endsWith(".py")
+        ? (modules.get(file.slice(file.lastIndexOf("/") + 1, -3))?.includes(file) ?? false)
+        : file !== "" && (modules.read?.(file) ?? null) !== null;
+      known.set(file, found);
+    }
+    return found;
+  };
 }
 
 const DOTTED = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/;
@@ -534,6 +636,16 @@ export function indexContexts(
   let pytestCov = 0;
   let firstPytestCov = "";
   let staticPrefixed = false;
+  // Listing the repository's files costs a git call: only names that need them ask.
+  let built: ModuleIndex | null = null;
+  const getModules = () => {
+    built ??= typeof modules === "function" ? modules() : modules;
+    return built;
+  };
+  const exists = lazyTestFileExists(getModules);
+  // The part before the first "::" of the names with a "|" there (a static context, or a
+  // path holding "|"), with a name that has it.
+  const barHeads = new Map<string, string>();
   const dotted: string[] = [];
   let mappedTests = 0;
   // One pass over every name (a 20,000-test suite has 20,000 to 60,000). Alongside the
@@ -557,7 +669,11 @@ export function indexContexts(
       if (prefixBar < 0 || raw.indexOf("::", prefixBar) > prefixBar + 1) {
         pytestCov++;
         if (firstPytestCov === "") firstPytestCov = raw;
-        if (prefixBar >= 0) staticPrefixed = true;
+        if (prefixBar >= 0) {
+          staticPrefixed = true;
+          const head = raw.slice(0, sep);
+          if (!barHeads.has(head)) barHeads.set(head, raw);
+        }
         continue;
       }
     } else {
@@ -574,8 +690,7 @@ export function indexContexts(
     );
   }
   if (dotted.length > 0) {
-    // Listing the repository's files costs a git call: only dotted names need it.
-    const moduleIndex = typeof modules === "function" ? modules() : modules;
+    const moduleIndex = getModules();
     const source = sourceFacts(moduleIndex);
     const unmapped: string[] = [];
     const library: string[] = [];
@@ -696,7 +811,13 @@ export function indexContexts(
   const style: ContextStyle =
     pytestCov > 0 ? "pytest-cov" : mappedTests > 0 ? "test-function" : "none";
 
-  const get = contextParser(style, cache);
+  // Where a "|" before the first "::" ends a static context or belongs to the file's path is
+  // settled now for every such name (cheap: one question per test file), so that a name
+  // that cannot be told refuses the data here, not while some line is read.
+  if (style === "pytest-cov") {
+    for (const [head, raw] of barHeads) nodeIdStart(raw, head, exists);
+  }
+  const get = contextParser(style, cache, exists);
 
   const plain = style === "pytest-cov" && !staticPrefixed;
   let allIds: Set<string> | null = plain ? plainIds : null;
@@ -736,16 +857,18 @@ export function indexContexts(
 /**
  * ContextIndex.get: a name parsed once and remembered (`cache` may already hold the names
  * another rule mapped, such as dotted test_function names); with pytest-cov style names are
- * parsed as such, any other name stands for no test.
+ * parsed as such (`exists` telling a static context from a path with "|"), any other name
+ * stands for no test.
  */
 function contextParser(
   style: ContextStyle,
-  cache = new Map<string, ParsedContext>(),
+  cache: Map<string, ParsedContext>,
+  exists: TestFileExists,
 ): (name: string) => ParsedContext {
   return (name) => {
     let parsed = cache.get(name);
     if (parsed === undefined) {
-      parsed = (style === "pytest-cov" ? parsePytestCovContext(name) : null) ?? {
+      parsed = (style === "pytest-cov" ? parsePytestCovContext(name, exists) : null) ?? {
         raw: name,
         testId: null,
         phase: null,
@@ -768,8 +891,9 @@ export function mightNameTest(raw: string): boolean {
 
 /**
  * Is `id` a node id whose contexts are plain pytest-cov names (`id|run` and so on): it has
- * "::" after its first character and no "|" before its first "::" (a "|" there would read
- * as a static context prefix).
+ * "::" after its first character and no "|" before its first "::" (a "|" there may end a
+ * static context or belong to the file's path: only the test root's files tell, so such
+ * names are read by `indexContexts`).
  */
 export function isPlainTestId(id: string): boolean {
   const sep = id.indexOf("::");
@@ -795,7 +919,12 @@ export function indexContextOverview(
   };
   return {
     style: "pytest-cov",
-    get: contextParser("pytest-cov"),
+    // Plain names only come here (no "|" before the first "::"), but read as indexContexts would.
+    get: contextParser(
+      "pytest-cov",
+      new Map(),
+      lazyTestFileExists(() => (typeof modules === "function" ? modules() : modules)),
+    ),
     preloadTests(ids) {
       const asked = ids.filter((id) => !known.has(id) && isPlainTestId(id));
       const found = asked.length === 0 ? new Set<string>() : overview.knownTests(asked);

@@ -2,7 +2,13 @@
 // assertions" and more). Each check is a pure function of values the app layer gathered and
 // returns one line with a fix; the doctor runs them all rather than stopping at the first.
 
-import { type ContextIndex, NO_LINES_RECORDED } from "./contexts.js";
+import {
+  type ContextIndex,
+  NO_LINES_RECORDED,
+  staticContextWithColons,
+  staticContextWithColonsProblem,
+  type TestFileExists,
+} from "./contexts.js";
 import { type FrozenResolution, unresolvedFix } from "./frozen.js";
 import { sample, sampleOf } from "./listing.js";
 import {
@@ -52,17 +58,20 @@ export function checkContextsPresent(names: readonly string[], index: ContextInd
   };
 }
 
-/** Seed 000 assertion 2: context names are node ids of test files that exist. */
+/**
+ * Seed 000 assertion 2: context names are node ids of test files that exist (`exists`, as the
+ * audit reads node ids' files). A static context holding "::" is named as the likely cause.
+ */
 export function checkNodeIdFiles(
-  testIds: Iterable<string>,
-  existingFiles: ReadonlySet<string>,
+  testIds: ReadonlySet<string>,
+  exists: TestFileExists,
 ): DoctorCheck {
   const missing = new Set<string>();
   let total = 0;
   for (const id of testIds) {
     total++;
     const file = id.slice(0, id.indexOf("::"));
-    if (!existingFiles.has(file)) missing.add(file);
+    if (!exists(file)) missing.add(file);
   }
   if (missing.size === 0) {
     return {
@@ -71,12 +80,16 @@ export function checkNodeIdFiles(
       message: `every test id names a test file that exists (${total} tests)`,
     };
   }
-  return {
+  const failure: DoctorCheck = {
     id: "node-ids",
     status: "fail",
     message: `test ids name ${missing.size} file(s) that do not exist in the repository: ${sample([...missing].sort())}`,
     fix: "set --test-root to pytest's rootdir (the rootdir: line pytest prints), or re-record the data on this checkout",
   };
+  const colons = staticContextWithColons(testIds, exists);
+  if (colons === null) return failure;
+  const problem = staticContextWithColonsProblem(colons);
+  return { ...failure, message: `${failure.message}; ${problem.message}`, fix: problem.fix };
 }
 
 export function checkPathMapping(
@@ -141,6 +154,8 @@ export function checkFrozenResolved(
   allowUnresolved: boolean,
   /** The data's test ids, for the fix (a parametrized test's or a class's own id). */
   testIds: Iterable<string>,
+  /** Does the test root hold a file: to name a static context holding "::" as the cause. */
+  exists?: TestFileExists,
 ): DoctorCheck {
   if (resolution.unresolved.length === 0) {
     return {
@@ -149,10 +164,23 @@ export function checkFrozenResolved(
       message: `${label}: ${entries === 1 ? "1 entry resolves" : `${entries} entries resolve`} to ${resolution.frozenTests.size} test(s) in the data`,
     };
   }
+  const message = `${label}: ${resolution.unresolved.length} of ${entries} frozen id(s) match no test in the data: ${sample(resolution.unresolved)}`;
+  // As in the audit: unreadable test ids are no tests that no longer exist, whatever
+  // --allow-unresolved says.
+  const colons = exists === undefined ? null : staticContextWithColons(testIds, exists);
+  if (colons !== null) {
+    const problem = staticContextWithColonsProblem(colons);
+    return {
+      id: "frozen",
+      status: "fail",
+      message: `${message}; ${problem.message}`,
+      fix: problem.fix,
+    };
+  }
   return {
     id: "frozen",
     status: allowUnresolved ? "warn" : "fail",
-    message: `${label}: ${resolution.unresolved.length} of ${entries} frozen id(s) match no test in the data: ${sample(resolution.unresolved)}`,
+    message,
     fix: unresolvedFix(resolution.unresolved, testIds),
   };
 }

@@ -8,6 +8,8 @@ import {
   isPlainTestId,
   mightNameTest,
   parsePytestCovContext,
+  staticContextWithColons,
+  testFileExistsIn,
 } from "../../src/core/contexts.js";
 import { parseFrozenList, resolveFrozen } from "../../src/core/frozen.js";
 import type { ContextOverview } from "../../src/core/model.js";
@@ -39,6 +41,115 @@ describe("parsePytestCovContext", () => {
     expect(parsePytestCovContext("tests.test_a.test_x")).toBeNull();
     expect(parsePytestCovContext("tests/test_a.py::test_x|call")).toBeNull();
     expect(parsePytestCovContext("shardA|run")).toBeNull();
+  });
+});
+
+describe('a "|" before the first "::": a static context, or the test file\'s path', () => {
+  const LEGACY = "tests/legacy|v1/test_old.py";
+  const has =
+    (...files: string[]) =>
+    (file: string) =>
+      files.includes(file);
+
+  it("is the path's when the test root holds the whole file", () => {
+    expect(parsePytestCovContext(`${LEGACY}::test_one|run`, has(LEGACY))).toEqual({
+      raw: `${LEGACY}::test_one|run`,
+      testId: `${LEGACY}::test_one`,
+      phase: "run",
+    });
+    // After a static context, the path keeps its bar.
+    expect(parsePytestCovContext(`shard-1|${LEGACY}::t[a|b]|setup`, has(LEGACY))?.testId).toBe(
+      `${LEGACY}::t[a|b]`,
+    );
+    expect(parsePytestCovContext(`a|b|${LEGACY}::t|run`, has(LEGACY))?.testId).toBe(`${LEGACY}::t`);
+  });
+
+  it("ends a static context when the whole file does not exist (shard-1, or data recorded elsewhere)", () => {
+    expect(parsePytestCovContext("shard-1|tests/x.py::t|run", has("tests/x.py"))?.testId).toBe(
+      "tests/x.py::t",
+    );
+    expect(parsePytestCovContext("shard-1|tests/x.py::t|run", has())?.testId).toBe("tests/x.py::t");
+    expect(parsePytestCovContext(`${LEGACY}::test_one|run`, has())?.testId).toBe(
+      "v1/test_old.py::test_one",
+    );
+    // Without the test root's files, as before: every such bar ends a static context.
+    expect(parsePytestCovContext(`${LEGACY}::test_one|run`)?.testId).toBe(
+      "v1/test_old.py::test_one",
+    );
+    expect(parsePytestCovContext("shard|::t|run", has("shard|"))?.testId).toBe("shard|::t");
+    expect(parsePytestCovContext("shard|::t|run", has())).toBeNull();
+  });
+
+  it("is refused when two readings name files that both exist", () => {
+    expect(() =>
+      parsePytestCovContext(`${LEGACY}::test_one|run`, has(LEGACY, "v1/test_old.py")),
+    ).toThrow(
+      `the coverage data's context name "${LEGACY}::test_one|run" names two test files that both exist: "${LEGACY}", and "v1/test_old.py" after a static context "tests/legacy", so the test that ran cannot be told`,
+    );
+    expect(() =>
+      parsePytestCovContext(`s|${LEGACY}::t|run`, has(LEGACY, "v1/test_old.py")),
+    ).toThrow(
+      `names two test files that both exist: "${LEGACY}" (after a static context "s"), and "v1/test_old.py" after a static context "s|tests/legacy"`,
+    );
+  });
+
+  it("is read by indexContexts against the module index, and refused there at once", () => {
+    const names = ["", `${LEGACY}::test_one|run`, "tests/unit/test_u.py::test_two|run"];
+    const index = indexContexts(names, buildModuleIndex([LEGACY, "tests/unit/test_u.py"]));
+    expect([...index.testIds].sort()).toEqual([
+      `${LEGACY}::test_one`,
+      "tests/unit/test_u.py::test_two",
+    ]);
+    expect(index.get(`${LEGACY}::test_one|run`).testId).toBe(`${LEGACY}::test_one`);
+    expect(index.hasTest("v1/test_old.py::test_one")).toBe(false);
+    // Data recorded on another checkout: as a static context.
+    const elsewhere = indexContexts(names, buildModuleIndex([]));
+    expect(elsewhere.hasTest("v1/test_old.py::test_one")).toBe(true);
+    expect(() => indexContexts(names, buildModuleIndex([LEGACY, "v1/test_old.py"]))).toThrow(
+      /names two test files that both exist/,
+    );
+  });
+
+  it("lists the test root's files only when a name has such a bar", () => {
+    const unlisted = () => {
+      throw new Error("listed");
+    };
+    const plain = indexContexts(["", "tests/a.py::t[x|y]|run"], unlisted);
+    expect(plain.get("tests/a.py::t[x|y]|run").testId).toBe("tests/a.py::t[x|y]");
+    expect(() => indexContexts(["shardA|tests/a.py::t|run"], unlisted)).toThrow("listed");
+  });
+
+  it("asks the index for Python files and reads other files (a plugin's YAML test)", () => {
+    const read = (file: string) => (file === "tests/a|b/test_c.yaml" ? "- x\n" : null);
+    const exists = testFileExistsIn(buildModuleIndex([LEGACY, "tests/d.py"], read));
+    expect(
+      [LEGACY, "tests/d.py", "d.py", "tests/a|b/test_c.yaml", "b/test_c.yaml", ""].map(exists),
+    ).toEqual([true, true, false, true, false, false]);
+  });
+});
+
+describe('a static context holding "::"', () => {
+  const exists = (file: string) => file === "tests/test_m.py";
+
+  it("is found in test ids whose file is missing while the rest names one that exists", () => {
+    expect(
+      staticContextWithColons(
+        ["py3.11::linux|tests/test_m.py::test_a", "py3.11::linux|tests/test_m.py::test_b"],
+        exists,
+      ),
+    ).toEqual({ context: "py3.11::linux", testId: "tests/test_m.py::test_a" });
+    expect(staticContextWithColons(["a::b|c::d|tests/test_m.py::t[x]"], exists)).toEqual({
+      context: "a::b|c::d",
+      testId: "tests/test_m.py::t[x]",
+    });
+  });
+
+  it("is not found in ids of existing files, nor where nothing after a bar exists", () => {
+    expect(
+      staticContextWithColons(["tests/test_m.py::t[a|tests/test_m.py::b]"], exists),
+    ).toBeNull();
+    expect(staticContextWithColons(["gone.py::t[a|other.py::b]", "gone.py::u"], exists)).toBeNull();
+    expect(staticContextWithColons([], exists)).toBeNull();
   });
 });
 
