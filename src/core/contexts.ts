@@ -36,39 +36,62 @@ export type TestFileExists = (file: string) => boolean;
  * node id's file, after any static context). coverage.py puts a static context before the
  * node id ("shardA|tests/x.py::t|run"), and a test file's path may itself hold "|" (Linux
  * and macOS allow it: "tests/legacy|v1/test_old.py::t|run"), so each "|" in `head` may end
- * a static context or belong to the path. With `exists`, the reading whose file the test
- * root holds wins: the whole head first of all. When none does (data recorded on another
- * checkout), or without `exists`, everything up to the last "|" is the static context, as
- * "[run] context = shard-1" gives. Two readings that both name an existing file cannot be
- * told apart: refused.
+ * a static context or belong to the path. The data's names that stand for no test
+ * (`outside`) tell first: coverage.py names the code run outside tests by the static context
+ * alone ("shardA"), so such a name equal to what stands before a "|" shows that it is one.
+ * Then, with `exists`, the one reading whose file the test root holds. Then the empty name,
+ * which coverage.py records only where there is no static context: the whole head is the
+ * path (its file may be elsewhere: another test root, a file the patch deletes). Otherwise,
+ * when no reading's file is here (data recorded on another checkout), or without `exists`,
+ * everything up to the last "|" is the static context, as "[run] context = shard-1" gives;
+ * two readings that both name an existing file cannot be told apart: refused.
  */
-function nodeIdStart(raw: string, head: string, exists?: TestFileExists): number {
+function nodeIdStart(
+  raw: string,
+  head: string,
+  exists?: TestFileExists,
+  outside?: ReadonlySet<string>,
+): number {
   const last = head.lastIndexOf("|");
-  if (last < 0 || exists === undefined) return last + 1;
+  if (last < 0) return 0;
   const starts = [0];
   for (let b = head.indexOf("|"); b >= 0; b = head.indexOf("|", b + 1)) starts.push(b + 1);
-  const found = starts.filter((start) => start < head.length && exists(head.slice(start)));
-  if (found.length === 0) return last + 1;
-  if (found.length > 1) {
-    const [a, b] = found as [number, number];
-    throw new InputError(
-      `the coverage data's context name "${raw}" names two test files that both exist: "${head.slice(a)}"${a === 0 ? "" : ` (after a static context "${head.slice(0, a - 1)}")`}, and "${head.slice(b)}" after a static context "${head.slice(0, b - 1)}", so the test that ran cannot be told`,
-      {
-        fix: 'rename the test directory so that its path holds no "|", or record the data without a static context ([run] context)',
-      },
-    );
+  if (outside !== undefined) {
+    for (let i = starts.length - 1; i > 0; i--) {
+      const start = starts[i] as number;
+      if (outside.has(head.slice(0, start - 1))) return start;
+    }
   }
-  return found[0] as number;
+  // The empty name: no static context, as far as the data shows (it may combine files
+  // recorded with and without one: a single reading whose file is here still wins).
+  const noStatic = outside?.has("") === true;
+  if (exists === undefined) return noStatic ? 0 : last + 1;
+  const found = starts.filter((start) => start < head.length && exists(head.slice(start)));
+  if (found.length === 1) return found[0] as number;
+  if (noStatic) return 0;
+  if (found.length === 0) return last + 1;
+  const [a, b] = found as [number, number];
+  throw new InputError(
+    `the coverage data's context name "${raw}" names two test files that both exist: "${head.slice(a)}"${a === 0 ? "" : ` (after a static context "${head.slice(0, a - 1)}")`}, and "${head.slice(b)}" after a static context "${head.slice(0, b - 1)}", so the test that ran cannot be told`,
+    {
+      fix: 'rename the test directory so that its path holds no "|", or record the data without a static context ([run] context)',
+    },
+  );
 }
 
 /**
  * Parse a pytest-cov context name. The phase is after the LAST "|" (parameter ids may contain
  * "|" and "::"). Before the node id there may be a static context ("shardA|tests/x.py::t|run");
- * a "|" before the first "::" is read as its end unless `exists` says that the path up to
- * the "::" is a test file with "|" in it (see nodeIdStart). Callers that read the data give
- * `exists` (ContextIndex.get does); without it, every such "|" ends a static context.
+ * a "|" before the first "::" is read as its end unless the data's names that stand for no
+ * test (`outside`) or `exists` say that the path up to the "::" is a test file with "|" in it
+ * (see nodeIdStart). Callers that read the data give both (ContextIndex.get does); without
+ * them, every such "|" ends a static context.
  */
-export function parsePytestCovContext(raw: string, exists?: TestFileExists): ParsedContext | null {
+export function parsePytestCovContext(
+  raw: string,
+  exists?: TestFileExists,
+  outside?: ReadonlySet<string>,
+): ParsedContext | null {
   const bar = raw.lastIndexOf("|");
   if (bar < 0) return null;
   const phase = raw.slice(bar + 1);
@@ -77,7 +100,7 @@ export function parsePytestCovContext(raw: string, exists?: TestFileExists): Par
   const sep = nodeId.indexOf("::");
   if (sep < 0) return null;
   if (nodeId.lastIndexOf("|", sep) >= 0) {
-    nodeId = nodeId.slice(nodeIdStart(raw, nodeId.slice(0, sep), exists));
+    nodeId = nodeId.slice(nodeIdStart(raw, nodeId.slice(0, sep), exists, outside));
   }
   if (nodeId.indexOf("::") <= 0) return null;
   return { raw, testId: nodeId, phase: phase as TestPhase };
@@ -814,10 +837,11 @@ export function indexContexts(
   // Where a "|" before the first "::" ends a static context or belongs to the file's path is
   // settled now for every such name (cheap: one question per test file), so that a name
   // that cannot be told refuses the data here, not while some line is read.
+  const outside = new Set(plainRest);
   if (style === "pytest-cov") {
-    for (const [head, raw] of barHeads) nodeIdStart(raw, head, exists);
+    for (const [head, raw] of barHeads) nodeIdStart(raw, head, exists, outside);
   }
-  const get = contextParser(style, cache, exists);
+  const get = contextParser(style, cache, exists, outside);
 
   const plain = style === "pytest-cov" && !staticPrefixed;
   let allIds: Set<string> | null = plain ? plainIds : null;
@@ -864,11 +888,12 @@ function contextParser(
   style: ContextStyle,
   cache: Map<string, ParsedContext>,
   exists: TestFileExists,
+  outside?: ReadonlySet<string>,
 ): (name: string) => ParsedContext {
   return (name) => {
     let parsed = cache.get(name);
     if (parsed === undefined) {
-      parsed = (style === "pytest-cov" ? parsePytestCovContext(name, exists) : null) ?? {
+      parsed = (style === "pytest-cov" ? parsePytestCovContext(name, exists, outside) : null) ?? {
         raw: name,
         testId: null,
         phase: null,

@@ -94,7 +94,8 @@ describe('a "|" before the first "::": a static context, or the test file\'s pat
   });
 
   it("is read by indexContexts against the module index, and refused there at once", () => {
-    const names = ["", `${LEGACY}::test_one|run`, "tests/unit/test_u.py::test_two|run"];
+    // No name tells whether there is a static context (no "", no bare "tests/legacy").
+    const names = [`${LEGACY}::test_one|run`, "tests/unit/test_u.py::test_two|run"];
     const index = indexContexts(names, buildModuleIndex([LEGACY, "tests/unit/test_u.py"]));
     expect([...index.testIds].sort()).toEqual([
       `${LEGACY}::test_one`,
@@ -107,6 +108,59 @@ describe('a "|" before the first "::": a static context, or the test file\'s pat
     expect(elsewhere.hasTest("v1/test_old.py::test_one")).toBe(true);
     expect(() => indexContexts(names, buildModuleIndex([LEGACY, "v1/test_old.py"]))).toThrow(
       /names two test files that both exist/,
+    );
+  });
+
+  it("follows the data's own names first: the empty name, or the static context alone (review 47)", () => {
+    const unlisted = () => {
+      throw new Error("listed");
+    };
+    // coverage.py records the empty name only without a static context: the whole part
+    // before "::" is the path when its file is not here (another test root, a file the patch
+    // deletes), and when another reading's file is here too.
+    const names = ["", `${LEGACY}::test_one|run`, "tests/unit/test_u.py::test_two|run"];
+    for (const modules of [
+      buildModuleIndex([]),
+      buildModuleIndex([LEGACY, "v1/test_old.py"]),
+      buildModuleIndex(["tests/unit/test_u.py"]),
+    ]) {
+      const index = indexContexts(names, modules);
+      expect([...index.testIds].sort()).toEqual([
+        `${LEGACY}::test_one`,
+        "tests/unit/test_u.py::test_two",
+      ]);
+    }
+    // With a static context, code run outside tests is named by it alone: "shard-1" shows
+    // that "shard-1|" is one, and the path after it keeps its bar.
+    const shard = [
+      "shard-1",
+      `shard-1|${LEGACY}::test_one|run`,
+      "shard-1|tests/unit/test_u.py::test_two|run",
+    ];
+    for (const modules of [buildModuleIndex([]), unlisted]) {
+      expect([...indexContexts(shard, modules).testIds].sort()).toEqual([
+        `${LEGACY}::test_one`,
+        "tests/unit/test_u.py::test_two",
+      ]);
+    }
+    // Combined data, one file recorded with a static context whose bare name is missing:
+    // the one reading whose file is here still wins over the empty name.
+    expect([
+      ...indexContexts(
+        ["", "shard-2|tests/unit/test_u.py::test_two|run"],
+        buildModuleIndex(["tests/unit/test_u.py"]),
+      ).testIds,
+    ]).toEqual(["tests/unit/test_u.py::test_two"]);
+    // A static context that holds "|" itself: the longest one the data names alone.
+    expect([...indexContexts(["a|b", `a|b|${LEGACY}::t|run`], unlisted).testIds]).toEqual([
+      `${LEGACY}::t`,
+    ]);
+    // parsePytestCovContext takes the same names.
+    expect(
+      parsePytestCovContext(`shard-1|${LEGACY}::t|run`, () => false, new Set(["shard-1"]))?.testId,
+    ).toBe(`${LEGACY}::t`);
+    expect(parsePytestCovContext(`${LEGACY}::t|run`, () => false, new Set([""]))?.testId).toBe(
+      `${LEGACY}::t`,
     );
   });
 
@@ -283,7 +337,9 @@ describe("indexContexts is lazy but exact", () => {
     expect([...plain.testIds].sort()).toEqual(["tests/a.py::t[x|y]", "tests/a.py::u"]);
     expect(plain.nonTestContexts).toEqual([""]);
 
-    const prefixed = indexContexts(["", "shardA|tests/a.py::t|run"], modules);
+    // As coverage.py names them with [run] context = shardA (code outside tests: "shardA");
+    // combined with data recorded without one, "" too.
+    const prefixed = indexContexts(["shardA", "", "shardA|tests/a.py::t|run"], modules);
     expect(prefixed.hasTest("tests/a.py::t")).toBe(true);
     expect(prefixed.hasTest("shardA|tests/a.py::t")).toBe(false);
     expect([...prefixed.testIds]).toEqual(["tests/a.py::t"]);
