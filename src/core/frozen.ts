@@ -152,24 +152,24 @@ export function lookupOf(ids: Iterable<string>): TestLookup {
 /**
  * A list as it applies to data recorded with test_function contexts, where a test's
  * parametrized cases collapse into one context: "id[*]" is that context; freezing one case
- * of several cannot be expressed, and is refused.
+ * of several cannot be expressed, and is refused. So is a glob before "[*]"
+ * ("tests/t.py::test_*[*]"): over node ids it freezes only the parametrized tests' cases,
+ * and these names cannot tell a parametrized test from a plain one.
  */
 export function frozenForCollapsedContexts(list: FrozenList, label: string): FrozenList {
-  // test_function data merges a test's cases into the test function's name: "[*]" (every
-  // case, as the README says to freeze them all) is exactly that name; one case, or some,
-  // cannot be told apart from the others.
   const entries = list.entries.map((entry) => {
-    if (!entry.pattern.endsWith("[*]")) return entry;
     const pattern = entry.pattern.slice(0, -"[*]".length);
-    return { pattern, isGlob: pattern.includes("*") };
+    return entry.pattern.endsWith("[*]") && !pattern.includes("*")
+      ? { pattern, isGlob: false }
+      : entry;
   });
   const param = entries.find((e) => /\[.*\]$/s.test(e.pattern));
   if (param) {
     const what = param.isGlob ? "parametrized cases" : "the parametrized case";
     throw new InputError(
-      `${label} freezes ${what} "${param.pattern}", but the coverage data uses test_function contexts, which merge all cases of a test into one name`,
+      `${label} freezes ${what} "${param.pattern}", but the coverage data uses test_function contexts, which merge all cases of a test into one name and do not tell parametrized tests from others`,
       {
-        fix: 'record node ids with pytest --cov --cov-context=test, or freeze every case of the test with "[*]" (or the whole test)',
+        fix: 'record node ids with pytest --cov --cov-context=test, or freeze every case of one test with "id[*]" (or the whole test)',
       },
     );
   }

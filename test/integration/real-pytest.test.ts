@@ -265,7 +265,28 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
       { cwd: repo.dir },
     );
     expect(expectOneLineError(some)).toBe(
-      `freezegate: error: ${join(scratch, "tf-some.json")} freezes parametrized cases "tests/test_pricing.py::test_format_price[s*]", but the coverage data uses test_function contexts, which merge all cases of a test into one name (fix: record node ids with pytest --cov --cov-context=test, or freeze every case of the test with "[*]" (or the whole test))`,
+      `freezegate: error: ${join(scratch, "tf-some.json")} freezes parametrized cases "tests/test_pricing.py::test_format_price[s*]", but the coverage data uses test_function contexts, which merge all cases of a test into one name and do not tell parametrized tests from others (fix: record node ids with pytest --cov --cov-context=test, or freeze every case of one test with "id[*]" (or the whole test))`,
+    );
+    // A glob before "[*]" freezes the cases of every parametrized test it matches; these
+    // names cannot tell those tests from plain ones, which it would freeze too (review 47).
+    writeFileSync(
+      join(scratch, "tf-glob.json"),
+      JSON.stringify({ frozen: ["tests/test_pricing.py::test_*[*]"] }),
+    );
+    const glob = runCli(
+      [
+        "audit",
+        "--base",
+        "base",
+        "--coverage",
+        data.testFunction as string,
+        "--frozen",
+        join(scratch, "tf-glob.json"),
+      ],
+      { cwd: repo.dir },
+    );
+    expect(expectOneLineError(glob)).toBe(
+      `freezegate: error: ${join(scratch, "tf-glob.json")} freezes parametrized cases "tests/test_pricing.py::test_*[*]", but the coverage data uses test_function contexts, which merge all cases of a test into one name and do not tell parametrized tests from others (fix: record node ids with pytest --cov --cov-context=test, or freeze every case of one test with "id[*]" (or the whole test))`,
     );
   });
 

@@ -356,7 +356,7 @@ describePython("doctor refuses what the audit refuses (review14-ids findings 4, 
     const doctor = runCli(["doctor", "--base", "main", "--allow-unresolved"], { cwd: repo.dir });
     expect(doctor.status).toBe(2);
     expect(doctorLine(doctor.stdout, "frozen")).toBe(
-      'FAIL  frozen: quarantine.json freezes the parametrized case "tests/test_f.py::test_f[2]", but the coverage data uses test_function contexts, which merge all cases of a test into one name (fix: record node ids with pytest --cov --cov-context=test, or freeze every case of the test with "[*]" (or the whole test))',
+      'FAIL  frozen: quarantine.json freezes the parametrized case "tests/test_f.py::test_f[2]", but the coverage data uses test_function contexts, which merge all cases of a test into one name and do not tell parametrized tests from others (fix: record node ids with pytest --cov --cov-context=test, or freeze every case of one test with "id[*]" (or the whole test))',
     );
     repo.remove(".coveragerc");
   });
