@@ -63,14 +63,16 @@ export interface RecordedRoot {
 }
 
 /**
- * The root a POSIX absolute data path was recorded under: its longest tail that `isFile`
- * (a repository path) accepts, from at most `limit` paths. null when none fits.
+ * The root the POSIX absolute data paths were recorded under: of the prefixes that leave a
+ * tail `isFile` accepts (a repository path), the one that fits the most of at most `limit`
+ * paths (on a tie, the first found, each path's longest tail first). null when none fits.
  */
 export function recordedRoot(
   measured: readonly string[],
   isFile: (repoPath: string) => boolean,
   limit = 50,
 ): RecordedRoot | null {
+  const fits = new Map<string, { repoPath: string; paths: number }>();
   for (const path of measured.filter((p) => p.startsWith("/")).slice(0, limit)) {
     const parts = path.split("/");
     // parts[0] is "" (before the leading "/"); the last tail is the file's name alone.
@@ -78,10 +80,22 @@ export function recordedRoot(
       const tail = parts.slice(k);
       if (tail.some((part) => part === "" || part === "." || part === "..")) continue;
       const repoPath = tail.join("/");
-      if (isFile(repoPath)) return { prefix: `${parts.slice(0, k).join("/")}/`, repoPath };
+      if (!isFile(repoPath)) continue;
+      const prefix = `${parts.slice(0, k).join("/")}/`;
+      const fit = fits.get(prefix);
+      if (fit === undefined) fits.set(prefix, { repoPath, paths: 1 });
+      else fit.paths++;
     }
   }
-  return null;
+  let best: RecordedRoot | null = null;
+  let most = 0;
+  for (const [prefix, { repoPath, paths }] of fits) {
+    if (paths > most) {
+      best = { prefix, repoPath };
+      most = paths;
+    }
+  }
+  return best;
 }
 
 /**

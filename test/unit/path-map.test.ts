@@ -80,6 +80,16 @@ describe("recordedRoot", () => {
     expect(recordedRoot([], isFile)).toBeNull();
   });
 
+  it("takes the root that fits the most paths, not the first file of the same name", () => {
+    // A root-level m.py would make /ci/build/tools/ the root of one path; app/ fits two.
+    const here = new Set(["m.py", "app/a.py", "app/b.py"]);
+    expect(
+      recordedRoot(["/ci/build/tools/m.py", "/ci/build/app/a.py", "/ci/build/app/b.py"], (p) =>
+        here.has(p),
+      ),
+    ).toEqual({ prefix: "/ci/build/", repoPath: "app/a.py" });
+  });
+
   it("asks about at most `limit` paths", () => {
     const asked: string[] = [];
     recordedRoot(
