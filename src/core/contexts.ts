@@ -36,15 +36,14 @@ export type TestFileExists = (file: string) => boolean;
  * node id's file, after any static context). coverage.py puts a static context before the
  * node id ("shardA|tests/x.py::t|run"), and a test file's path may itself hold "|" (Linux
  * and macOS allow it: "tests/legacy|v1/test_old.py::t|run"), so each "|" in `head` may end
- * a static context or belong to the path. The data's names that stand for no test
- * (`outside`) tell first: coverage.py names the code run outside tests by the static context
- * alone ("shardA"), so such a name equal to what stands before a "|" shows that it is one.
- * Then, with `exists`, the one reading whose file the test root holds. Then the empty name,
- * which coverage.py records only where there is no static context: the whole head is the
- * path (its file may be elsewhere: another test root, a file the patch deletes). Otherwise,
- * when no reading's file is here (data recorded on another checkout), or without `exists`,
- * everything up to the last "|" is the static context, as "[run] context = shard-1" gives;
- * two readings that both name an existing file cannot be told apart: refused.
+ * a static context or belong to the path. With `exists`, the one reading whose file the
+ * test root holds wins. Else the data's names that stand for no test (`outside`) may tell:
+ * coverage.py names the code run outside tests by the static context alone ("shardA"), so
+ * such a name equal to what stands before a "|" shows that it is one. Otherwise the name is
+ * refused: no reading's file is here (the wrong test root, or a file the patch deletes), or
+ * two are. The empty name does not tell: data combined from runs with and without a static
+ * context holds it (review 48). Without `exists` (a caller outside the data), everything up
+ * to the last "|" is the static context, as "[run] context = shard-1" gives.
  */
 function nodeIdStart(
   raw: string,
@@ -54,22 +53,35 @@ function nodeIdStart(
 ): number {
   const last = head.lastIndexOf("|");
   if (last < 0) return 0;
+  if (exists === undefined) return last + 1;
   const starts = [0];
   for (let b = head.indexOf("|"); b >= 0; b = head.indexOf("|", b + 1)) starts.push(b + 1);
+  const found = starts.filter((start) => start < head.length && exists(head.slice(start)));
+  if (found.length === 1) return found[0] as number;
   if (outside !== undefined) {
     for (let i = starts.length - 1; i > 0; i--) {
       const start = starts[i] as number;
       if (outside.has(head.slice(0, start - 1))) return start;
     }
   }
-  // The empty name: no static context, as far as the data shows (it may combine files
-  // recorded with and without one: a single reading whose file is here still wins).
-  const noStatic = outside?.has("") === true;
-  if (exists === undefined) return noStatic ? 0 : last + 1;
-  const found = starts.filter((start) => start < head.length && exists(head.slice(start)));
-  if (found.length === 1) return found[0] as number;
-  if (noStatic) return 0;
-  if (found.length === 0) return last + 1;
+  const readings = starts
+    .filter((start) => start < head.length)
+    .map((start) =>
+      start === 0
+        ? `"${head}"`
+        : `"${head.slice(start)}" after a static context "${head.slice(0, start - 1)}"`,
+    )
+    .join(", ");
+  // A "|" just before the "::" leaves no node id after it ("x|::t"): a name for no test.
+  if (found.length === 0 && last + 1 === head.length) return last + 1;
+  if (found.length === 0) {
+    throw new InputError(
+      `the coverage data's context name "${raw}" has a "|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root (${readings}), so the test that ran cannot be told`,
+      {
+        fix: "set --test-root to pytest's rootdir (the rootdir: line pytest prints); if the patch deletes that test file, record the data on the patch",
+      },
+    );
+  }
   const [a, b] = found as [number, number];
   throw new InputError(
     `the coverage data's context name "${raw}" names two test files that both exist: "${head.slice(a)}"${a === 0 ? "" : ` (after a static context "${head.slice(0, a - 1)}")`}, and "${head.slice(b)}" after a static context "${head.slice(0, b - 1)}", so the test that ran cannot be told`,

@@ -64,12 +64,11 @@ describe('a "|" before the first "::": a static context, or the test file\'s pat
     expect(parsePytestCovContext(`a|b|${LEGACY}::t|run`, has(LEGACY))?.testId).toBe(`${LEGACY}::t`);
   });
 
-  it("ends a static context when the whole file does not exist (shard-1, or data recorded elsewhere)", () => {
+  it("ends a static context when only the file after it is here, and always without files", () => {
     expect(parsePytestCovContext("shard-1|tests/x.py::t|run", has("tests/x.py"))?.testId).toBe(
       "tests/x.py::t",
     );
-    expect(parsePytestCovContext("shard-1|tests/x.py::t|run", has())?.testId).toBe("tests/x.py::t");
-    expect(parsePytestCovContext(`${LEGACY}::test_one|run`, has())?.testId).toBe(
+    expect(parsePytestCovContext(`${LEGACY}::test_one|run`, has("v1/test_old.py"))?.testId).toBe(
       "v1/test_old.py::test_one",
     );
     // Without the test root's files, as before: every such bar ends a static context.
@@ -78,6 +77,14 @@ describe('a "|" before the first "::": a static context, or the test file\'s pat
     );
     expect(parsePytestCovContext("shard|::t|run", has("shard|"))?.testId).toBe("shard|::t");
     expect(parsePytestCovContext("shard|::t|run", has())).toBeNull();
+  });
+
+  it("is refused when no reading's file is here and no name of the data tells (review 48)", () => {
+    for (const outside of [undefined, new Set<string>(), new Set([""])]) {
+      expect(() => parsePytestCovContext(`shard-1|${LEGACY}::t|run`, has(), outside)).toThrow(
+        `the coverage data's context name "shard-1|${LEGACY}::t|run" has a "|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root ("shard-1|${LEGACY}", "${LEGACY}" after a static context "shard-1", "v1/test_old.py" after a static context "shard-1|tests/legacy"), so the test that ran cannot be told`,
+      );
+    }
   });
 
   it("is refused when two readings name files that both exist", () => {
@@ -103,65 +110,53 @@ describe('a "|" before the first "::": a static context, or the test file\'s pat
     ]);
     expect(index.get(`${LEGACY}::test_one|run`).testId).toBe(`${LEGACY}::test_one`);
     expect(index.hasTest("v1/test_old.py::test_one")).toBe(false);
-    // Data recorded on another checkout: as a static context.
-    const elsewhere = indexContexts(names, buildModuleIndex([]));
-    expect(elsewhere.hasTest("v1/test_old.py::test_one")).toBe(true);
+    // No reading's file here (the wrong test root, a file the patch deletes): refused.
+    expect(() => indexContexts(names, buildModuleIndex([]))).toThrow(
+      /has a "\|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root/,
+    );
     expect(() => indexContexts(names, buildModuleIndex([LEGACY, "v1/test_old.py"]))).toThrow(
       /names two test files that both exist/,
     );
   });
 
-  it("follows the data's own names first: the empty name, or the static context alone (review 47)", () => {
-    const unlisted = () => {
-      throw new Error("listed");
-    };
-    // coverage.py records the empty name only without a static context: the whole part
-    // before "::" is the path when its file is not here (another test root, a file the patch
-    // deletes), and when another reading's file is here too.
-    const names = ["", `${LEGACY}::test_one|run`, "tests/unit/test_u.py::test_two|run"];
-    for (const modules of [
-      buildModuleIndex([]),
-      buildModuleIndex([LEGACY, "v1/test_old.py"]),
-      buildModuleIndex(["tests/unit/test_u.py"]),
-    ]) {
-      const index = indexContexts(names, modules);
-      expect([...index.testIds].sort()).toEqual([
-        `${LEGACY}::test_one`,
-        "tests/unit/test_u.py::test_two",
-      ]);
-    }
+  it("where no single file tells, takes the static context the data names alone (review 47, 48)", () => {
     // With a static context, code run outside tests is named by it alone: "shard-1" shows
-    // that "shard-1|" is one, and the path after it keeps its bar.
+    // that "shard-1|" is one, and the path after it keeps its bar, whether the file is here
+    // or not (the patch deletes it).
     const shard = [
       "shard-1",
       `shard-1|${LEGACY}::test_one|run`,
       "shard-1|tests/unit/test_u.py::test_two|run",
     ];
-    for (const modules of [buildModuleIndex([]), unlisted]) {
-      expect([...indexContexts(shard, modules).testIds].sort()).toEqual([
+    for (const files of [[], [LEGACY, "tests/unit/test_u.py"]]) {
+      expect([...indexContexts(shard, buildModuleIndex(files)).testIds].sort()).toEqual([
         `${LEGACY}::test_one`,
         "tests/unit/test_u.py::test_two",
       ]);
     }
-    // Combined data, one file recorded with a static context whose bare name is missing:
-    // the one reading whose file is here still wins over the empty name.
-    expect([
-      ...indexContexts(
-        ["", "shard-2|tests/unit/test_u.py::test_two|run"],
-        buildModuleIndex(["tests/unit/test_u.py"]),
-      ).testIds,
-    ]).toEqual(["tests/unit/test_u.py::test_two"]);
     // A static context that holds "|" itself: the longest one the data names alone.
-    expect([...indexContexts(["a|b", `a|b|${LEGACY}::t|run`], unlisted).testIds]).toEqual([
-      `${LEGACY}::t`,
-    ]);
-    // parsePytestCovContext takes the same names.
+    expect([
+      ...indexContexts(["a|b", `a|b|${LEGACY}::t|run`], buildModuleIndex([])).testIds,
+    ]).toEqual([`${LEGACY}::t`]);
+    // A file that is here wins over a bare name from another run of combined data.
+    expect([
+      ...indexContexts(["tests/legacy", `${LEGACY}::t|run`], buildModuleIndex([LEGACY])).testIds,
+    ]).toEqual([`${LEGACY}::t`]);
+    // The empty name does not tell: data combined from a run without a static context and
+    // one with it (whose bare name is missing) holds it too.
+    const combined = ["", "shard-2|tests/legacy/test_old.py::t|run", "tests/u.py::v|run"];
+    expect(() => indexContexts(combined, buildModuleIndex(["tests/u.py"]))).toThrow(
+      /no reading names a file under the test root/,
+    );
+    expect(
+      [
+        ...indexContexts(combined, buildModuleIndex(["tests/u.py", "tests/legacy/test_old.py"]))
+          .testIds,
+      ].sort(),
+    ).toEqual(["tests/legacy/test_old.py::t", "tests/u.py::v"]);
     expect(
       parsePytestCovContext(`shard-1|${LEGACY}::t|run`, () => false, new Set(["shard-1"]))?.testId,
     ).toBe(`${LEGACY}::t`);
-    expect(parsePytestCovContext(`${LEGACY}::t|run`, () => false, new Set([""]))?.testId).toBe(
-      `${LEGACY}::t`,
-    );
   });
 
   it("lists the test root's files only when a name has such a bar", () => {
