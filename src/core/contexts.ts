@@ -166,7 +166,8 @@ function lazyTestFileExists(modules: () => ModuleIndex): TestFileExists {
 
 /**
  * Does the test root hold `file`? Python files by the index (the test root's files as git
- * lists them); another file (a YAML test a plugin collects, a doctest text file) by reading
+ * lists them), else, as any other file (a YAML test a plugin collects, a doctest text file,
+ * a test module generated into an ignored directory, which git does not list), by reading
  * it, when the index has a reader. Answers are remembered.
  */
 export function testFileExistsIn(modules: ModuleIndex): TestFileExists {
@@ -174,9 +175,10 @@ export function testFileExistsIn(modules: ModuleIndex): TestFileExists {
   return (file) => {
     let found = known.get(file);
     if (found === undefined) {
-      found = file.endsWith(".py")
-        ? (modules.get(file.slice(file.lastIndexOf("/") + 1, -3))?.includes(file) ?? false)
-        : file !== "" && (modules.read?.(file) ?? null) !== null;
+      found =
+        (file.endsWith(".py") &&
+          (modules.get(file.slice(file.lastIndexOf("/") + 1, -3))?.includes(file) ?? false)) ||
+        (file !== "" && (modules.read?.(file) ?? null) !== null);
       known.set(file, found);
     }
     return found;

@@ -183,6 +183,41 @@ describePython('a test file whose path holds "|"', () => {
 });
 
 describePython("a static context", () => {
+  it("with a test module git does not list (generated, ignored): read from the disk (review 49)", () => {
+    // Imports inside the tests: no code runs outside them, so the data holds no bare
+    // "shard-1" name to tell where the static context ends; the generated module's file
+    // decides, though git does not list it.
+    const repo = makeTempRepo({ branch: "main" });
+    repos.push(repo);
+    repo.write(".gitignore", ".coverage*\n__pycache__/\nquarantine.json\ntests/gen/\n");
+    repo.write(".coveragerc", "[run]\nsource = app\ncontext = shard-1\n");
+    repo.write("app/__init__.py", "");
+    repo.write("app/m.py", "def one(x):\n    return x\n\n\ndef two(x):\n    return x\n");
+    repo.write(
+      "tests/test_u.py",
+      "def test_two():\n    from app.m import two\n\n    assert two(1) == 1\n",
+    );
+    repo.commit("base");
+    repo.git("checkout", "-q", "-b", "feat");
+    repo.write(
+      "app/m.py",
+      "def one(x):\n    x = int(x)\n    return x\n\n\ndef two(x):\n    x = int(x)\n    return x\n",
+    );
+    repo.commit("change");
+    repo.write(
+      "tests/gen/test_g.py",
+      "def test_one():\n    from app.m import one\n\n    assert one(1) == 1\n",
+    );
+    runPytestCov(repo.dir);
+    expect(contextNames(repo)).not.toContain("shard-1");
+    const result = audit(repo, ["tests/gen/test_g.py::test_one"], ["--format", "json"]);
+    expect(verdicts(result)).toEqual([
+      [2, "shadowed", ["tests/gen/test_g.py::test_one"]],
+      [7, "defended", []],
+    ]);
+    expect(result.status).toBe(1);
+  });
+
   it('without "::" is still read as one (shard-1)', () => {
     const repo = project("[run]\nsource = app\ncontext = shard-1\n");
     expect(contextNames(repo)).toContain("shard-1|tests/unit/test_u.py::test_two|run");
