@@ -34,12 +34,12 @@ import {
   type ContextIndex,
   indexContextOverview,
   indexContexts,
-  type ModuleIndex,
+  lazyTestFileExists,
+  moduleIndexOnFirstUse,
   NO_LINES_RECORDED,
   staticContextWithColons,
   staticContextWithColonsProblem,
   type TestFileExists,
-  testFileExistsIn,
 } from "../core/contexts.js";
 import { COVERAGE_CONFIG_FILES, coverageExclusion } from "../core/coverage-settings.js";
 import { nodeIdFile } from "../core/deposits.js";
@@ -671,17 +671,8 @@ function testRootOf(root: string, testRoot: string) {
       throw error;
     }
   };
-  let index: ModuleIndex | null = null;
-  const modules = () => {
-    index ??= buildModuleIndex(testRootFiles(), read);
-    return index;
-  };
-  let exists: TestFileExists | null = null;
-  const testFileExists = (file: string) => {
-    exists ??= testFileExistsIn(modules());
-    return exists(file);
-  };
-  return { prefix, testRootFiles, modules, testFileExists };
+  const modules = moduleIndexOnFirstUse(() => buildModuleIndex(testRootFiles(), read));
+  return { prefix, testRootFiles, modules, testFileExists: lazyTestFileExists(modules) };
 }
 
 /**

@@ -64,17 +64,17 @@ function nodeIdStart(
       if (outside.has(head.slice(0, start - 1))) return start;
     }
   }
-  const readings = starts
-    .filter((start) => start < head.length)
-    .map((start) =>
-      start === 0
-        ? `"${head}"`
-        : `"${head.slice(start)}" after a static context "${head.slice(0, start - 1)}"`,
-    )
-    .join(", ");
   // A "|" just before the "::" leaves no node id after it ("x|::t"): a name for no test.
   if (found.length === 0 && last + 1 === head.length) return last + 1;
   if (found.length === 0) {
+    const readings = starts
+      .filter((start) => start < head.length)
+      .map((start) =>
+        start === 0
+          ? `"${head}"`
+          : `"${head.slice(start)}" after a static context "${head.slice(0, start - 1)}"`,
+      )
+      .join(", ");
     throw new InputError(
       `the coverage data's context name "${raw}" has a "|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root (${readings}), so the test that ran cannot be told`,
       {
@@ -155,8 +155,19 @@ export function staticContextWithColonsProblem(found: { context: string; testId:
   };
 }
 
+/** A module index given as it is, or as the function that builds it: built once, on first use. */
+export function moduleIndexOnFirstUse(
+  modules: ModuleIndex | (() => ModuleIndex),
+): () => ModuleIndex {
+  let built: ModuleIndex | null = null;
+  return () => {
+    built ??= typeof modules === "function" ? modules() : modules;
+    return built;
+  };
+}
+
 /** testFileExistsIn over a module index built on first use. */
-function lazyTestFileExists(modules: () => ModuleIndex): TestFileExists {
+export function lazyTestFileExists(modules: () => ModuleIndex): TestFileExists {
   let exists: TestFileExists | null = null;
   return (file) => {
     exists ??= testFileExistsIn(modules());
@@ -674,11 +685,7 @@ export function indexContexts(
   let firstPytestCov = "";
   let staticPrefixed = false;
   // Listing the repository's files costs a git call: only names that need them ask.
-  let built: ModuleIndex | null = null;
-  const getModules = () => {
-    built ??= typeof modules === "function" ? modules() : modules;
-    return built;
-  };
+  const getModules = moduleIndexOnFirstUse(modules);
   const exists = lazyTestFileExists(getModules);
   // The part before the first "::" of the names with a "|" there (a static context, or a
   // path holding "|"), with a name that has it.
@@ -959,11 +966,7 @@ export function indexContextOverview(
   return {
     style: "pytest-cov",
     // Plain names only come here (no "|" before the first "::"), but read as indexContexts would.
-    get: contextParser(
-      "pytest-cov",
-      new Map(),
-      lazyTestFileExists(() => (typeof modules === "function" ? modules() : modules)),
-    ),
+    get: contextParser("pytest-cov", new Map(), lazyTestFileExists(moduleIndexOnFirstUse(modules))),
     preloadTests(ids) {
       const asked = ids.filter((id) => !known.has(id) && isPlainTestId(id));
       const found = asked.length === 0 ? new Set<string>() : overview.knownTests(asked);
