@@ -247,47 +247,23 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
       verdict: "shadowed",
       frozenTests: ["tests/test_pricing.py::test_format_price"],
     });
-    // One case, or a glob over some, still cannot be told apart from the others.
-    writeFileSync(
-      join(scratch, "tf-some.json"),
-      JSON.stringify({ frozen: ["tests/test_pricing.py::test_format_price[s*]"] }),
-    );
-    const some = runCli(
-      [
-        "audit",
-        "--base",
-        "base",
-        "--coverage",
-        data.testFunction as string,
-        "--frozen",
-        join(scratch, "tf-some.json"),
-      ],
-      { cwd: repo.dir },
-    );
-    expect(expectOneLineError(some)).toBe(
-      `freezegate: error: ${join(scratch, "tf-some.json")} freezes parametrized cases "tests/test_pricing.py::test_format_price[s*]", but the coverage data uses test_function contexts, which merge all cases of a test into one name and do not tell parametrized tests from others (fix: record node ids with pytest --cov --cov-context=test, or freeze every case of one test with "id[*]" (or the whole test))`,
-    );
-    // A glob before "[*]" freezes the cases of every parametrized test it matches; these
-    // names cannot tell those tests from plain ones, which it would freeze too (review 47).
-    writeFileSync(
-      join(scratch, "tf-glob.json"),
-      JSON.stringify({ frozen: ["tests/test_pricing.py::test_*[*]"] }),
-    );
-    const glob = runCli(
-      [
-        "audit",
-        "--base",
-        "base",
-        "--coverage",
-        data.testFunction as string,
-        "--frozen",
-        join(scratch, "tf-glob.json"),
-      ],
-      { cwd: repo.dir },
-    );
-    expect(expectOneLineError(glob)).toBe(
-      `freezegate: error: ${join(scratch, "tf-glob.json")} freezes parametrized cases "tests/test_pricing.py::test_*[*]", but the coverage data uses test_function contexts, which merge all cases of a test into one name and do not tell parametrized tests from others (fix: record node ids with pytest --cov --cov-context=test, or freeze every case of one test with "id[*]" (or the whole test))`,
-    );
+    // One case, or a glob over some, still cannot be told apart from the others; a glob
+    // before "[*]" freezes the cases of every parametrized test it matches, and these names
+    // cannot tell those tests from plain ones, which it would freeze too (review 47).
+    for (const [name, entry] of [
+      ["tf-some", "tests/test_pricing.py::test_format_price[s*]"],
+      ["tf-glob", "tests/test_pricing.py::test_*[*]"],
+    ]) {
+      const list = join(scratch, `${name}.json`);
+      writeFileSync(list, JSON.stringify({ frozen: [entry] }));
+      const refused = runCli(
+        ["audit", "--base", "base", "--coverage", data.testFunction as string, "--frozen", list],
+        { cwd: repo.dir },
+      );
+      expect(expectOneLineError(refused)).toBe(
+        `freezegate: error: ${list} freezes parametrized cases "${entry}", but the coverage data uses test_function contexts, which merge all cases of a test into one name and do not tell parametrized tests from others (fix: record node ids with pytest --cov --cov-context=test, or freeze every case of one test with "id[*]" (or the whole test))`,
+      );
+    }
   });
 
   it("a parametrized test's own id is unresolved, and the fix says how to freeze its cases", () => {
