@@ -49,6 +49,12 @@ function recordTestFunction(repo: TempRepo): void {
   python(repo, ["-m", "coverage", "run", ...PYTEST]);
 }
 
+/** pytest-cov per-test data of package pkg, as .coverage and as coverage.json. */
+function recordBothFormats(repo: TempRepo): void {
+  python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
+  python(repo, ["-m", "coverage", "json", "--show-contexts", "-q", "-o", "coverage.json"]);
+}
+
 function audit(repo: TempRepo, frozen: string[], extra: string[] = []): CliResult {
   repo.write("quarantine.json", JSON.stringify({ frozen }));
   return runCli(["audit", "--base", "main", "--frozen", "quarantine.json", ...extra], {
@@ -323,8 +329,7 @@ describePython("a JSON report of a file with a line break only Python sees", () 
       { "pkg/__init__.py": "", "pkg/m.py": BASE, "tests/test_m.py": TEST },
       { "pkg/m.py": HEAD },
     );
-    python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
-    python(repo, ["-m", "coverage", "json", "--show-contexts", "-q", "-o", "coverage.json"]);
+    recordBothFormats(repo);
     const verdicts = (data: string) =>
       lines(
         audit(repo, ["tests/test_m.py::test_f"], ["--format", "json", "--coverage", data]),
@@ -347,8 +352,7 @@ describePython("a recorded line of a multi-line f-string that starts with #", ()
       { "pkg/__init__.py": "", "pkg/m.py": "def heading(title):\n    return title\n" },
       { "pkg/m.py": SOURCE, "tests/test_m.py": TEST },
     );
-    python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
-    python(repo, ["-m", "coverage", "json", "--show-contexts", "-q", "-o", "coverage.json"]);
+    recordBothFormats(repo);
     for (const data of [".coverage", "coverage.json"]) {
       const verdicts = lines(audit(repo, [], ["--format", "json", "--coverage", data]), "pkg/m.py");
       expect(
@@ -381,8 +385,7 @@ describePython("an expression that starts with a string, first in a block", () =
       },
       { "pkg/m.py": SOURCE },
     );
-    python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
-    python(repo, ["-m", "coverage", "json", "--show-contexts", "-q", "-o", "coverage.json"]);
+    recordBothFormats(repo);
     for (const data of [".coverage", "coverage.json"]) {
       const result = audit(
         repo,
@@ -466,8 +469,7 @@ describePython("a string statement with an f-string part, first in a function", 
       { "pkg/__init__.py": "", "pkg/m.py": BASE, "tests/test_m.py": TEST },
       { "pkg/m.py": HEAD },
     );
-    python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
-    python(repo, ["-m", "coverage", "json", "--show-contexts", "-q", "-o", "coverage.json"]);
+    recordBothFormats(repo);
     for (const data of [".coverage", "coverage.json"]) {
       const result = audit(
         repo,
@@ -536,8 +538,7 @@ describePython("excluded lines in a JSON report", () => {
       { "pkg/__init__.py": "", "pkg/m.py": BASE, "tests/test_m.py": TEST },
       { "pkg/m.py": HEAD },
     );
-    python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
-    python(repo, ["-m", "coverage", "json", "--show-contexts", "-q", "-o", "coverage.json"]);
+    recordBothFormats(repo);
     const verdicts = (data: string) =>
       lines(audit(repo, [], ["--format", "json", "--coverage", data]), "pkg/m.py").map(
         (l) => `${l.line} ${l.verdict}`,
@@ -577,8 +578,7 @@ describePython("excluded lines in a JSON report", () => {
       { "pkg/__init__.py": "", "pkg/m.py": "def f(a):\n    return 1\n", "tests/test_m.py": test },
       { "pkg/m.py": source },
     );
-    python(repo, [...PYTEST, "--cov=pkg", "--cov-context=test"]);
-    python(repo, ["-m", "coverage", "json", "--show-contexts", "-q", "-o", "coverage.json"]);
+    recordBothFormats(repo);
     const verdicts = (data: string) =>
       lines(audit(repo, [], ["--format", "json", "--coverage", data]), "pkg/m.py")
         .filter((l) => l.line === 4 || l.line === 11)
