@@ -110,38 +110,129 @@ def test_p(n, s):
     (pytester.path / "drawn.txt").unlink()
     assert pytester.runpytest("-p", "no:cacheprovider").ret == 0
     assert (pytester.path / "drawn.txt").read_text() == with_plugin
-    distinct = len(set(with_plugin.splitlines()))
-    assert samples_of(pytester)["properties"] == {"test_p.py::test_p": {"distinct": distinct}}
+    # Every call is an example Hypothesis ran on choices it had not run before, also when
+    # two of them print the same values (small integers and short byte strings repeat).
+    assert samples_of(pytester)["properties"] == {"test_p.py::test_p": {"distinct": 15}}
+    assert len(with_plugin.splitlines()) == 15
+
+
+# Values that all print the same, like the classes attrs' test strategies build (every one is
+# "HypClass"): a hundred different inputs with one repr.
+SAME_REPR = """
+import pytest
+from hypothesis import example, given, settings, strategies as st
+import freezegate_pytest
+
+class Shape:
+    def __init__(self, width, label):
+        self.width, self.label = width, label
+
+    def __repr__(self):
+        return "Shape"
+
+def ran(name):
+    with open(name + ".ran", "a") as out:
+        out.write("x\\n")
+
+@settings(max_examples=30, database=None, derandomize=True)
+@given(st.builds(Shape, st.integers(), st.text()))
+def test_same_repr(shape):
+    ran("test_same_repr")
+
+# Draws made in the body belong to the example: st.data()'s object prints the same each call.
+@settings(max_examples=25, database=None, derandomize=True)
+@given(st.data())
+def test_draws_in_the_body(data):
+    data.draw(st.integers())
+    ran("test_draws_in_the_body")
+
+# Hypothesis runs a strategy without choices once, however many examples it may run.
+@settings(max_examples=30, database=None, derandomize=True)
+@given(st.just(Shape(1, "one")))
+def test_no_choices(shape):
+    ran("test_no_choices")
+
+# Explicit examples draw no choices: told apart by repr, so equal ones count once.
+@settings(max_examples=10, database=None, derandomize=True)
+@example(n=1000001)
+@example(n=1000001)
+@example(n=1000002)
+@given(n=st.integers(0, 9))
+def test_explicit_examples(n):
+    ran("test_explicit_examples")
+
+# record() keeps repr as the identity: five different shapes recorded print as one.
+@settings(max_examples=30, database=None, derandomize=True)
+@given(st.integers())
+def test_records_shapes(n):
+    for width in range(5):
+        freezegate_pytest.record(Shape(width, "w"))
+"""
+
+
+def test_generated_inputs_are_hypothesis_examples_and_recorded_ones_are_reprs(pytester):
+    pytester.makepyfile(test_p=SAME_REPR)
+    write_ledger(pytester, raw=json.dumps({"version": 1, "freezes": []}))
+    result = run(pytester)
+    assert result.ret == 0, result.stdout.str()
+
+    def calls(name):
+        return len((pytester.path / f"{name}.ran").read_text().splitlines())
+
+    assert (calls("test_same_repr"), calls("test_draws_in_the_body")) == (30, 25)
+    assert calls("test_no_choices") == 1
+    # 3 explicit examples, and the 10 generated ones drew from 0-9 (distinct from them).
+    explicit_and_generated = calls("test_explicit_examples")
+    assert explicit_and_generated > 3
+    assert samples_of(pytester)["properties"] == {
+        "test_p.py::test_draws_in_the_body": {"distinct": 25},
+        "test_p.py::test_explicit_examples": {"distinct": explicit_and_generated - 1},
+        "test_p.py::test_no_choices": {"distinct": 1},
+        "test_p.py::test_records_shapes": {"distinct": 1},
+        "test_p.py::test_same_repr": {"distinct": 30},
+    }
 
 
 def test_inputs_the_body_rejects_with_assume_are_not_counted(pytester):
-    # Review 22 (plugin, finding 2): only 0, 1 and 2 reach the assertion; every other draw is
-    # rejected by assume(). Before, the samples said 21 and a deposit of 8 passed.
+    # Only 0, 1 and 2 reach the assertion; every other draw is rejected by assume() or
+    # reject(), and a rejected call is no example the property held on (counting every call
+    # credited the property with the inputs it threw away).
     pytester.makepyfile(
         test_p="""
 from hypothesis import assume, given, reject, settings, strategies as st
 
+def reached(name, n):
+    with open(name + ".txt", "a") as out:
+        out.write(repr(n) + "\\n")
+
 @settings(max_examples=40, database=None, derandomize=True)
 @given(st.integers(0, 20))
 def test_assumes(n):
+    reached("called", n)
     assume(n < 3)
-    with open("reached.txt", "a") as out:
-        out.write(repr(n) + "\\n")
+    reached("assumes", n)
 
 @settings(max_examples=30, database=None, derandomize=True)
 @given(st.integers(0, 20))
 def test_rejects(n):
     if n >= 2:
         reject()
+    reached("rejects", n)
 """
     )
     write_ledger(pytester, raw=json.dumps({"version": 1, "freezes": []}))
     assert run(pytester).ret == 0
-    reached = set((pytester.path / "reached.txt").read_text().split())
-    assert reached <= {"0", "1", "2"}
+
+    def lines(name):
+        return (pytester.path / f"{name}.txt").read_text().split()
+
+    assert set(lines("assumes")) <= {"0", "1", "2"} and set(lines("rejects")) <= {"0", "1"}
+    # Each call that got past assume() is one example Hypothesis ran (a rejection sampler can
+    # reach the same value by other choices); the rejected calls are not counted.
+    assert len(lines("called")) > len(lines("assumes"))
     assert samples_of(pytester)["properties"] == {
-        "test_p.py::test_assumes": {"distinct": len(reached)},
-        "test_p.py::test_rejects": {"distinct": 2},
+        "test_p.py::test_assumes": {"distinct": len(lines("assumes"))},
+        "test_p.py::test_rejects": {"distinct": len(lines("rejects"))},
     }
 
 
