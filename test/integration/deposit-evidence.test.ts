@@ -3,7 +3,8 @@
 // test, or another frozen test) compensates nothing; a samples artifact recorded at another
 // commit (a cache restore, an old file, a hand edit), or one that cannot say its commit, is no
 // evidence of this commit's run. First on hand-made repositories through the built CLI, then
-// with real pytest + Hypothesis + the plugin on examples/python-ledger.
+// with real pytest + Hypothesis + the plugin on examples/python-ledger, and last on a property
+// whose generated values all print the same, which must count every example Hypothesis ran.
 
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -289,5 +290,97 @@ describePython("with real pytest and the plugin (examples/python-ledger)", () =>
       `was recorded at commit ${honest.commit.slice(0, 12)}, not at HEAD`,
     );
     expect(staleCheck).toContain("(fix: re-run the tests on this commit");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+const SHAPE_PROP = "tests/props/test_shape_props.py::test_scaling_keeps_the_area_ratio";
+const SHAPE_FROZEN = "tests/test_shapes.py::test_area";
+const EXAMPLES = 40;
+
+// attrs' test strategies build classes that all print as "HypClass": a property over them ran
+// on a hundred different inputs with one repr. Here the values are shapes whose __repr__ is a
+// constant; the count must be the examples Hypothesis ran, which the deposit gate then accepts.
+describePython("generated inputs that all print the same (real pytest, Hypothesis, plugin)", () => {
+  let repo: TempRepo;
+  const pytest = (...args: string[]) =>
+    runPython(
+      ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "freezegate_pytest", ...args],
+      { cwd: repo.dir, env: { PYTHONPATH: PLUGIN } },
+    );
+
+  beforeAll(() => {
+    repo = makeTempRepo();
+    repo.write(".gitignore", ".freezegate/\nran.txt\ncollected.txt\n");
+    repo.write("tests/test_shapes.py", "def test_area():\n    assert 2 * 3 == 6\n");
+    repo.write("freeze-ledger.json", ledgerText([]));
+    repo.commit("base");
+    repo.git("branch", "base");
+    repo.write(
+      "tests/props/test_shape_props.py",
+      [
+        "from hypothesis import given, settings, strategies as st",
+        "",
+        "class Shape:",
+        "    def __init__(self, width, height):",
+        "        self.width, self.height = width, height",
+        "",
+        "    def __repr__(self):",
+        '        return "Shape"',
+        "",
+        `@settings(max_examples=${EXAMPLES}, derandomize=True, database=None)`,
+        "@given(st.builds(Shape, st.integers(1, 10**6), st.integers(1, 10**6)))",
+        "def test_scaling_keeps_the_area_ratio(shape):",
+        '    with open("ran.txt", "a") as out:',
+        '        out.write("ran\\n")',
+        "    assert (2 * shape.width) * (2 * shape.height) == 4 * shape.width * shape.height",
+        "",
+      ].join("\n"),
+    );
+    repo.write(
+      "freeze-ledger.json",
+      ledgerText([{ ...freeze(SHAPE_FROZEN, SHAPE_PROP), reused_property: false }]),
+    );
+    repo.commit("freeze test_area; deposit a property over shapes");
+  });
+  afterAll(() => repo?.cleanup());
+
+  it("counts every example Hypothesis ran, and the deposit gate passes", {
+    timeout: 120_000,
+  }, () => {
+    const run = pytest("--hypothesis-show-statistics", "--freezegate-today", TODAY);
+    const output = `${run.stdout}\n${run.stderr}`;
+    expect(run.status, output).toBe(0);
+    // What Hypothesis says it ran (its statistics), and what the body saw.
+    const passing = [...output.matchAll(/- (\d+) passing\b/g)].map((m) => Number(m[1]));
+    expect(passing, output).toEqual([EXAMPLES]);
+    const ran = readFileSync(join(repo.dir, "ran.txt"), "utf8").split("\n").filter(Boolean);
+    expect(ran.length).toBe(EXAMPLES);
+    const samples = JSON.parse(readFileSync(join(repo.dir, ".freezegate/samples.json"), "utf8"));
+    expect(samples.commit).toBe(repo.git("rev-parse", "HEAD").trim());
+    expect(samples.properties).toEqual({ [SHAPE_PROP]: { distinct: EXAMPLES } });
+
+    const collect = pytest("--collect-only");
+    expect(collect.status, collect.stderr).toBe(0);
+    writeFileSync(join(repo.dir, "collected.txt"), collect.stdout);
+    const deposit = runCli(
+      [
+        "deposit",
+        "check",
+        "--base",
+        "base",
+        "--collected",
+        "collected.txt",
+        "--samples",
+        ".freezegate/samples.json",
+        "--format",
+        "json",
+      ],
+      { cwd: repo.dir },
+    );
+    expect(deposit.stderr).toBe("");
+    expect(JSON.parse(deposit.stdout).findings).toEqual([]);
+    expect(deposit.status).toBe(0);
   });
 });
