@@ -3,7 +3,7 @@
 // Everything that could turn misread input into an empty result is checked here and raised
 // as an error instead.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { CONFIG_FILES, configFromTexts, refuseNestedConfig } from "../adapters/config-files.js";
 import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
@@ -26,6 +26,7 @@ import {
   listPythonFiles,
   readFileBytes,
   readJsonFile,
+  readTextIfExists,
   readTextOrNull,
 } from "../adapters/repo-files.js";
 import type { ConfigValues } from "../core/config.js";
@@ -659,18 +660,9 @@ function testRootOf(root: string, testRoot: string) {
     return files;
   };
   // test_function names are checked against the test root's source (contexts.ts).
-  const read = (file: string): string | null => {
-    try {
-      return readFileSync(join(root, prefix, file), "utf8");
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // A name too long for the file system (a long static context before a path) is none.
-      if (code === "ENOENT" || code === "EISDIR" || code === "ENOTDIR" || code === "ENAMETOOLONG") {
-        return null;
-      }
-      throw error;
-    }
-  };
+  // A name too long for the file system (a long static context before a path) is none.
+  const read = (file: string): string | null =>
+    readTextIfExists(join(root, prefix, file), "test file");
   const modules = moduleIndexOnFirstUse(() => buildModuleIndex(testRootFiles(), read));
   return { prefix, testRootFiles, modules, testFileExists: lazyTestFileExists(modules) };
 }
