@@ -24,7 +24,12 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { GitError, InputError, InternalError } from "../core/errors.js";
 import type { ChangedFile, Patch } from "../core/model.js";
-import { GIT_PREFIXES, parseUnifiedDiff } from "../core/unified-diff.js";
+import {
+  GIT_PREFIXES,
+  NON_UTF8_PATH_FIX,
+  nonUtf8Path,
+  parseUnifiedDiff,
+} from "../core/unified-diff.js";
 import { INPUT_LIMIT_BYTES, inputTooLarge } from "./repo-files.js";
 
 // node:os and node:fs/promises cost a few milliseconds each to load, and an audit of a
@@ -802,10 +807,10 @@ async function filesFromPatch(
   if (!isUtf8(patch)) {
     // Content may be any encoding (line counting does not care), but a path that is not UTF-8
     // cannot be matched against coverage data reliably.
-    const bad = files.find((f) => f.path.includes("\uFFFD") || f.oldPath?.includes("\uFFFD"));
-    if (bad) {
-      throw new GitError(`the changed path "${bad.path}" is not valid UTF-8`, {
-        fix: "rename the file to a UTF-8 name, or pass --diff with a diff you prepared",
+    const bad = nonUtf8Path(files);
+    if (bad !== null) {
+      throw new GitError(`the changed path "${bad}" is not valid UTF-8`, {
+        fix: NON_UTF8_PATH_FIX,
       });
     }
   }

@@ -97,7 +97,13 @@ import {
   statementRan,
   statementsWithData,
 } from "../core/statement-map.js";
-import { describePathPrefixes, type ParsedDiff, parseDiff } from "../core/unified-diff.js";
+import {
+  describePathPrefixes,
+  NON_UTF8_PATH_FIX,
+  nonUtf8Path,
+  type ParsedDiff,
+  parseDiff,
+} from "../core/unified-diff.js";
 import {
   type ExecutedOf,
   executedOfSource,
@@ -226,6 +232,16 @@ export async function readPatch(root: string, request: PatchRequest): Promise<Re
         source: diffSource(request.label),
         keepText: true,
       });
+      // A path written unquoted in another encoding (git diff with core.quotePath=false).
+      const bad = nonUtf8Path(userDiff.files);
+      if (bad !== null) {
+        throw new InputError(
+          `${diffLabel(request.label)} names the path "${bad}", which is not valid UTF-8`,
+          {
+            fix: NON_UTF8_PATH_FIX,
+          },
+        );
+      }
       // A copy (`git diff -C`) shows only its edits against the source; like git's own ranges
       // here (no -C), it counts as a new file, every line of it.
       return {
@@ -646,6 +662,11 @@ function testRootOf(root: string, testRoot: string) {
   if (normalized !== "" && !existsSync(join(root, normalized))) {
     throw new UsageError(`--test-root "${testRoot}" does not exist in the repository`, {
       fix: "give pytest's rootdir (the rootdir: line pytest prints), relative to the repository root",
+    });
+  }
+  if (normalized !== "" && !isDirectory(join(root, normalized))) {
+    throw new UsageError(`--test-root "${testRoot}" is a file, not a directory`, {
+      fix: "give pytest's rootdir, the directory on the rootdir: line pytest prints (relative to the repository root), not a file in it",
     });
   }
   if (normalized !== "") refuseNestedConfig(root, join(root, normalized));
