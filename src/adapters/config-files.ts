@@ -2,21 +2,13 @@
 // "freezegate" key of package.json. Both present is an error (which one wins would be a
 // guess). Malformed files are errors, never "no config".
 
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { type LoadedConfig, validateConfig } from "../core/config.js";
 import { ConfigError } from "../core/errors.js";
 import { findDuplicateKey } from "../core/json-text.js";
-
-function readIfExists(path: string): string | null {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
-  }
-}
+import { readTextIfExists } from "./repo-files.js";
 
 /**
  * A UTF-8 byte-order mark (Windows editors, PowerShell's Out-File) is no part of the text: npm
@@ -96,8 +88,8 @@ export function loadConfig(root: string, cwd: string = root): LoadedConfig {
   if (cwd !== root) refuseNestedConfig(root, cwd);
   const [py, pkg] = CONFIG_FILES.map((name) => join(root, name)) as [string, string];
   return configFromTexts({
-    pyproject: { path: py, text: readIfExists(py) },
-    packageJson: { path: pkg, text: readIfExists(pkg) },
+    pyproject: { path: py, text: readTextIfExists(py, "config file") },
+    packageJson: { path: pkg, text: readTextIfExists(pkg, "config file") },
   });
 }
 
@@ -163,7 +155,7 @@ function holdsSettings(name: (typeof CONFIG_FILES)[number], text: string): boole
 export function refuseNestedConfig(root: string, cwd: string): void {
   for (const dir of directoriesBelowRoot(root, cwd)) {
     for (const name of CONFIG_FILES) {
-      const text = readIfExists(join(root, dir, name));
+      const text = readTextIfExists(join(root, dir, name), "config file");
       if (text === null || !holdsSettings(name, text)) continue;
       const where = `${dir.split("\\").join("/")}/${name}`;
       const what = name === "package.json" ? 'a "freezegate" key' : "[tool.freezegate]";

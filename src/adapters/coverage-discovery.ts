@@ -2,12 +2,13 @@
 // parallel `.coverage.*` files, only parallel files (not combined yet), or `coverage.json`;
 // or whatever an explicit path points at, told apart by content rather than by name.
 
-import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { InputError } from "../core/errors.js";
 import type { CoverageFormat, CoverageSource } from "../core/model.js";
 import { openCoverageJson } from "./coverage-json.js";
 import { openCoverageSqlite } from "./coverage-sqlite.js";
+import { readFileHead } from "./repo-files.js";
 
 export interface DiscoveredCoverage {
   format: CoverageFormat;
@@ -159,23 +160,11 @@ function parallelFiles(dataFile: string): string[] {
 const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
 const COVERAGE4_SIGNATURE = Buffer.from("!coverage.py:", "latin1");
 
-/** What a file is, by its first bytes. */
+/** What a file is, by its first bytes. A pipe or a device is refused, never waited on. */
 function sniff(path: string): Sniffed {
-  const head = Buffer.alloc(64);
-  let read = 0;
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, "r");
-    read = readSync(fd, head, 0, head.length, 0);
-  } catch (error) {
-    throw new InputError(`cannot read coverage data ${path}: ${messageOf(error)}`, {
-      fix: "check the file's permissions",
-      cause: error,
-    });
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-  const bytes = head.subarray(0, read);
+  const bytes = readFileHead(path, "coverage data", 64, {
+    fix: "pass the .coverage data file or coverage.json report of your test run",
+  });
   if (bytes.length === 0) return "empty";
   if (bytes.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) return "sqlite";
   if (bytes.subarray(0, COVERAGE4_SIGNATURE.length).equals(COVERAGE4_SIGNATURE)) {

@@ -4,10 +4,11 @@
 // repeat the file's data and are ignored here). Unlike the SQLite data file, the report
 // carries the statements coverage.py computed, so `statements()` answers from it.
 
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { InputError, InternalError } from "../core/errors.js";
+import { stripBom } from "../core/json-text.js";
 import type { CoverageMeta, CoverageSource } from "../core/model.js";
+import { readTextFile } from "./repo-files.js";
 
 /** Report layouts this reader knows; 1 stands for reports without a `meta.format` field. */
 const KNOWN_FORMATS = new Set([1, 2, 3]);
@@ -25,16 +26,13 @@ export function openCoverageJson(file: string): CoverageSource {
 }
 
 function parseReport(path: string): { meta: JsonObject; files: JsonObject } {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new InputError(`cannot read coverage report ${path}: ${messageOf(error)}`, {
+  const text = stripBom(
+    readTextFile(path, "coverage report", {
       fix: SHOW_CONTEXTS_FIX,
-      cause: error,
-    });
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      // The SQLite data file is read a page at a time, never whole: no size limit there.
+      tooLargeFix: "pass the .coverage data file (SQLite) the report was made from instead",
+    }),
+  );
   if (text.trim() === "") {
     throw new InputError(`coverage report ${path} is empty`, { fix: SHOW_CONTEXTS_FIX });
   }

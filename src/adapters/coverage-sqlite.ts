@@ -6,7 +6,7 @@
 // asked for (one indexed query per path and data file: its rows packed into one value, or,
 // for arcs when only some lines' tests are wanted, the arc ends and the arcs touching them).
 
-import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
@@ -16,6 +16,7 @@ import type { ContextOverview, CoverageMeta, CoverageSource } from "../core/mode
 import { decodeNumbitsInto } from "../core/numbits.js";
 import { parseLocalTimestamp } from "./coverage-json.js";
 import { type PackedLinesScan, scanPackedLines } from "./packed-lines-scan.js";
+import { readFileHead } from "./repo-files.js";
 
 const requireHere = createRequire(import.meta.url);
 
@@ -1233,7 +1234,9 @@ function checkHeader(path: string): void {
   if (size === 0) {
     throw new InputError(`coverage data file ${path} is empty`, { fix: RERUN_FIX });
   }
-  const head = readHead(path, SQLITE_HEADER_SIZE);
+  // Read before SQLite opens the file, so that an unreadable file is named as such
+  // (permission denied), not taken for data to record again.
+  const head = readFileHead(path, "coverage data file", SQLITE_HEADER_SIZE, { fix: RERUN_FIX });
   if (startsWith(head, COVERAGE4_SIGNATURE)) {
     throw new InputError(
       `${path} is a coverage.py 4.x data file; this format is too old (freezegate reads the SQLite data of coverage.py 5.0 and later)`,
@@ -1274,23 +1277,6 @@ function checkHeader(path: string): void {
       `coverage data file ${path} is truncated: ${size} bytes is not a whole number of ${pageSize}-byte pages`,
       { fix: RERUN_FIX },
     );
-  }
-}
-
-function readHead(path: string, length: number): Buffer {
-  const buffer = Buffer.alloc(length);
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, "r");
-    const read = readSync(fd, buffer, 0, length, 0);
-    return buffer.subarray(0, read);
-  } catch (error) {
-    throw new InputError(`cannot read coverage data file ${path}: ${messageOf(error)}`, {
-      fix: RERUN_FIX,
-      cause: error,
-    });
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

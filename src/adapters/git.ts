@@ -13,6 +13,7 @@ import { spawn } from "node:child_process";
 import {
   closeSync,
   existsSync,
+  fstatSync,
   openSync,
   readFileSync,
   realpathSync,
@@ -23,7 +24,13 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { GitError, InputError, InternalError } from "../core/errors.js";
 import type { ChangedFile, Patch } from "../core/model.js";
-import { GIT_PREFIXES, parseUnifiedDiff } from "../core/unified-diff.js";
+import {
+  GIT_PREFIXES,
+  NON_UTF8_PATH_FIX,
+  nonUtf8Path,
+  parseUnifiedDiff,
+} from "../core/unified-diff.js";
+import { INPUT_LIMIT_BYTES, inputTooLarge } from "./repo-files.js";
 
 // node:os and node:fs/promises cost a few milliseconds each to load, and an audit of a
 // commit range needs neither: what it uses of them is spelled out here, or loaded on first use.
@@ -140,7 +147,12 @@ export function runGit(
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout?.on("data", (b: Buffer) => out.push(b));
+    let outLength = 0;
+    child.stdout?.on("data", (b: Buffer) => {
+      outLength += b.length;
+      if (outLength > INPUT_LIMIT_BYTES) child.kill();
+      else out.push(b);
+    });
     child.stderr?.on("data", (b: Buffer) => err.push(b));
     child.on("error", (error: NodeJS.ErrnoException) => {
       reject(
@@ -157,9 +169,10 @@ export function runGit(
     });
     child.on("close", (code) => {
       try {
+        if (outLength > INPUT_LIMIT_BYTES) throw gitOutputTooLarge(args);
         resolve({
           code: code ?? 128,
-          stdout: file === null ? Buffer.concat(out) : readFileSync(file.path),
+          stdout: file === null ? Buffer.concat(out) : readOutputFile(file, args),
           stderr: Buffer.concat(err).toString("utf8"),
         });
       } catch (error) {
@@ -191,6 +204,24 @@ function temporaryOutput(): { path: string; fd: number } | null {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") return null;
     }
   }
+}
+
+/**
+ * A git command's output written to a file by temporaryOutput, bounded like every input: a
+ * repository can make a diff as large as it likes.
+ */
+function readOutputFile(file: { path: string; fd: number }, args: readonly string[]): Buffer {
+  const size = fstatSync(file.fd).size;
+  if (size > INPUT_LIMIT_BYTES) throw gitOutputTooLarge(args, size);
+  return readFileSync(file.path);
+}
+
+function gitOutputTooLarge(args: readonly string[], size: number | null = null): InputError {
+  return inputTooLarge(
+    `the output of git ${args[0]}`,
+    size,
+    "audit a smaller range (--base, --head): no patch a review can follow is that large",
+  );
 }
 
 /** git's arguments with the pinned configuration (plus `extraConfig`) and no pager. */
@@ -533,7 +564,13 @@ function revParseThenDiff(
     return chunks;
   };
   const topChunks = collect(revParseOut);
-  const outChunks = collect(diffOut);
+  const outChunks: Buffer[] = [];
+  let outLength = 0;
+  diffOut?.on("data", (b: Buffer) => {
+    outLength += b.length;
+    if (outLength > INPUT_LIMIT_BYTES) child.kill();
+    else outChunks.push(b);
+  });
   const errChunks = collect(diffErr);
   const exited = new Promise<number | null>((resolve, reject) => {
     child.on("error", reject);
@@ -552,11 +589,14 @@ function revParseThenDiff(
     exited.catch(() => resolve(null));
   });
   const diffRun = exited
-    .then((code) => ({
-      code: code ?? 128,
-      stdout: file === null ? Buffer.concat(outChunks) : readFileSync(file.path),
-      stderr: Buffer.concat(errChunks).toString("utf8"),
-    }))
+    .then((code) => {
+      if (outLength > INPUT_LIMIT_BYTES) throw gitOutputTooLarge(diffArgs);
+      return {
+        code: code ?? 128,
+        stdout: file === null ? Buffer.concat(outChunks) : readOutputFile(file, diffArgs),
+        stderr: Buffer.concat(errChunks).toString("utf8"),
+      };
+    })
     .finally(cleanup);
   return { parsed, diffRun };
 }
@@ -767,10 +807,10 @@ async function filesFromPatch(
   if (!isUtf8(patch)) {
     // Content may be any encoding (line counting does not care), but a path that is not UTF-8
     // cannot be matched against coverage data reliably.
-    const bad = files.find((f) => f.path.includes("\uFFFD") || f.oldPath?.includes("\uFFFD"));
-    if (bad) {
-      throw new GitError(`the changed path "${bad.path}" is not valid UTF-8`, {
-        fix: "rename the file to a UTF-8 name, or pass --diff with a diff you prepared",
+    const bad = nonUtf8Path(files);
+    if (bad !== null) {
+      throw new GitError(`the changed path "${bad}" is not valid UTF-8`, {
+        fix: NON_UTF8_PATH_FIX,
       });
     }
   }

@@ -12,7 +12,6 @@
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
-  existsSync,
   fsyncSync,
   linkSync,
   lstatSync,
@@ -29,9 +28,10 @@ import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { InputError } from "../core/errors.js";
+import { parseJsonText } from "../core/json-text.js";
 import { emptyLedger, parseLedger, serializeLedger } from "../core/ledger.js";
 import type { Ledger } from "../core/ledger-model.js";
-import { readJsonFile } from "./repo-files.js";
+import { entryExists, readTextFile } from "./repo-files.js";
 
 /** How long a writer waits for the lock before giving up. */
 export const LOCK_TIMEOUT_MS = 10_000;
@@ -63,29 +63,24 @@ export interface LedgerUpdate {
   written: boolean;
 }
 
+const LEDGER_FIX =
+  "check --ledger (or the ledger config key), or create it with freezegate freeze or freezegate ledger migrate";
+
 /** Read and parse a ledger file (any readable format). */
 export function readLedgerFile(path: string): Ledger {
-  // A repository with only a quarantine list has no ledger yet: say how to get one.
-  if (!existsSync(path)) {
-    throw new InputError(`ledger not found: ${path}`, {
-      fix: "check --ledger (or the ledger config key), or create it with freezegate freeze or freezegate ledger migrate",
-    });
-  }
-  const value = readJsonFile(
-    path,
-    "ledger",
+  // A repository with only a quarantine list has no ledger yet: the fix says how to get one.
+  const text = readTextFile(path, "ledger", { fix: LEDGER_FIX });
+  const value = parseJsonText(
+    text,
+    `ledger ${path}`,
     "fix the JSON syntax; the ledger must be one JSON object",
   );
   return parseLedger(value, path);
 }
 
 function readLedgerIfExists(path: string): Ledger | null {
-  try {
-    statSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-  }
-  return readLedgerFile(path);
+  // A dangling link is not "no ledger": reading it says where it points.
+  return entryExists(path) ? readLedgerFile(path) : null;
 }
 
 /**
@@ -120,9 +115,7 @@ export async function updateLedgerFile(
   return withLedgerLock(path, opts.lock ?? {}, async (lock) => {
     const before = readLedgerIfExists(path);
     if (before === null && !opts.createIfMissing) {
-      throw new InputError(`ledger not found: ${path}`, {
-        fix: "check --ledger (or the ledger config key), or create it with freezegate freeze or freezegate ledger migrate",
-      });
+      throw new InputError(`ledger not found: ${path}`, { fix: LEDGER_FIX });
     }
     const after = change(before ?? emptyLedger());
     if (after === null) return { before, after, written: false };

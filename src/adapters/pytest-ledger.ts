@@ -7,7 +7,7 @@
 // plugin's applied record of the run (what it really applied).
 
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { ConfigError, FreezegateError, InputError } from "../core/errors.js";
 import { frozenListOf, lookupOf, resolveFrozen } from "../core/frozen.js";
@@ -25,7 +25,7 @@ import {
   RECORD_OPTION,
 } from "../core/pytest-config.js";
 import { type AppliedRecord, parseAppliedRecord } from "../core/queue.js";
-import { readJsonFile } from "./repo-files.js";
+import { readFileBytes, readJsonFile, readTextFile } from "./repo-files.js";
 
 /** The plugin's default ledger name in pytest's rootdir (integrations/pytest ledger.py). */
 const PLUGIN_DEFAULT_LEDGER = "freeze-ledger.json";
@@ -117,7 +117,7 @@ function pluginPath(
       const file = join(dir, name);
       if (!isFile(file)) continue;
       if (name === "pyproject.toml") pyproject ??= dir;
-      const text = readFileSync(file, "utf8");
+      const text = readTextFile(file, "pytest configuration");
       const label = show(root, file);
       let setting: LedgerSetting | null;
       let section: string;
@@ -251,7 +251,7 @@ export function refuseForeignAppliedRecord(a: RecordAgreement): ThisRunsRecord |
       { fix: fixFor(a) + again },
     );
   }
-  const sha = createHash("sha256").update(readFileSync(a.ledgerPath)).digest("hex");
+  const sha = createHash("sha256").update(readFileBytes(a.ledgerPath, "ledger")).digest("hex");
   if (sha !== record.ledger.sha256) {
     throw new InputError(
       `the tests ran with another version of ${judged} than ${a.judge} judges (the applied record ${label} says sha256 ${record.ledger.sha256.slice(0, 12)}, the file is ${sha.slice(0, 12)})`,

@@ -1,48 +1,265 @@
-// Files of the work tree the audit reads: source text of changed files, JSON inputs, and the
-// list of Python files (to turn test_function context names into node ids and to check that
-// node ids name test files that exist).
+// Files freezegate reads: the inputs a user names (a diff, a frozen list, a ledger, a coverage
+// report, an artifact) and the repository's own files (source text of changed files, config
+// files, the list of Python files). Every whole-file read goes through one bounded reader:
+// only a regular file is read (a named pipe would block for ever, a device never end), and
+// never more than INPUT_LIMIT_BYTES of it.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { GitError, InputError } from "../core/errors.js";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from "node:fs";
+import { FreezegateError, GitError, InputError } from "../core/errors.js";
 import { parseJsonText } from "../core/json-text.js";
 
-/** Read a UTF-8 text file; a missing or unreadable file is an InputError naming `label`. */
-export function readTextFile(path: string, label: string): string {
-  return readFileBytes(path, label).toString("utf8");
+/**
+ * The most freezegate reads of one input: far above any real diff, ledger, frozen list or
+ * report, and far below what would exhaust memory (a JavaScript string holds at most 512 MiB).
+ */
+export const INPUT_LIMIT_BYTES = 256 * 1024 * 1024;
+const LIMIT_TEXT = "256 MiB";
+
+// Opening a named pipe waits for a writer; opened non-blocking, it returns at once and fstat
+// says what it is. For a regular file the flag changes nothing.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+export interface ReadOptions {
+  /** How to give the right file, when `path` is missing or not a regular file. */
+  fix?: string;
+  /** What to do instead when the file is over the limit. */
+  tooLargeFix?: string;
 }
 
-/** A file's text, or null when it is missing or cannot be read (no evidence either way). */
-export function readTextOrNull(path: string): string | null {
+/** The InputError for an input over the limit (`size`: its size when known). */
+export function inputTooLarge(what: string, size: number | null, fix?: string): InputError {
+  const known = size === null ? "" : ` (${(size / 1024 / 1024).toFixed(0)} MiB)`;
+  return new InputError(
+    `${what} is over ${LIMIT_TEXT}${known}, the most freezegate reads of one input`,
+    { fix: fix ?? "check that it is the input you meant: no real one comes near that size" },
+  );
+}
+
+function describeNonFile(stat: Stats): string {
+  if (stat.isFIFO()) return "a named pipe (FIFO)";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  if (stat.isSocket()) return "a socket";
+  return "not a regular file";
+}
+
+/** Why `path` could not be opened, as the InputError to throw. */
+function openFailure(path: string, label: string, error: unknown, opts: ReadOptions): InputError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const details = { cause: error };
+  if (code === "ENOENT") {
+    const target = linkTarget(path);
+    if (target !== null) {
+      return new InputError(
+        `${label} ${path} is a symbolic link to ${target}, which does not exist`,
+        {
+          ...details,
+          fix: "point the link at the file, or delete the link and give the file itself",
+        },
+      );
+    }
+    return new InputError(`${label} not found: ${path}`, {
+      ...details,
+      fix: opts.fix ?? "check the path",
+    });
+  }
+  if (code === "ENOTDIR") {
+    return new InputError(`${label} not found: ${path} (a directory in that path is a file)`, {
+      ...details,
+      fix: opts.fix ?? "check the path",
+    });
+  }
+  if (code === "EACCES" || code === "EPERM") {
+    return new InputError(`cannot read ${label} ${path}: permission denied`, {
+      ...details,
+      fix: "make the file (and its directories) readable by the user running freezegate, e.g. chmod a+r FILE, or run freezegate as that file's owner",
+    });
+  }
+  if (code === "ELOOP") {
+    return new InputError(`${label} ${path} is a loop of symbolic links`, {
+      ...details,
+      fix: "point the link at the file, or give the file itself",
+    });
+  }
+  return new InputError(`cannot read ${label} ${path}: ${(error as Error).message}`, {
+    ...details,
+    fix: "check that the file is readable by this user",
+  });
+}
+
+/** Where the symbolic link `path` points, or null when `path` is no link. */
+function linkTarget(path: string): string | null {
   try {
-    return readFileSync(path, "utf8");
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : null;
   } catch {
     return null;
   }
 }
 
-/** Read a file's bytes; a missing or unreadable file is an InputError naming `label`. */
-export function readFileBytes(path: string, label: string): Buffer {
+/**
+ * /dev/null reads as empty at once, as a regular empty file does: a CI step's
+ * `--diff "${DIFF:-/dev/null}"` is then refused as an empty diff, which it is.
+ */
+function isNullDevice(stat: Stats): boolean {
+  if (!stat.isCharacterDevice() || process.platform === "win32") return false;
   try {
-    return readFileSync(path);
+    return statSync("/dev/null").rdev === stat.rdev;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Open a regular file (or /dev/null) for reading: its descriptor and size. Anything else is
+ * an InputError.
+ */
+function openRegularFile(
+  path: string,
+  label: string,
+  opts: ReadOptions,
+): { fd: number; size: number } {
+  let fd: number;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") {
-      throw new InputError(`${label} not found: ${path}`, {
-        fix: "check the path",
-        cause: error,
-      });
-    }
-    if (code === "EISDIR") {
+    throw openFailure(path, label, error, opts);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) {
       throw new InputError(`${label} is a directory, not a file: ${path}`, {
-        fix: "give the path of a file",
-        cause: error,
+        fix: opts.fix ?? "give the path of a file",
       });
     }
-    throw new InputError(`cannot read ${label} ${path}: ${(error as Error).message}`, {
-      fix: "check that the file is readable by this user",
-      cause: error,
-    });
+    if (!stat.isFile() && !isNullDevice(stat)) {
+      throw new InputError(`${label} ${path} is ${describeNonFile(stat)}, not a regular file`, {
+        fix: opts.fix ?? "give the path of the file itself: freezegate reads only regular files",
+      });
+    }
+    return { fd, size: stat.size };
+  } catch (error) {
+    closeSync(fd);
+    if (error instanceof FreezegateError) throw error;
+    throw openFailure(path, label, error, opts);
+  }
+}
+
+/**
+ * Read a regular file's bytes, at most INPUT_LIMIT_BYTES of them. A missing, unreadable or
+ * oversized file, a directory, a pipe or a device is an InputError naming `label`.
+ */
+export function readFileBytes(path: string, label: string, opts: ReadOptions = {}): Buffer {
+  const { fd, size } = openRegularFile(path, label, opts);
+  const tooLarge = (known: number | null) =>
+    inputTooLarge(`${label} ${path}`, known, opts.tooLargeFix);
+  try {
+    if (size > INPUT_LIMIT_BYTES) throw tooLarge(size);
+    // The size is a hint: a file may grow while it is read, and some (in /proc) say 0.
+    let buffer = Buffer.allocUnsafe(Math.min(size + 1, INPUT_LIMIT_BYTES + 1));
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        if (length > INPUT_LIMIT_BYTES) throw tooLarge(null);
+        const grown = Buffer.allocUnsafe(
+          Math.min(Math.max(length * 2, 65536), INPUT_LIMIT_BYTES + 1),
+        );
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+    if (length > INPUT_LIMIT_BYTES) throw tooLarge(null);
+    return buffer.subarray(0, length);
+  } catch (error) {
+    if (error instanceof FreezegateError) throw error;
+    throw openFailure(path, label, error, opts);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The first `length` bytes of a regular file (fewer when it is shorter), to tell its kind. */
+export function readFileHead(
+  path: string,
+  label: string,
+  length: number,
+  opts: ReadOptions = {},
+): Buffer {
+  const { fd } = openRegularFile(path, label, opts);
+  try {
+    const buffer = Buffer.alloc(length);
+    return buffer.subarray(0, readSync(fd, buffer, 0, length, 0));
+  } catch (error) {
+    throw openFailure(path, label, error, opts);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * All of a stream (stdin), at most INPUT_LIMIT_BYTES: reading stops there, so an endless
+ * producer (`yes | ...`) is refused instead of filling memory.
+ */
+export async function readStreamBytes(
+  stream: NodeJS.ReadableStream,
+  what: string,
+  tooLargeFix?: string,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of stream) {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    length += bytes.length;
+    if (length > INPUT_LIMIT_BYTES) throw inputTooLarge(what, null, tooLargeFix);
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks, length);
+}
+
+/** Read a UTF-8 text file (bounded, see readFileBytes). */
+export function readTextFile(path: string, label: string, opts: ReadOptions = {}): string {
+  return readFileBytes(path, label, opts).toString("utf8");
+}
+
+/**
+ * A file's text, or null when there is no such file: nothing at that path (a dangling link
+ * included), a file where a directory of the path should be, or a directory. Anything else
+ * that keeps it from being read is an InputError, as for readTextFile.
+ */
+export function readTextIfExists(path: string, label: string): string | null {
+  try {
+    return readTextFile(path, label);
+  } catch (error) {
+    const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
+    const absent = ["ENOENT", "ENOTDIR", "ENAMETOOLONG", "EISDIR"];
+    if (code !== undefined && absent.includes(code)) return null;
+    if (error instanceof InputError && isDirectory(path)) return null;
+    throw error;
+  }
+}
+
+/** A file's text, or null when it is missing or cannot be read (no evidence either way). */
+export function readTextOrNull(path: string): string | null {
+  try {
+    return readTextFile(path, "file");
+  } catch (error) {
+    if (error instanceof FreezegateError) return null;
+    throw error;
   }
 }
 
@@ -54,6 +271,16 @@ export function readJsonFile(path: string, label: string, fix?: string): unknown
   return parseJsonText(readTextFile(path, label), `${label} ${path}`, fix);
 }
 
+/** Is there an entry at `path`, even a symbolic link to nothing (which reading then names)? */
+export function entryExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Python files git knows about or would add (tracked + untracked, not ignored), POSIX paths. */
 export function listPythonFiles(root: string): string[] {
   let out: string;
@@ -63,10 +290,13 @@ export function listPythonFiles(root: string): string[] {
     out = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
       cwd: root,
       encoding: "utf8",
-      maxBuffer: 256 * 1024 * 1024,
+      maxBuffer: INPUT_LIMIT_BYTES,
       stdio: ["ignore", "pipe", "pipe"],
     });
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOBUFS") {
+      throw inputTooLarge("the output of git ls-files", null, "check the repository's size");
+    }
     const stderr = String((error as { stderr?: unknown }).stderr ?? "").split("\n")[0];
     throw new GitError(`git ls-files failed in ${root}: ${stderr}`, { cause: error });
   }

@@ -4,10 +4,9 @@
 // "uncovered", which pass by default. These checks read the test files' imports and the
 // checkout's layout (I/O here; the text rules are in src/core/python-imports.ts) and refuse.
 
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runGit } from "../adapters/git.js";
-import { fileExists, isDirectory, readTextOrNull } from "../adapters/repo-files.js";
+import { fileExists, isDirectory, readFileBytes, readTextOrNull } from "../adapters/repo-files.js";
 import { InputError } from "../core/errors.js";
 import type { ChangedFile, CoverageSource } from "../core/model.js";
 import { dirOf, importedModulesIn, matchOf, sameModuleTree } from "../core/python-imports.js";
@@ -20,7 +19,7 @@ async function isTracked(root: string, path: string): Promise<boolean> {
 
 function sameText(a: string, b: string): boolean {
   try {
-    return readFileSync(a).equals(readFileSync(b));
+    return readFileBytes(a, "file").equals(readFileBytes(b, "file"));
   } catch {
     return false;
   }
@@ -338,13 +337,8 @@ function nearestModule(root: string, test: string, m: string): string | null {
 
 /** importedModulesIn of a file's text; nothing for a file that cannot be read. */
 function importedModules(path: string): Map<string, number[]> {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return new Map();
-  }
-  return importedModulesIn(text);
+  const text = readTextOrNull(path);
+  return text === null ? new Map() : importedModulesIn(text);
 }
 
 /** Whether Python text holds a statement besides comments and a leading docstring. */

@@ -3,9 +3,9 @@
 // from, which the audit then leaves out like the default test files. Widening the test files
 // takes lines out of the audit, so only a setting read at both ends of the patch widens it.
 
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readBlobs } from "../adapters/git-history.js";
+import { readTextIfExists } from "../adapters/repo-files.js";
 import { withPythonFiles } from "../core/globs.js";
 import type { Patch } from "../core/model.js";
 import { normalizePath } from "../core/path-map.js";
@@ -21,15 +21,7 @@ function testRootPrefix(testRoot: string): string | null {
 
 /** The test root's config files as on disk (null for a missing one). */
 function diskReader(root: string, prefix: string): (name: string) => string | null {
-  return (name) => {
-    try {
-      return readFileSync(join(root, prefix, name), "utf8");
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "EISDIR" || code === "ENOTDIR") return null;
-      throw error;
-    }
-  };
+  return (name) => readTextIfExists(join(root, prefix, name), "pytest configuration");
 }
 
 /** The test globs with the test root's `python_files` on disk added (see withPythonFiles). */

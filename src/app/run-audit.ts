@@ -3,7 +3,7 @@
 // Everything that could turn misread input into an empty result is checked here and raised
 // as an error instead.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { CONFIG_FILES, configFromTexts, refuseNestedConfig } from "../adapters/config-files.js";
 import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
@@ -26,6 +26,7 @@ import {
   listPythonFiles,
   readFileBytes,
   readJsonFile,
+  readTextIfExists,
   readTextOrNull,
 } from "../adapters/repo-files.js";
 import type { ConfigValues } from "../core/config.js";
@@ -96,7 +97,13 @@ import {
   statementRan,
   statementsWithData,
 } from "../core/statement-map.js";
-import { describePathPrefixes, type ParsedDiff, parseDiff } from "../core/unified-diff.js";
+import {
+  describePathPrefixes,
+  NON_UTF8_PATH_FIX,
+  nonUtf8Path,
+  type ParsedDiff,
+  parseDiff,
+} from "../core/unified-diff.js";
 import {
   type ExecutedOf,
   executedOfSource,
@@ -225,6 +232,16 @@ export async function readPatch(root: string, request: PatchRequest): Promise<Re
         source: diffSource(request.label),
         keepText: true,
       });
+      // A path written unquoted in another encoding (git diff with core.quotePath=false).
+      const bad = nonUtf8Path(userDiff.files);
+      if (bad !== null) {
+        throw new InputError(
+          `${diffLabel(request.label)} names the path "${bad}", which is not valid UTF-8`,
+          {
+            fix: NON_UTF8_PATH_FIX,
+          },
+        );
+      }
       // A copy (`git diff -C`) shows only its edits against the source; like git's own ranges
       // here (no -C), it counts as a new file, every line of it.
       return {
@@ -647,6 +664,11 @@ function testRootOf(root: string, testRoot: string) {
       fix: "give pytest's rootdir (the rootdir: line pytest prints), relative to the repository root",
     });
   }
+  if (normalized !== "" && !isDirectory(join(root, normalized))) {
+    throw new UsageError(`--test-root "${testRoot}" is a file, not a directory`, {
+      fix: "give pytest's rootdir, the directory on the rootdir: line pytest prints (relative to the repository root), not a file in it",
+    });
+  }
   if (normalized !== "") refuseNestedConfig(root, join(root, normalized));
   const prefix = normalized === "" ? "" : `${normalized}/`;
   let files: Set<string> | null = null;
@@ -659,18 +681,9 @@ function testRootOf(root: string, testRoot: string) {
     return files;
   };
   // test_function names are checked against the test root's source (contexts.ts).
-  const read = (file: string): string | null => {
-    try {
-      return readFileSync(join(root, prefix, file), "utf8");
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // A name too long for the file system (a long static context before a path) is none.
-      if (code === "ENOENT" || code === "EISDIR" || code === "ENOTDIR" || code === "ENAMETOOLONG") {
-        return null;
-      }
-      throw error;
-    }
-  };
+  // A name too long for the file system (a long static context before a path) is none.
+  const read = (file: string): string | null =>
+    readTextIfExists(join(root, prefix, file), "test file");
   const modules = moduleIndexOnFirstUse(() => buildModuleIndex(testRootFiles(), read));
   return { prefix, testRootFiles, modules, testFileExists: lazyTestFileExists(modules) };
 }

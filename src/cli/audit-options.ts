@@ -7,12 +7,18 @@
 import { statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { refuseForeignPluginLedger } from "../adapters/pytest-ledger.js";
-import { readJsonFile, readTextFile } from "../adapters/repo-files.js";
+import {
+  readFileBytes,
+  readJsonFile,
+  readStreamBytes,
+  readTextFile,
+} from "../adapters/repo-files.js";
 import type { PatchRequest } from "../app/run-audit.js";
 import type { ConfigValues } from "../core/config.js";
 import { ConfigError, FreezegateError, InputError, UsageError } from "../core/errors.js";
 import { parseFrozenList } from "../core/frozen.js";
 import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from "../core/globs.js";
+import { wideEncodingOf } from "../core/json-text.js";
 import { DEFAULT_LEDGER_PATH } from "../core/ledger-model.js";
 import { type PathRule, parsePathRule } from "../core/path-map.js";
 import { FAILABLE_VERDICTS, type FailableVerdict } from "../core/shadow-audit.js";
@@ -199,9 +205,8 @@ export async function readDiffInput(
   stdin: NodeJS.ReadableStream,
 ): Promise<Extract<PatchRequest, { kind: "diff" }>> {
   if (path === "-") {
-    const chunks: Buffer[] = [];
-    for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
-    const text = Buffer.concat(chunks).toString("utf8");
+    const bytes = await readStreamBytes(stdin, "the diff on stdin", DIFF_TOO_LARGE_FIX);
+    const text = diffText(bytes, "the diff on stdin");
     if (text.trim() === "") {
       throw new InputError("--diff -: stdin is empty", {
         fix: "pipe a unified diff in, e.g. git diff origin/main...HEAD | freezegate audit --diff -",
@@ -210,13 +215,37 @@ export async function readDiffInput(
     return { kind: "diff", label: "-", text };
   }
   const file = resolve(cwd, path);
-  const text = readTextFile(file, "diff file");
+  const text = diffText(
+    readFileBytes(file, "diff file", {
+      fix: "give the path of a diff file, or pipe the diff in: git diff origin/main...HEAD | freezegate audit --diff -",
+      tooLargeFix: DIFF_TOO_LARGE_FIX,
+    }),
+    `the diff file ${file}`,
+  );
   if (text.trim() === "") {
     throw new InputError(`the diff file ${file} is empty`, {
       fix: "check the step that wrote it (a failed git diff, e.g. in a shallow clone, leaves an empty file); a patch with no changes needs no audit",
     });
   }
   return { kind: "diff", label: file, text };
+}
+
+const DIFF_TOO_LARGE_FIX =
+  "give the diff of the patch under review (git diff origin/main...HEAD), or audit the range itself with --base";
+
+/**
+ * A diff's text. One written as UTF-16 (Windows PowerShell's `git diff > patch.diff`) is
+ * refused with its encoding named: read as UTF-8 it would be no diff at all.
+ */
+function diffText(bytes: Buffer, what: string): string {
+  const text = bytes.toString("utf8");
+  const wide = wideEncodingOf(text);
+  if (wide !== null) {
+    throw new InputError(`${what} is ${wide} text; freezegate reads diffs as UTF-8`, {
+      fix: "write the diff as UTF-8, e.g. in PowerShell: git diff origin/main...HEAD | Out-File -Encoding utf8 patch.diff",
+    });
+  }
+  return text;
 }
 
 /**

@@ -106,7 +106,7 @@ export function parseCommandArgs(
   }
   try {
     const { values, positionals, tokens } = parseArgs({
-      args: argv,
+      args: withNegativeValues(spec, argv),
       options,
       strict: true,
       allowPositionals: spec.positionals ?? false,
@@ -127,6 +127,33 @@ export function parseCommandArgs(
         : `see freezegate ${path} --help`,
     });
   }
+}
+
+/**
+ * `--days -3`: a negative number after an option that takes a value is that value, never an
+ * option (no option is a digit), so it is passed on for the option's own check to refuse
+ * with the real reason; parseArgs alone would call the value "ambiguous".
+ */
+function withNegativeValues(spec: CommandSpec, argv: string[]): string[] {
+  const takesValue = new Set<string>();
+  for (const opt of spec.options) {
+    if (opt.type !== "string") continue;
+    takesValue.add(`--${opt.name}`);
+    if (opt.short) takesValue.add(`-${opt.short}`);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--") return [...out, ...argv.slice(i)];
+    const next = argv[i + 1];
+    if (takesValue.has(arg) && next !== undefined && /^-\d/.test(next)) {
+      out.push(arg.startsWith("--") ? `${arg}=${next}` : `${arg}${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }
 
 /**

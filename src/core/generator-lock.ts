@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import { InputError } from "./errors.js";
 import type { Finding } from "./findings.js";
 import { compileGlob } from "./globs.js";
+import { jsonValueText } from "./json-text.js";
 
 export const LOCK_VERSION = 1;
 
@@ -91,9 +92,7 @@ export function parseLock(value: unknown, label: string): LockFile {
     if (!["version", "fingerprint", "files"].includes(key)) bad(`has unknown key "${key}"`);
   }
   if (obj.version !== LOCK_VERSION) {
-    bad(
-      `has version ${JSON.stringify(obj.version)}; this freezegate reads version ${LOCK_VERSION}`,
-    );
+    bad(`has version ${jsonValueText(obj.version)}; this freezegate reads version ${LOCK_VERSION}`);
   }
   if (typeof obj.fingerprint !== "string" || !HASH.test(obj.fingerprint)) {
     bad('has no valid "fingerprint" (sha256:<64 hex digits>)');

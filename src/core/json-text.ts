@@ -6,6 +6,30 @@
 
 import { InputError } from "./errors.js";
 
+/**
+ * The encoding `text` (bytes decoded as UTF-8) was really written in, when it is plainly
+ * UTF-16 or UTF-32: NUL characters among the first few, which no JSON or diff text has there
+ * (ASCII in UTF-16 is every other byte NUL; its byte-order mark decodes as two U+FFFD).
+ * Null for anything else.
+ */
+export function wideEncodingOf(text: string): "UTF-16" | "UTF-32" | null {
+  const head = text.slice(0, 12);
+  if (!head.includes("\u0000")) return null;
+  return head.includes("\u0000\u0000\u0000") ? "UTF-32" : "UTF-16";
+}
+
+/**
+ * A decoded JSON value as a message shows it: as JSON spells it, except a number too large
+ * for a double (`1e400`), which JSON.parse reads as Infinity and JSON.stringify would spell
+ * `null`, naming the wrong problem.
+ */
+export function jsonValueText(value: unknown): string {
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    return `a number too large to hold (it reads as ${value})`;
+  }
+  return JSON.stringify(value) ?? "missing";
+}
+
 /** `text` without a leading byte-order mark. */
 export function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -111,6 +135,13 @@ export function parseJsonText(text: string, source: string, fix = "fix the JSON 
   try {
     value = JSON.parse(body);
   } catch (error) {
+    const wide = wideEncodingOf(body);
+    if (wide !== null) {
+      throw new InputError(`${source} is ${wide} text; JSON is read as UTF-8`, {
+        fix: `save it as UTF-8, e.g. iconv -f ${wide} -t UTF-8 FILE > FILE.new (in PowerShell: Out-File -Encoding utf8)`,
+        cause: error,
+      });
+    }
     throw new InputError(`${source} is not valid JSON: ${(error as Error).message}`, {
       fix,
       cause: error,

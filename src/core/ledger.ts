@@ -16,6 +16,7 @@
 // that review diffs stay small.
 
 import { InputError } from "./errors.js";
+import { jsonValueText } from "./json-text.js";
 import {
   DEFAULT_POLICY,
   FREEZE_REQUIRED_TEXT,
@@ -77,14 +78,17 @@ export function parseLedger(value: unknown, label: string): Ledger {
   const top = p.object(value, "$");
   if ("version" in top) return parseOwn(p, top);
   if ("schema" in top) return parseSeed004(p, top);
-  if ("properties" in top || "frozen" in top) return parseSeedIds(p, top);
-  if ("freezes" in top) {
+  // Keys only freezegate's own format has: such a file lost its "version" (read as an id
+  // list, its "policy" would be an "unknown key", which sends the user the wrong way).
+  const own = ["$schema", "policy", "freezes"].filter((key) => key in top);
+  if (own.length > 0) {
     throw p.fail(
       "$",
-      `has "freezes" but no "version" (freezegate reads ledger version ${READABLE_VERSIONS.join(", ")})`,
+      `has ${own.map((key) => `"${key}"`).join(" and ")} but no "version" (freezegate reads ledger version ${READABLE_VERSIONS.join(", ")})`,
       `add "version": ${LEDGER_VERSION}`,
     );
   }
+  if ("properties" in top || "frozen" in top) return parseSeedIds(p, top);
   throw p.fail(
     "$",
     'is not a freeze ledger: it has none of "version", "schema", "freezes", "properties", "frozen"',
@@ -98,7 +102,7 @@ function parseOwn(p: Parser, top: Json): Ledger {
   if (typeof version !== "number" || !READABLE_VERSIONS.includes(version)) {
     throw p.fail(
       "$.version",
-      `is ${JSON.stringify(version)}; this freezegate reads ledger version ${READABLE_VERSIONS.join(", ")}`,
+      `is ${jsonValueText(version)}; this freezegate reads ledger version ${READABLE_VERSIONS.join(", ")}`,
       typeof version === "number" && version > LEDGER_VERSION
         ? "upgrade freezegate to read this ledger"
         : `set "version": ${LEDGER_VERSION}`,
@@ -348,7 +352,7 @@ function describe(value: unknown): string {
   if (typeof value === "object") return "an object";
   if (typeof value === "string")
     return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
-  return String(value);
+  return jsonValueText(value);
 }
 
 // ---------------------------------------------------------------------------------------------

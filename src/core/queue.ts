@@ -13,6 +13,7 @@ import { daysBetween, isDay } from "./dates.js";
 import { InputError, UsageError } from "./errors.js";
 import type { Finding, FindingCode, GateResult, Severity } from "./findings.js";
 import { lookupOf, resolveFrozen } from "./frozen.js";
+import { jsonValueText } from "./json-text.js";
 import type { Freeze, Ledger } from "./ledger-model.js";
 
 /** The applied-record format version this build reads and the plugin writes. */
@@ -107,7 +108,7 @@ function show(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "an object";
-  const text = JSON.stringify(value);
+  const text = jsonValueText(value);
   return text.length > 50 ? `${text.slice(0, 50)}...` : text;
 }
 

@@ -11,6 +11,7 @@
 //                      compensating property: the seed's conftest cannot tell them apart)
 
 import { InputError } from "./errors.js";
+import { jsonValueText } from "./json-text.js";
 
 export const SAMPLES_VERSION = 2;
 
@@ -53,7 +54,7 @@ function fail(label: string, where: string, problem: string): never {
 
 function count(value: unknown, label: string, where: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-    fail(label, where, `must be a whole number >= 0, not ${JSON.stringify(value)}`);
+    fail(label, where, `must be a whole number >= 0, not ${jsonValueText(value)}`);
   }
   return value;
 }
@@ -88,7 +89,7 @@ export function parseSamples(value: unknown, label: string): SamplesArtifact {
     fail(
       label,
       '"version"',
-      `is ${JSON.stringify(value.version)}; this freezegate reads version ${SAMPLES_VERSION} (or the seed's {"distinct": N})`,
+      `is ${jsonValueText(value.version)}; this freezegate reads version ${SAMPLES_VERSION} (or the seed's {"distinct": N})`,
     );
   }
   onlyKeys(value, ["version", "tool", "commit", "properties"], label, "the top level");

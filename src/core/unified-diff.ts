@@ -149,6 +149,24 @@ const FIX_SHAPE =
   "pass the diff exactly as `git diff` or `diff -u` printed it (not edited, not truncated)";
 const DEV_NULL = "/dev/null";
 
+/**
+ * For a changed path that is not valid UTF-8: renaming is the way out. Coverage data names
+ * files in UTF-8 (coverage.py stores them as text), so such a path could never be matched.
+ */
+export const NON_UTF8_PATH_FIX =
+  "rename the file to a name that is valid UTF-8 (git mv): freezegate matches changed paths against the coverage data's file names, which are UTF-8";
+
+/**
+ * The first changed path (new or old) that is not valid UTF-8, as decoded (its bad bytes
+ * read as U+FFFD), or null.
+ */
+export function nonUtf8Path(files: readonly ChangedFile[]): string | null {
+  for (const f of files) {
+    for (const path of [f.path, f.oldPath]) if (path?.includes("\uFFFD")) return path;
+  }
+  return null;
+}
+
 interface RawPath {
   /** As written, prefix included; "/dev/null" for a missing side. */
   path: string;
@@ -558,7 +576,10 @@ export function parseQuoted(
       try {
         return { value: utf8.decode(Uint8Array.from(bytes)), end: i + 1 };
       } catch {
-        return bad("bytes that are not UTF-8");
+        throw new InputError(
+          `${source} line ${line}: the path ${text.slice(start, i + 1)} is not valid UTF-8`,
+          { fix: NON_UTF8_PATH_FIX },
+        );
       }
     }
     if (c === "\\") {

@@ -298,7 +298,11 @@ describe("malformed input", () => {
   it("refuses bad C-quoting", () => {
     expectInputError('--- "a/x\\qy"\n+++ "b/x\\qy"\n@@ -1 +1 @@\n-a\n+b\n', /unknown escape/);
     expectInputError('--- "a/x\n+++ "b/x\n@@ -1 +1 @@\n-a\n+b\n', /missing closing quote/);
-    expectInputError('--- "a/\\377"\n+++ "b/\\377"\n@@ -1 +1 @@\n-a\n+b\n', /not UTF-8/);
+    // Well quoted, but its bytes are no UTF-8: the path is blamed, not the quoting.
+    expectInputError(
+      '--- "a/\\377"\n+++ "b/\\377"\n@@ -1 +1 @@\n-a\n+b\n',
+      /the path "a\/\\377" is not valid UTF-8/,
+    );
   });
 
   it("uses the source name in messages", () => {

@@ -1,9 +1,9 @@
 // `freezegate audit`: the shadow audit of a patch. Exit 0 when the gate passes, 1 when a
 // changed line fails it, 2 when the inputs cannot be trusted.
 
-import { existsSync } from "node:fs";
 import { loadConfig } from "../../adapters/config-files.js";
 import { type EarlyRange, findRepoRoot, guessRepoRoot, startRange } from "../../adapters/git.js";
+import { entryExists } from "../../adapters/repo-files.js";
 import {
   type AuditRequest,
   type AuditRun,
@@ -127,7 +127,7 @@ async function auditFrom(
     patch = choice;
   }
   const data = resolveDataOptions(args.values, config, cwd, root);
-  const frozen = resolveFrozenFile(data, config, root, existsSync);
+  const frozen = resolveFrozenFile(data, config, root, entryExists);
   const run = await runAudit({
     root,
     patch,

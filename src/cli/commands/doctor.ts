@@ -1,9 +1,9 @@
 // `freezegate doctor`: check the inputs of an audit before anyone trusts its result.
 // Exit 0 when nothing failed (warnings allowed), 2 when a check failed.
 
-import { existsSync } from "node:fs";
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot } from "../../adapters/git.js";
+import { entryExists } from "../../adapters/repo-files.js";
 import type { PatchRequest } from "../../app/run-audit.js";
 import { doctorStatus, runDoctor } from "../../app/run-doctor.js";
 import { FreezegateError, UsageError } from "../../core/errors.js";
@@ -57,7 +57,7 @@ export const doctorCommand: CommandSpec = {
     const data = resolveDataOptions(args.values, config, cwd, root);
     let frozen: string | FreezegateError;
     try {
-      frozen = resolveFrozenFile(data, config, root, existsSync);
+      frozen = resolveFrozenFile(data, config, root, entryExists);
     } catch (error) {
       // The audit refuses to run without a list: the doctor reports it as the failed check.
       if (!(error instanceof FreezegateError)) throw error;

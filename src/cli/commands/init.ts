@@ -14,13 +14,14 @@
 // An edit that cannot be made that way is refused and nothing is written. The write is
 // atomic; running the command again changes nothing.
 
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseToml } from "smol-toml";
 import { findRepoRoot } from "../../adapters/git.js";
+import { readTextIfExists } from "../../adapters/repo-files.js";
 import { writeFileAtomic } from "../../adapters/write-file.js";
-import { ConfigError, GitError, InputError, UsageError } from "../../core/errors.js";
+import { ConfigError, GitError, UsageError } from "../../core/errors.js";
 import {
   boolOpt,
   type CommandIo,
@@ -662,16 +663,8 @@ export function findPytestConfig(
     }
     for (const kind of CONFIG_NAMES) {
       const path = join(current, kind);
-      let text: string;
-      try {
-        text = readFileSync(path, "utf8");
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "EISDIR") continue;
-        throw new InputError(`cannot read ${label(path)}: ${(error as Error).message}`, {
-          cause: error,
-        });
-      }
+      const text = readTextIfExists(path, "pytest configuration");
+      if (text === null) continue;
       if (configuresPytest(kind, text, label(path))) return { path, kind, text };
     }
     if (current === stop) return null;

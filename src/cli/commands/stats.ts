@@ -2,10 +2,11 @@
 // failures, orphaned properties, shadow ratio), optionally appended to a history file whose
 // trend is shown, with seed 000's warning when the shadow ratio never moves.
 
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { readHeadCommit } from "../../adapters/git.js";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
+import { readTextIfExists } from "../../adapters/repo-files.js";
 import { runDepositGate } from "../../app/gates.js";
 import { loadKnownTests } from "../../app/known-tests.js";
 import { runAudit } from "../../app/run-audit.js";
@@ -34,16 +35,8 @@ import {
 } from "../ledger-options.js";
 
 function readHistory(path: string): Stats[] {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw new InputError(`cannot read the history ${path}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  return parseHistory(text, path);
+  const text = readTextIfExists(path, "history");
+  return text === null ? [] : parseHistory(text, path);
 }
 
 export const statsCommand: CommandSpec = {
