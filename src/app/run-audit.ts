@@ -51,6 +51,7 @@ import {
   frozenWithoutRun,
   parseFrozenList,
   resolveFrozen,
+  testRootMismatch,
   unresolvedFix,
 } from "../core/frozen.js";
 import { gitBlobId } from "../core/git-blob.js";
@@ -735,10 +736,13 @@ export function testsWithoutRunIn(
 
 /** The root the data's absolute paths were recorded under, when a tail of one is a file here. */
 export function recordedRootIn(root: string, measured: readonly string[]): RecordedRoot | null {
-  return recordedRoot(measured, (repoPath) => {
-    const full = join(root, repoPath);
-    return fileExists(full) && !isDirectory(full);
-  });
+  return recordedRoot(measured, (repoPath) => isRepoFile(root, repoPath));
+}
+
+/** Is there a file (not a directory) at this repository path? */
+export function isRepoFile(root: string, repoPath: string): boolean {
+  const full = join(root, repoPath);
+  return fileExists(full) && !isDirectory(full);
 }
 
 export interface DataPaths {
@@ -1167,6 +1171,20 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       throw new InputError(
         `${resolution.unresolved.length} frozen id(s) in ${request.frozen} match no test in the coverage data: ${sample(resolution.unresolved)}; ${problem.message}`,
         { fix: problem.fix },
+      );
+    }
+    // Ids that name the data's tests from another directory: the tests exist and ran, so
+    // --allow-unresolved (for tests that no longer exist) does not waive them either.
+    const offRoot =
+      resolution.unresolved.length === 0
+        ? null
+        : testRootMismatch(resolution.unresolved, contexts.testIds, prefix, (p) =>
+            isRepoFile(root, p),
+          );
+    if (offRoot !== null) {
+      throw new InputError(
+        `${resolution.unresolved.length} frozen id(s) in ${request.frozen} match no test in the coverage data: ${sample(resolution.unresolved)}; ${offRoot.message}`,
+        { fix: offRoot.fix },
       );
     }
     if (resolution.unresolved.length > 0 && !request.allowUnresolved) {

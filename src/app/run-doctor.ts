@@ -31,6 +31,7 @@ import {
   ambiguousRun,
   checkPatchAgainstData,
   type DataContexts,
+  isRepoFile,
   loadFrozenList,
   mapCoverageToRepo,
   type PatchRequest,
@@ -189,6 +190,10 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
             request.allowUnresolved,
             contexts.index.testIds,
             contexts.testFileExists,
+            {
+              prefix: contexts.prefix,
+              repoFileExists: (p) => isRepoFile(request.root, p),
+            },
           );
           const bodiless =
             check.status === "fail"
