@@ -122,8 +122,16 @@ export interface AuditRequest {
   /** Repository root (absolute), from findRepoRoot. */
   root: string;
   patch: PatchRequest;
-  /** Coverage data path (absolute), or undefined to discover it in the repository root. */
+  /**
+   * Coverage data path (absolute), or undefined to discover it: in the working directory,
+   * the test root and the repository root (see discoverCoverage).
+   */
   coverage?: string;
+  /**
+   * The directory the user runs in (absolute; default the root): the search for coverage data
+   * starts there, and messages name data paths relative to it.
+   */
+  cwd?: string;
   /** Frozen-test file (absolute path). */
   frozen: string;
   /**
@@ -1119,8 +1127,11 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
   const frozenList = loadFrozenList(request.frozen);
 
   mark("start audit");
-  if (request.onDataFiles) request.onDataFiles(discoverCoverage(root, request.coverage).files);
-  const coverage = openCoverage(root, request.coverage);
+  const places = { cwd: request.cwd, testRoot: request.testRoot };
+  if (request.onDataFiles) {
+    request.onDataFiles(discoverCoverage(root, request.coverage, places).files);
+  }
+  const coverage = openCoverage(root, request.coverage, places);
   mark("open data");
   await letGitRun();
   if (request.abandonIf?.()) {
