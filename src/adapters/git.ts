@@ -24,6 +24,7 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { GitError, InputError, InternalError } from "../core/errors.js";
 import type { ChangedFile, Patch } from "../core/model.js";
+import { nearestNames } from "../core/near-names.js";
 import {
   GIT_PREFIXES,
   NON_UTF8_PATH_FIX,
@@ -378,34 +379,117 @@ export async function resolveCommit(root: string, ref: string): Promise<string |
   return result.stdout.toString("utf8").trim();
 }
 
-/** The fix for a missing base: how to fetch it, or that the remote to fetch from is missing. */
-async function fetchAdvice(root: string, ref: string): Promise<string> {
+/** A commit id in full (SHA-1 or SHA-256), which a remote can be asked for. */
+const FULL_ID = /^[0-9a-f]{40}$|^[0-9a-f]{64}$/;
+/** An abbreviated commit id, which no remote can be asked for. */
+const SHORT_ID = /^[0-9a-f]{7,39}$/;
+
+/**
+ * The commit a revision expression counts from ("af5e688" of "af5e688^", "main" of
+ * "main~3"), and how many generations back it goes at most; null when `ref` is a plain name.
+ */
+function revisionExpression(ref: string): { anchor: string; generations: number } | null {
+  const at = ref.search(/[~^:]|@\{/);
+  if (at < 0) return null;
+  let generations = 0;
+  // "^" or "^N" is one generation ("^0" and "^{type}" none), "~N" is N.
+  for (const step of ref.slice(at).matchAll(/\^\{[^}]*\}|\^(\d*)|~(\d*)/g)) {
+    if (step[0].startsWith("^{")) continue;
+    generations += step[2] !== undefined ? Number(step[2] || "1") : step[1] === "0" ? 0 : 1;
+  }
+  return { anchor: ref.slice(0, at), generations };
+}
+
+/**
+ * The fix for a missing base: a command that fetches it, as the kind of name allows (git
+ * fetches a branch or a full commit id; never a short id or an expression such as
+ * "af5e688^": for those, more history), or that the remote to fetch from is missing. In a
+ * shallow clone the fetch also unshallows: the merge base is missing there otherwise.
+ */
+async function fetchAdvice(root: string, ref: string, shallow: boolean): Promise<string> {
   const remotes = (await gitOk(root, ["remote"]))
     .toString("utf8")
     .split("\n")
     .filter((r) => r !== "");
   const short = ref.replace(/^refs\/remotes\//, "");
-  const fetchFirst = (how: string) =>
-    `fetch it first (${how}); in GitHub Actions use actions/checkout with fetch-depth: 0`;
-  for (const remote of remotes) {
-    if (short.startsWith(`${remote}/`)) {
-      return fetchFirst(`\`git fetch ${remote} ${short.slice(remote.length + 1)}\``);
+  const inActions = "in GitHub Actions use actions/checkout with fetch-depth: 0";
+  const fetchFirst = (how: string) => `fetch it first (${how}); ${inActions}`;
+  const remote = remotes.includes("origin") ? "origin" : (remotes[0] ?? "origin");
+  // Every command below needs a remote; a clone without one (a new project) adds it first.
+  const addRemote =
+    remotes.length === 0 ? `add the remote (\`git remote add ${remote} URL\`), then ` : "";
+  const deepen = shallow ? "--unshallow " : "";
+  const expression = revisionExpression(ref);
+  if (expression !== null) {
+    const { anchor, generations } = expression;
+    if (anchor !== "" && (await resolveCommit(root, anchor)) === null) {
+      const forAnchor = await fetchAdvice(root, anchor, shallow);
+      return `'${anchor}', which it counts from, is not here either: ${forAnchor}`;
+    }
+    if (!shallow) {
+      return `'${ref}' names no commit of the history, which this clone has whole: pass a commit that exists (\`git log\` lists them)`;
+    }
+    const more = generations > 0 ? `\`git fetch --deepen=${generations} ${remote}\`, or ` : "";
+    return `this shallow clone's history stops before it: ${addRemote}fetch more history (${more}\`git fetch --unshallow ${remote}\` for all of it); ${inActions}`;
+  }
+  if (FULL_ID.test(short)) {
+    return fetchFirst(`${addRemote}\`git fetch ${deepen}${remote} ${short}\``);
+  }
+  if (SHORT_ID.test(short)) {
+    // Every branch, not only the ones the clone follows (a single-branch clone follows one).
+    const everyBranch = `\`git fetch ${deepen}${remote} '+refs/heads/*:refs/remotes/${remote}/*'\``;
+    return `a short commit id cannot be fetched: ${addRemote}fetch ${shallow ? "the whole history of every branch" : "every branch"} (${everyBranch}), or pass the full commit id (\`git fetch ${deepen}${remote} FULL_ID\` fetches it); ${inActions}`;
+  }
+  for (const name of remotes) {
+    if (short.startsWith(`${name}/`)) {
+      const branch = short.slice(name.length + 1);
+      // With the destination spelled out: in a single-branch clone (actions/checkout, `git
+      // clone --depth 1`), `git fetch origin main` would leave no origin/main behind.
+      return fetchFirst(`\`git fetch ${deepen}${name} ${branch}:refs/remotes/${name}/${branch}\``);
     }
   }
   // `git fetch origin main` updates origin/main, not a local main: say which ref to pass then.
-  const branchLike = /^[\w./-]+$/.test(short) && !/^[0-9a-f]{7,64}$/.test(short);
+  const branchLike = /^[\w./-]+$/.test(short);
   // Without an origin, `git fetch origin ...` fails too, and "origin/main" would become
   // "origin/origin/main": name the missing remote (a new project has none yet).
   if (!remotes.includes("origin")) {
     const slash = short.startsWith("refs/") ? -1 : short.indexOf("/");
-    const [remote, branch] =
+    const [missing, branch] =
       slash > 0 ? [short.slice(0, slash), short.slice(slash + 1)] : ["origin", short];
-    const then = slash < 0 && branchLike ? ` and pass --base ${remote}/${branch}` : "";
-    return `there is no remote "${remote}" in this clone: add it (\`git remote add ${remote} URL\`, then \`git fetch ${remote} ${branch}\`${then}), or pass a local branch that exists (\`git branch\` lists them)`;
+    const then = slash < 0 && branchLike ? ` and pass --base ${missing}/${branch}` : "";
+    return `there is no remote "${missing}" in this clone: add it (\`git remote add ${missing} URL\`, then \`git fetch ${missing} ${branch}\`${then}), or pass a local branch that exists (\`git branch\` lists them)`;
   }
   return fetchFirst(
-    `\`git fetch origin ${ref}\`${branchLike ? `, then pass --base origin/${ref}` : ""}`,
+    branchLike
+      ? `\`git fetch ${deepen}origin ${ref}:refs/remotes/origin/${ref}\`, then pass --base origin/${ref}`
+      : `\`git fetch ${deepen}origin ${ref}\``,
   );
+}
+
+/**
+ * For a missing ref that is a name (not a commit id or an expression): the refs that exist
+ * nearest it (local and remote-tracking branches, tags), a few, as "; nearest refs here: ...",
+ * or "" when there are none.
+ */
+async function nearestRefs(root: string, ref: string): Promise<string> {
+  if (revisionExpression(ref) !== null || /^[0-9a-f]{7,64}$/.test(ref)) return "";
+  const listed = await runGit(root, [
+    "for-each-ref",
+    "--format=%(refname:short)%00%(symref)",
+    "refs/heads",
+    "refs/remotes",
+    "refs/tags",
+  ]);
+  if (listed.code !== 0) return "";
+  const names = listed.stdout
+    .toString("utf8")
+    .split("\n")
+    .map((line) => line.split("\0"))
+    // origin/HEAD and other symbolic refs only repeat the branch they point at.
+    .filter(([name, symref]) => name !== undefined && name !== "" && symref === "")
+    .map(([name]) => name as string);
+  const near = nearestNames(ref.replace(/^refs\/(heads|remotes|tags)\//, ""), names, 5);
+  return near.length === 0 ? "" : `; nearest refs here: ${near.join(", ")}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -672,10 +756,8 @@ async function diagnoseRange(root: string, base: string, head: string): Promise<
     if (spelling) throw spelling;
     const shallow = await isShallowRepository(root);
     throw new GitError(
-      `base ref '${base}' does not exist in this ${shallow ? "shallow " : ""}clone (or is not a commit)`,
-      {
-        fix: await fetchAdvice(root, base),
-      },
+      `base ref '${base}' does not exist in this ${shallow ? "shallow " : ""}clone (or is not a commit)${await nearestRefs(root, base)}`,
+      { fix: await fetchAdvice(root, base, shallow) },
     );
   }
   if (headSha === null) {

@@ -49,6 +49,8 @@ import type { KnownTests } from "./known-tests.js";
 export interface GateContext {
   /** Repository root (absolute). */
   root: string;
+  /** The directory the command runs in (absolute): coverage data is also looked for there. */
+  cwd?: string;
   /** The ledger file (absolute). */
   ledgerPath: string;
   /** The ledger path as shown to users. */

@@ -1,12 +1,11 @@
 // Which tests the suite has, for the gates that judge whether a test id is real (the shape
 // gate's unknown-test, `freeze` refusing a typo). In order: a collected-ids file
 // (`pytest --collect-only -q` output), else the per-test contexts of the coverage data (given,
-// configured or found in the repository root), else nothing: null, and callers say that
+// configured or found as the audit finds it), else nothing: null, and callers say that
 // unknown-test was not judged. Data that exists but cannot be read is an error, never null;
 // data given or configured that names no tests is an error too, found data a null.
 
-import { readdirSync } from "node:fs";
-import { openCoverage } from "../adapters/coverage-discovery.js";
+import { hasDataToFind, openCoverage, pathFromUser } from "../adapters/coverage-discovery.js";
 import { readTextFile } from "../adapters/repo-files.js";
 import { parseCollectedIds } from "../core/collected.js";
 import { InputError } from "../core/errors.js";
@@ -17,8 +16,10 @@ export interface KnownTestsRequest {
   root: string;
   /** A collected-ids file (absolute). */
   collected?: string;
-  /** Coverage data path (absolute); without it the root is searched. */
+  /** Coverage data path (absolute); without it, it is searched for as the audit does. */
   coverage?: string;
+  /** The directory the command runs in (absolute; default the root). */
+  cwd?: string;
   /** pytest's rootdir, relative to the root ("" for the root). */
   testRoot: string;
 }
@@ -51,15 +52,16 @@ export function loadKnownTests(request: KnownTestsRequest): KnownTests {
       files: [request.collected],
     };
   }
-  if (request.coverage === undefined && !hasDefaultCoverage(request.root)) {
+  const places = { cwd: request.cwd, testRoot: request.testRoot };
+  if (request.coverage === undefined && !hasDataToFind(request.root, places)) {
     return {
       ids: null,
-      description: "no --collected file and no coverage data in the repository root",
+      description: "no --collected file and no coverage data found",
       from: null,
       files: [],
     };
   }
-  const coverage = openCoverage(request.root, request.coverage);
+  const coverage = openCoverage(request.root, request.coverage, places);
   try {
     const { index, names } = readDataContexts(request.root, coverage, request.testRoot);
     const none = names.length === 0 ? "no contexts" : "only non-test contexts";
@@ -69,7 +71,7 @@ export function loadKnownTests(request: KnownTestsRequest): KnownTests {
       // error in a command that needs no coverage (the pre-commit hook's ledger check).
       return {
         ids: null,
-        description: `the coverage data found in the repository root (${coverage.meta.dataFiles.join(", ")}) names no tests (${none})`,
+        description: `the coverage data found (${coverage.meta.dataFiles.map((f) => pathFromUser(request.root, f, places)).join(", ")}) names no tests (${none})`,
         from: null,
         files: [],
       };
@@ -92,19 +94,6 @@ export function loadKnownTests(request: KnownTestsRequest): KnownTests {
   } finally {
     coverage.close();
   }
-}
-
-/** The files coverage discovery would find in the root (.coverage, .coverage.*, coverage.json). */
-function hasDefaultCoverage(root: string): boolean {
-  let names: string[];
-  try {
-    names = readdirSync(root);
-  } catch {
-    return false;
-  }
-  return names.some(
-    (n) => n === ".coverage" || n === "coverage.json" || n.startsWith(".coverage."),
-  );
 }
 
 function count(n: number): string {

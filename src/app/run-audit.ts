@@ -52,6 +52,7 @@ import {
   frozenWithoutRun,
   parseFrozenList,
   resolveFrozen,
+  testRootMismatch,
   unresolvedFix,
 } from "../core/frozen.js";
 import { gitBlobId } from "../core/git-blob.js";
@@ -128,8 +129,16 @@ export interface AuditRequest {
   /** Repository root (absolute), from findRepoRoot. */
   root: string;
   patch: PatchRequest;
-  /** Coverage data path (absolute), or undefined to discover it in the repository root. */
+  /**
+   * Coverage data path (absolute), or undefined to discover it: in the working directory,
+   * the test root and the repository root (see discoverCoverage).
+   */
   coverage?: string;
+  /**
+   * The directory the user runs in (absolute; default the root): the search for coverage data
+   * starts there, and messages name data paths relative to it.
+   */
+  cwd?: string;
   /** Frozen-test file (absolute path). */
   frozen: string;
   /**
@@ -748,10 +757,13 @@ export function testsWithoutRunIn(
 
 /** The root the data's absolute paths were recorded under, when a tail of one is a file here. */
 export function recordedRootIn(root: string, measured: readonly string[]): RecordedRoot | null {
-  return recordedRoot(measured, (repoPath) => {
-    const full = join(root, repoPath);
-    return fileExists(full) && !isDirectory(full);
-  });
+  return recordedRoot(measured, (repoPath) => isRepoFile(root, repoPath));
+}
+
+/** Is there a file (not a directory) at this repository path? */
+export function isRepoFile(root: string, repoPath: string): boolean {
+  const full = join(root, repoPath);
+  return fileExists(full) && !isDirectory(full);
 }
 
 export interface DataPaths {
@@ -1128,8 +1140,11 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
   const frozenList = loadFrozenList(request.frozen);
 
   mark("start audit");
-  if (request.onDataFiles) request.onDataFiles(discoverCoverage(root, request.coverage).files);
-  const coverage = openCoverage(root, request.coverage);
+  const places = { cwd: request.cwd, testRoot: request.testRoot };
+  if (request.onDataFiles) {
+    request.onDataFiles(discoverCoverage(root, request.coverage, places).files);
+  }
+  const coverage = openCoverage(root, request.coverage, places);
   mark("open data");
   await letGitRun();
   if (request.abandonIf?.()) {
@@ -1180,6 +1195,20 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       throw new InputError(
         `${resolution.unresolved.length} frozen id(s) in ${request.frozen} match no test in the coverage data: ${sample(resolution.unresolved)}; ${problem.message}`,
         { fix: problem.fix },
+      );
+    }
+    // Ids that name the data's tests from another directory: the tests exist and ran, so
+    // --allow-unresolved (for tests that no longer exist) does not waive them either.
+    const offRoot =
+      resolution.unresolved.length === 0
+        ? null
+        : testRootMismatch(resolution.unresolved, contexts.testIds, prefix, (p) =>
+            isRepoFile(root, p),
+          );
+    if (offRoot !== null) {
+      throw new InputError(
+        `${resolution.unresolved.length} frozen id(s) in ${request.frozen} match no test in the coverage data: ${sample(resolution.unresolved)}; ${offRoot.message}`,
+        { fix: offRoot.fix },
       );
     }
     if (resolution.unresolved.length > 0 && !request.allowUnresolved) {

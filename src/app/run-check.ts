@@ -175,7 +175,10 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
   }
   // The data's tests, read once: for deselected frozen tests, and as the known tests when no
   // collected list is given.
-  const coverage = request.audit.coverage === undefined ? {} : { coverage: request.audit.coverage };
+  const coverage = {
+    ...(request.audit.coverage === undefined ? {} : { coverage: request.audit.coverage }),
+    cwd: request.audit.cwd ?? ctx.cwd,
+  };
   let dataTests: ReturnType<typeof loadKnownTests> | null = null;
   if (thisRun?.record.deselectedFrozen?.length) {
     // Tests another job ran are in the combined data: only those nobody ran are refused.
@@ -187,6 +190,7 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
 
   const audit = await runAudit({
     ...request.audit,
+    cwd: coverage.cwd,
     root: ctx.root,
     patch: { kind: "range", base: request.base },
     frozen: ctx.ledgerPath,

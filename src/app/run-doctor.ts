@@ -3,7 +3,7 @@
 // user sees all problems at once.
 
 import { isAbsolute, join, relative } from "node:path";
-import { openCoverage } from "../adapters/coverage-discovery.js";
+import { openCoverage, pathFromUser } from "../adapters/coverage-discovery.js";
 import { modifiedTime, readTextFile } from "../adapters/repo-files.js";
 import {
   type CheckStatus,
@@ -22,6 +22,7 @@ import {
   frozenWithoutRun,
   resolveFrozen,
 } from "../core/frozen.js";
+import { sampleOf } from "../core/listing.js";
 import type { CoverageSource } from "../core/model.js";
 import type { PathRule } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
@@ -31,6 +32,7 @@ import {
   ambiguousRun,
   checkPatchAgainstData,
   type DataContexts,
+  isRepoFile,
   loadFrozenList,
   mapCoverageToRepo,
   type PatchRequest,
@@ -45,6 +47,8 @@ import {
 
 export interface DoctorRequest {
   root: string;
+  /** The directory the command runs in (absolute; default the root). */
+  cwd?: string;
   patch: PatchRequest | null;
   coverage?: string;
   /** The frozen-test file, or why there is none (the audit would refuse to run). */
@@ -110,12 +114,14 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   let coverage: CoverageSource | null = null;
   try {
-    coverage = openCoverage(request.root, request.coverage);
+    const places = { cwd: request.cwd, testRoot: request.testRoot };
+    coverage = openCoverage(request.root, request.coverage, places);
     const m = coverage.meta;
+    const read = m.dataFiles.map((f) => pathFromUser(request.root, f, places));
     checks.push({
       id: "data",
       status: "ok",
-      message: `${m.dataFiles.length} data file(s) (${m.format}, coverage.py ${m.coverageVersion ?? "unknown version"}, ${m.hasArcs ? "branch" : "line"} data)`,
+      message: `read ${sampleOf(read)} (${m.format}, coverage.py ${m.coverageVersion ?? "unknown version"}, ${m.hasArcs ? "branch" : "line"} data)`,
     });
   } catch (error) {
     checks.push(failed("data", error));
@@ -189,6 +195,10 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
             request.allowUnresolved,
             contexts.index.testIds,
             contexts.testFileExists,
+            {
+              prefix: contexts.prefix,
+              repoFileExists: (p) => isRepoFile(request.root, p),
+            },
           );
           const bodiless =
             check.status === "fail"

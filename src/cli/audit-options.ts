@@ -81,7 +81,7 @@ export const DATA_OPTIONS: OptionSpec[] = [
     type: "string",
     value: "PATH",
     description:
-      "coverage data: .coverage (SQLite, with parallel .coverage.* files) or coverage.json (default: found in the repository root)",
+      "coverage data: .coverage (SQLite, with parallel .coverage.* files) or coverage.json (default: found in the current directory, the test root or the repository root; two runs' data there: exit 2)",
   },
   {
     name: "frozen",

@@ -59,7 +59,7 @@ export const COVERAGE_OPTION: OptionSpec = {
   type: "string",
   value: "PATH",
   description:
-    "coverage data whose per-test contexts list the suite's tests, when --collected is not given (default: found in the repository root)",
+    "coverage data whose per-test contexts list the suite's tests, when --collected is not given (default: found in the current directory, the test root or the repository root)",
 };
 
 export const TEST_ROOT_OPTION: OptionSpec = {
@@ -210,6 +210,7 @@ export function resolveKnownTestsRequest(
     stringOpt(values, "test-root") ?? (config["test-root"] as string | undefined) ?? "";
   return {
     root,
+    cwd,
     ...(collected === undefined ? {} : { collected: resolve(cwd, collected) }),
     ...(coverage === undefined ? {} : { coverage }),
     testRoot,

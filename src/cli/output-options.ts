@@ -559,7 +559,7 @@ export function emitReports(
   report: AuditReport | CheckReport,
   plan: OutputPlan,
   io: Pick<CommandIo, "stdout" | "env">,
-  extras: Pick<RenderContext, "sources" | "history">,
+  extras: Pick<RenderContext, "sources" | "history" | "directory">,
 ): void {
   const base: RenderContext = { color: false, quiet: false, ...extras };
   const files = plan.files.map((f) => ({

@@ -9,7 +9,7 @@ import {
   staticContextWithColonsProblem,
   type TestFileExists,
 } from "./contexts.js";
-import { type FrozenResolution, unresolvedFix } from "./frozen.js";
+import { type FrozenResolution, testRootMismatch, unresolvedFix } from "./frozen.js";
 import { sample, sampleOf } from "./listing.js";
 import {
   type PathMapping,
@@ -156,6 +156,11 @@ export function checkFrozenResolved(
   testIds: Iterable<string>,
   /** Does the test root hold a file: to name a static context holding "::" as the cause. */
   exists?: TestFileExists,
+  /**
+   * The test root ("" or "dir/") and whether a repository path is a file: to name ids that
+   * are the data's from another directory as the cause (see testRootMismatch).
+   */
+  testRoot?: { prefix: string; repoFileExists: (repoPath: string) => boolean },
 ): DoctorCheck {
   if (resolution.unresolved.length === 0) {
     return {
@@ -175,6 +180,24 @@ export function checkFrozenResolved(
       status: "fail",
       message: `${message}; ${problem.message}`,
       fix: problem.fix,
+    };
+  }
+  // As in the audit: the tests exist under another name, whatever --allow-unresolved says.
+  const offRoot =
+    testRoot === undefined
+      ? null
+      : testRootMismatch(
+          resolution.unresolved,
+          testIds instanceof Set ? testIds : new Set(testIds),
+          testRoot.prefix,
+          testRoot.repoFileExists,
+        );
+  if (offRoot !== null) {
+    return {
+      id: "frozen",
+      status: "fail",
+      message: `${message}; ${offRoot.message}`,
+      fix: offRoot.fix,
     };
   }
   return {

@@ -10,6 +10,7 @@
 import { InputError } from "./errors.js";
 import { sampleOf } from "./listing.js";
 import type { CoverageFormat } from "./model.js";
+import { oneEditMatches } from "./near-names.js";
 
 export type FrozenFormat = "quarantine" | "ledger";
 
@@ -230,5 +231,118 @@ export function unresolvedFix(unresolved: readonly string[], testIds: Iterable<s
   if (group !== undefined) {
     return `"${group}" is a class or module, not a test: freeze all its tests with "${group}::*", or list them as \`pytest --collect-only -q\` prints them`;
   }
+  // A typo: the ids the message names (the first few), each against every test once.
+  const typos = oneEditMatches(exact.slice(0, SHOWN_UNRESOLVED), testIds);
+  const [typo] = typos;
+  if (typo !== undefined) {
+    return `did you mean "${typo[1]}" (the data's test one character from "${typo[0]}")? Frozen ids are exact pytest node ids (as in \`pytest --collect-only -q\`)`;
+  }
   return "use exact pytest node ids (as in `pytest --collect-only -q`); a frozen test that exists but did not run (deselected with -k, -m or --deselect) must run, its lines are unknown otherwise; pass --allow-unresolved only for tests that no longer exist";
+}
+
+/** How many unresolved ids a message names (sample's default), and so are looked at. */
+const SHOWN_UNRESOLVED = 3;
+
+/** Why frozen ids match no test when they and the data's ids start in different directories. */
+export interface TestRootMismatch {
+  /** The cause, to follow the message that the ids match no test. */
+  message: string;
+  fix: string;
+}
+
+/**
+ * Frozen ids that match no test only because they and the data's ids are relative to
+ * different directories: each is a data id with a directory in front ("tests/t.py::test_a"
+ * frozen, "t.py::test_a" in the data: pytest ran with its rootdir in tests/), or the other
+ * way round. Which side is off is read from the files (`exists`, a repository path): the
+ * data's ids name files under `prefix` (the test root, "" or "dir/") when the test root is
+ * right; else the directory they are under is pytest's rootdir, and the fix names it as
+ * --test-root. Null when no unresolved id is so explained, or when both readings name files
+ * that exist (then the frozen id names another test). One pass over the tests.
+ */
+export function testRootMismatch(
+  unresolved: readonly string[],
+  testIds: ReadonlySet<string>,
+  prefix: string,
+  exists: (repoPath: string) => boolean,
+): TestRootMismatch | null {
+  const exact = unresolved.filter((id) => !id.includes("*") && id.includes("::"));
+  if (exact.length === 0) return null;
+  // Where a node id's file part has a "/".
+  const slashes = (id: string): number[] => {
+    const end = id.indexOf("::");
+    const out: number[] = [];
+    for (let i = id.indexOf("/"); i >= 0 && i < end; i = id.indexOf("/", i + 1)) out.push(i);
+    return out;
+  };
+  type Pair = { frozen: string; data: string; dir: string; frozenLonger: boolean };
+  const pairs: Pair[] = [];
+  for (const id of exact) {
+    for (const i of slashes(id)) {
+      const rest = id.slice(i + 1);
+      if (testIds.has(rest)) {
+        pairs.push({ frozen: id, data: rest, dir: id.slice(0, i + 1), frozenLonger: true });
+        break;
+      }
+    }
+  }
+  if (pairs.length === 0) {
+    const wanted = new Set(exact);
+    const matched = new Set<string>();
+    for (const test of testIds) {
+      for (const i of slashes(test)) {
+        const rest = test.slice(i + 1);
+        if (wanted.has(rest) && !matched.has(rest)) {
+          matched.add(rest);
+          pairs.push({ frozen: rest, data: test, dir: test.slice(0, i + 1), frozenLonger: false });
+          break;
+        }
+      }
+    }
+  }
+  const [first] = pairs;
+  if (first === undefined) return null;
+  const same = pairs.filter((p) => p.dir === first.dir && p.frozenLonger === first.frozenLonger);
+  const fileOf = (id: string) => id.slice(0, id.indexOf("::"));
+  const dataHere = exists(prefix + fileOf(first.data));
+  if (dataHere && exists(prefix + fileOf(first.frozen))) return null;
+  // Where the data's ids name files: the test root, or the directory the frozen ids add to
+  // it, or the test root without the directory the data's ids add.
+  const dataRoot = dataHere
+    ? prefix
+    : [
+        first.frozenLonger ? prefix + first.dir : null,
+        !first.frozenLonger && prefix.endsWith(first.dir)
+          ? prefix.slice(0, -first.dir.length)
+          : null,
+      ].find((dir) => dir !== null && exists(dir + fileOf(first.data)));
+  if (dataRoot === undefined || dataRoot === null) return null;
+  const at = (dir: string) => (dir === "" ? "at the repository root" : `in ${dir}`);
+  const testRootFlag = (dir: string) => `--test-root ${dir.replace(/\/$/, "")}`;
+  const how = first.frozenLonger ? `without "${first.dir}"` : `with "${first.dir}" in front`;
+  const which =
+    same.length < exact.length
+      ? `${same.length} of these tests`
+      : same.length === 1
+        ? "this test"
+        : "these tests";
+  const said = `the data names ${which} ${how} ("${first.data}" for "${first.frozen}")`;
+  const asData = `write the frozen ids as the data names them ("${first.data}")`;
+  if (dataRoot !== prefix) {
+    return {
+      message: `${said}: pytest ran with its rootdir ${at(dataRoot)}, and node ids are relative to it`,
+      fix: `${dataRoot === "" ? "leave out --test-root (pytest's rootdir is the repository root)" : `pass ${testRootFlag(dataRoot)} (pytest's rootdir)`} and ${asData}; or run pytest with its rootdir ${at(prefix)}, where its ids are the frozen ids`,
+    };
+  }
+  // The rootdir the frozen ids were written for: the test root with the directory the data
+  // adds, or without the one the frozen ids add.
+  const theirs = first.frozenLonger
+    ? prefix.endsWith(first.dir)
+      ? prefix.slice(0, -first.dir.length)
+      : null
+    : prefix + first.dir;
+  return {
+    message: `${said}: node ids are relative to pytest's rootdir, ${prefix === "" ? "the repository root" : `the test root ${prefix}`}`,
+    fix: `${asData}${theirs === null ? "" : `; or run pytest with its rootdir ${at(theirs)} and ${theirs === "" ? "leave out --test-root" : `pass ${testRootFlag(theirs)}`}`}`,
+  };
 }

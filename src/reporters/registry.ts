@@ -23,6 +23,8 @@ export interface RenderContext {
   sources: ReadonlyMap<string, string>;
   /** For the HTML report: the stats history (JSON lines already parsed), or null. */
   history: readonly Stats[] | null;
+  /** Where the user stands, as a repository path (text only; see TextOptions.directory). */
+  directory?: string;
 }
 
 export type Renderer = (report: AuditReport | CheckReport, ctx: RenderContext) => string;
@@ -34,7 +36,10 @@ export interface FormatSpec {
 }
 
 function renderTextFormat(report: AuditReport | CheckReport, ctx: RenderContext): string {
-  const options = { color: ctx.color };
+  const options = {
+    color: ctx.color,
+    ...(ctx.directory === undefined ? {} : { directory: ctx.directory }),
+  };
   if (isCheckReport(report)) {
     if (ctx.quiet) return renderCheckVerdict(report, options);
     const plain = renderCheckText(report);

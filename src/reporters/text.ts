@@ -4,6 +4,7 @@
 // terminal) only wraps words in escape codes: with colour off the text is byte for byte the
 // plain report, which golden files and scripts rely on.
 
+import { isAbsolute, posix } from "node:path";
 import type { LineResult, Verdict } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckReport } from "./check-report.js";
@@ -44,6 +45,17 @@ export function paint(color: boolean): Paint {
 export interface TextOptions {
   /** ANSI colour for a terminal; off by default. */
   color?: boolean;
+  /**
+   * Where the user stands, as a repository path ("" for the root): the header names the
+   * input files relative to it ("../.coverage" from tests/), as the user would type them.
+   */
+  directory?: string;
+}
+
+/** A report's repository path as seen from `directory`; absolute paths as they are. */
+function fromUser(path: string, directory: string | undefined): string {
+  if (!directory || isAbsolute(path)) return path;
+  return posix.relative(directory, path) || ".";
 }
 
 /** "3", "3-5", "3-5, 9": consecutive line numbers folded into ranges. */
@@ -133,7 +145,7 @@ export function renderText(report: AuditReport, options: TextOptions = {}): stri
   );
   const c = report.coverage;
   out.push(
-    `coverage: ${visible(c.dataFiles.join(", "))} (coverage.py ${visible(c.coverageVersion ?? "?")}, ${c.branch ? "branch" : "line"} data, ${plural(c.tests, "test")}); frozen: ${visible(report.frozen.file)} (${plural(report.frozen.tests.length, "test")})`,
+    `coverage: ${visible(c.dataFiles.map((f) => fromUser(f, options.directory)).join(", "))} (coverage.py ${visible(c.coverageVersion ?? "?")}, ${c.branch ? "branch" : "line"} data, ${plural(c.tests, "test")}); frozen: ${visible(fromUser(report.frozen.file, options.directory))} (${plural(report.frozen.tests.length, "test")})`,
   );
   if (report.frozen.unresolved.length) {
     out.push(

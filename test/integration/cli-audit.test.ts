@@ -210,14 +210,32 @@ describe("bad input is exit 2 with one line, never a pass", () => {
     );
     const r = runCli(["audit", "--base", "base", "--frozen", "typo.json"], { cwd: repo.dir });
     expect(expectOneLineError(r)).toMatch(
-      /1 frozen id\(s\) in .*typo\.json match no test in the coverage data: "test_billing\.py::test_proration_rounds_half_up"/,
+      /1 frozen id\(s\) in .*typo\.json match no test in the coverage data: "test_billing\.py::test_proration_rounds_half_up"; the data names this test with "tests\/" in front/,
+    );
+    // The test exists and ran under that name: --allow-unresolved, for tests that are gone,
+    // does not waive it.
+    const waived = runCli(
+      ["audit", "--base", "base", "--frozen", "typo.json", "--allow-unresolved"],
+      { cwd: repo.dir },
+    );
+    expect(expectOneLineError(waived)).toBe(r.stderr.trimEnd());
+  });
+
+  it("a frozen id of a test that is gone: the fix names deselection; --allow-unresolved waives it", () => {
+    writeFileSync(
+      join(repo.dir, "gone.json"),
+      '{"frozen": ["tests/test_billing.py::test_removed_long_ago"]}',
+    );
+    const r = runCli(["audit", "--base", "base", "--frozen", "gone.json"], { cwd: repo.dir });
+    expect(expectOneLineError(r)).toMatch(
+      /1 frozen id\(s\) in .*gone\.json match no test in the coverage data: "tests\/test_billing\.py::test_removed_long_ago"/,
     );
     // The fix names deselection too: --allow-unresolved is only for tests that are gone.
     expect(r.stderr).toContain(
       "(fix: use exact pytest node ids (as in `pytest --collect-only -q`); a frozen test that exists but did not run (deselected with -k, -m or --deselect) must run, its lines are unknown otherwise; pass --allow-unresolved only for tests that no longer exist)",
     );
     const allowed = runCli(
-      ["audit", "--base", "base", "--frozen", "typo.json", "--allow-unresolved"],
+      ["audit", "--base", "base", "--frozen", "gone.json", "--allow-unresolved"],
       {
         cwd: repo.dir,
       },

@@ -755,9 +755,9 @@ describe("errors", () => {
     const error = await caught(patchFromRange(dir, "origin/release"));
     expect(error).toBeInstanceOf(GitError);
     expect(error.message).toBe(
-      "base ref 'origin/release' does not exist in this clone (or is not a commit)",
+      "base ref 'origin/release' does not exist in this clone (or is not a commit); nearest refs here: origin/main, main",
     );
-    expect(error.fix).toContain("git fetch origin release");
+    expect(error.fix).toContain("`git fetch origin release:refs/remotes/origin/release`");
     expect(error.fix).toContain("fetch-depth: 0");
     const head = await caught(patchFromRange(dir, "origin/main", "no-such-branch"));
     expect(head.message).toMatch(/head ref 'no-such-branch' does not exist/);
@@ -798,7 +798,9 @@ describe("errors", () => {
     const clone = tempDir();
     runGit(clone, ["clone", "-q", upstream.dir, "c"]);
     const error = await caught(patchFromRange(join(clone, "c"), "release"));
-    expect(error.fix).toContain("`git fetch origin release`, then pass --base origin/release");
+    expect(error.fix).toContain(
+      "`git fetch origin release:refs/remotes/origin/release`, then pass --base origin/release",
+    );
   });
 
   it("shallow clones: base not fetched, then fetched but too shallow, then deepened", async () => {
@@ -823,7 +825,7 @@ describe("errors", () => {
     const missing = await caught(patchFromRange(dir, "origin/main"));
     expect(missing).toBeInstanceOf(GitError);
     expect(missing.message).toMatch(/does not exist in this shallow clone/);
-    expect(missing.fix).toContain("git fetch origin main");
+    expect(missing.fix).toContain("`git fetch --unshallow origin main:refs/remotes/origin/main`");
     expect(missing.fix).toContain("fetch-depth: 0");
     // The GitHub Action passes the base as a full commit id, which rev-parse --verify takes
     // whether or not the object is here. Before: "names a non-commit object".

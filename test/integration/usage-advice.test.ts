@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { expectOneLineError, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
-import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
+import { makeTempRepo, runGit, type TempRepo } from "../helpers/git-repo.js";
 
 const repos: TempRepo[] = [];
 const dirs: string[] = [];
@@ -76,12 +76,12 @@ describe("a base that is not in the clone", () => {
     expect(
       expectOneLineError(runCli(["witness", "check", "--base", "origin/main"], { cwd: r.dir })),
     ).toBe(
-      "freezegate: error: base ref 'origin/main' does not exist in this clone (or is not a commit) (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin main`), or pass a local branch that exists (`git branch` lists them))",
+      "freezegate: error: base ref 'origin/main' does not exist in this clone (or is not a commit); nearest refs here: main (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin main`), or pass a local branch that exists (`git branch` lists them))",
     );
     expect(
       expectOneLineError(runCli(["witness", "check", "--base", "release"], { cwd: r.dir })),
     ).toBe(
-      "freezegate: error: base ref 'release' does not exist in this clone (or is not a commit) (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin release` and pass --base origin/release), or pass a local branch that exists (`git branch` lists them))",
+      "freezegate: error: base ref 'release' does not exist in this clone (or is not a commit); nearest refs here: main (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin release` and pass --base origin/release), or pass a local branch that exists (`git branch` lists them))",
     );
   });
 
@@ -91,7 +91,101 @@ describe("a base that is not in the clone", () => {
     expect(
       expectOneLineError(runCli(["witness", "check", "--base", "origin/main"], { cwd: r.dir })),
     ).toBe(
-      "freezegate: error: base ref 'origin/main' does not exist in this clone (or is not a commit) (fix: fetch it first (`git fetch origin main`); in GitHub Actions use actions/checkout with fetch-depth: 0)",
+      "freezegate: error: base ref 'origin/main' does not exist in this clone (or is not a commit); nearest refs here: main (fix: fetch it first (`git fetch origin main:refs/remotes/origin/main`); in GitHub Actions use actions/checkout with fetch-depth: 0)",
+    );
+  });
+});
+
+describe("a base missing from a shallow clone: the suggested fetch works", () => {
+  // main: c1 c2 c3; feature forks at c2: f1 f2. The clone is what CI checks out: one
+  // commit of one branch (git clone --depth 1 --branch feature).
+  let upstream: TempRepo;
+  const sha: Record<string, string> = {};
+  function upstreamRepo(): TempRepo {
+    if (upstream) return upstream;
+    upstream = makeTempRepo();
+    repos.push(upstream);
+    upstream.write("freeze-ledger.json", '{"version": 1, "freezes": []}\n');
+    for (const c of ["c1", "c2"]) {
+      upstream.write("a.py", `x = "${c}"\n`);
+      sha[c] = upstream.commit(c);
+    }
+    upstream.git("checkout", "-q", "-b", "feature");
+    for (const c of ["f1", "f2"]) {
+      upstream.write("f.py", `y = "${c}"\n`);
+      sha[c] = upstream.commit(c);
+    }
+    upstream.git("checkout", "-q", "main");
+    upstream.write("a.py", 'x = "c3"\n');
+    sha.c3 = upstream.commit("c3");
+    return upstream;
+  }
+  function shallowClone(): string {
+    const parent = realpathSync(mkdtempSync(join(tmpdir(), "freezegate-shallow-")));
+    dirs.push(parent);
+    const up = upstreamRepo();
+    runGit(parent, ["clone", "-q", "--depth", "1", "--branch", "feature", `file://${up.dir}`, "c"]);
+    return join(parent, "c");
+  }
+  /** The first `git fetch ...` the message suggests, as arguments (single quotes dropped). */
+  function suggestedFetch(message: string): string[] {
+    const command = /`(git fetch [^`]+)`/.exec(message)?.[1];
+    if (command === undefined) throw new Error(`no git fetch suggested: ${message}`);
+    return command
+      .split(" ")
+      .slice(1)
+      .map((arg) => arg.replace(/^'(.*)'$/, "$1"));
+  }
+  const check = (base: string, cwd: string) =>
+    runCli(["witness", "check", "--base", base], { cwd });
+
+  // Before: every one of these suggested `git fetch origin <the base>`, which git refuses for
+  // an expression ("invalid refspec") or a short id ("couldn't find remote ref"), and which
+  // for a branch or full id left the merge base (or, in a single-branch clone, origin/main)
+  // missing.
+  it.each([
+    ["a revision expression at the clone's edge (HEAD~1)", () => "HEAD~1", "--deepen=1"],
+    ["an abbreviated id and a parent (<f2>^)", () => `${sha.f2?.slice(0, 7)}^`, "--deepen=1"],
+    ["an abbreviated id not in the clone", () => sha.c3?.slice(0, 7) as string, "--unshallow"],
+    ["a full id not in the clone", () => sha.c3 as string, "--unshallow"],
+    ["a remote branch not in the clone", () => "origin/main", "--unshallow"],
+  ])("%s", (_what, base, expected) => {
+    const dir = shallowClone();
+    const refused = expectOneLineError(check(base(), dir));
+    expect(refused).toContain("does not exist in this shallow clone");
+    const fetch = suggestedFetch(refused);
+    expect(fetch).toContain(expected);
+    runGit(dir, fetch);
+    const after = check(base(), dir);
+    expect(after.stderr).toBe("");
+    expect(after.status).toBe(0);
+  });
+
+  it("a local branch name: the fetch, then the remote-tracking name it says to pass", () => {
+    const dir = shallowClone();
+    const refused = expectOneLineError(check("main", dir));
+    expect(refused).toContain("then pass --base origin/main");
+    runGit(dir, suggestedFetch(refused));
+    expect(check("origin/main", dir).status).toBe(0);
+  });
+});
+
+describe("a base name that no ref has", () => {
+  it("names the refs nearest it: where the default branch is master, origin/master and master", () => {
+    const up = makeTempRepo({ branch: "master" });
+    repos.push(up);
+    up.write("freeze-ledger.json", '{"version": 1, "freezes": []}\n');
+    up.commit("one");
+    for (const tag of ["v1", "v2", "v3", "v4", "v5", "v6", "release-1"]) up.git("tag", tag);
+    const parent = realpathSync(mkdtempSync(join(tmpdir(), "freezegate-master-")));
+    dirs.push(parent);
+    runGit(parent, ["clone", "-q", up.dir, "c"]);
+    const message = expectOneLineError(
+      runCli(["witness", "check", "--base", "origin/main"], { cwd: join(parent, "c") }),
+    );
+    // Five at most, nearest first; origin/HEAD only repeats origin/master.
+    expect(message).toContain(
+      "base ref 'origin/main' does not exist in this clone (or is not a commit); nearest refs here: origin/master, master, v1, v2, v3 (fix:",
     );
   });
 });

@@ -4,6 +4,7 @@ import {
   lookupOf,
   parseFrozenList,
   resolveFrozen,
+  testRootMismatch,
   unresolvedFix,
 } from "../../src/core/frozen.js";
 import { frozenBy } from "../../src/core/witness.js";
@@ -165,5 +166,61 @@ describe("unresolvedFix", () => {
     expect(unresolvedFix(["t.py::test_typo", "t.py::ClampTest::*x"], tests)).toMatch(
       /^use exact pytest node ids/,
     );
+  });
+});
+
+describe("unresolvedFix: a typo", () => {
+  it("did you mean the one data id a character away; checked in one pass over 20,000 tests", () => {
+    const tests = Array.from(
+      { length: 20_000 },
+      (_, i) => `tests/unit/test_mod${i % 200}.py::test_case_${i}`,
+    );
+    expect(unresolvedFix(["tests/unit/test_mod7.py::test_case_1007x"], tests)).toBe(
+      'did you mean "tests/unit/test_mod7.py::test_case_1007" (the data\'s test one character from "tests/unit/test_mod7.py::test_case_1007x")? Frozen ids are exact pytest node ids (as in `pytest --collect-only -q`)',
+    );
+    // test_case_201 and test_case_2001 are both a character from test_case_2011: none.
+    expect(unresolvedFix(["tests/unit/test_mod1.py::test_case_2011"], tests)).toMatch(
+      /^use exact pytest node ids/,
+    );
+  });
+});
+
+describe("testRootMismatch", () => {
+  const files =
+    (...paths: string[]) =>
+    (p: string) =>
+      paths.includes(p);
+  it("frozen ids with a directory the data's lack: pytest's rootdir is that directory", () => {
+    const tests = new Set(["test_a.py::test_x", "test_a.py::test_y"]);
+    const found = testRootMismatch(
+      ["tests/test_a.py::test_x", "tests/test_a.py::test_y"],
+      tests,
+      "",
+      files("tests/test_a.py"),
+    );
+    expect(found?.message).toBe(
+      'the data names these tests without "tests/" ("test_a.py::test_x" for "tests/test_a.py::test_x"): pytest ran with its rootdir in tests/, and node ids are relative to it',
+    );
+    expect(found?.fix).toContain("pass --test-root tests (pytest's rootdir)");
+  });
+
+  it("data ids with a directory the frozen ids lack, under a --test-root that is too deep", () => {
+    const tests = new Set(["tests/test_a.py::test_x"]);
+    const found = testRootMismatch(
+      ["test_a.py::test_x"],
+      tests,
+      "tests/",
+      files("tests/test_a.py"),
+    );
+    expect(found?.message).toContain("pytest ran with its rootdir at the repository root");
+    expect(found?.fix).toContain("leave out --test-root");
+  });
+
+  it("none when both readings name files that exist: the frozen id names another test", () => {
+    const tests = new Set(["test_a.py::test_x"]);
+    const both = files("test_a.py", "tests/test_a.py");
+    expect(testRootMismatch(["tests/test_a.py::test_x"], tests, "", both)).toBeNull();
+    expect(testRootMismatch(["tests/test_a.py::test_z"], tests, "", both)).toBeNull();
+    expect(testRootMismatch(["tests/*"], tests, "", both)).toBeNull();
   });
 });

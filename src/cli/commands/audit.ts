@@ -2,6 +2,7 @@
 // changed line fails it, 2 when the inputs cannot be trusted.
 
 import { loadConfig } from "../../adapters/config-files.js";
+import { userDirectoryInRepo } from "../../adapters/coverage-discovery.js";
 import { type EarlyRange, findRepoRoot, guessRepoRoot, startRange } from "../../adapters/git.js";
 import { entryExists } from "../../adapters/repo-files.js";
 import {
@@ -130,6 +131,7 @@ async function auditFrom(
   const frozen = resolveFrozenFile(data, config, root, entryExists);
   const run = await runAudit({
     root,
+    cwd,
     patch,
     ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
     frozen,
@@ -220,7 +222,11 @@ ${outputDetails()}`,
     ]);
     mark("audit");
     const report = buildAuditReport(run, toolVersion());
-    emitReports(report, plan, io, { sources: run.sources, history });
+    emitReports(report, plan, io, {
+      sources: run.sources,
+      history,
+      directory: userDirectoryInRepo(run.root, commandDirectory(args.values, io.cwd)),
+    });
     const note = settingsChangeNote(run);
     if (note !== null) io.stderr.write(note);
     mark("render + write");

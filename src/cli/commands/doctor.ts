@@ -65,6 +65,7 @@ export const doctorCommand: CommandSpec = {
     }
     const checks = await runDoctor({
       root,
+      cwd,
       patch,
       ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
       frozen,

@@ -136,7 +136,7 @@ Exit codes:
       );
     }
 
-    const coverage = openCoverage(root, data.coverage);
+    const coverage = openCoverage(root, data.coverage, { cwd: ctx.cwd, testRoot: data.testRoot });
     try {
       const { index: contexts } = readDataContexts(root, coverage, data.testRoot);
       if (contexts.testIds.size === 0) {

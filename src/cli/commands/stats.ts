@@ -120,6 +120,7 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
       const samples = stringOpt(args.values, "samples");
       const run = await runAudit({
         root: ctx.root,
+        cwd: ctx.cwd,
         patch: { kind: "range", base },
         frozen: ctx.ledgerPath,
         ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
@@ -133,6 +134,7 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
       shadowRatio = run.audit.summary.shadowRatio;
       const known = loadKnownTests({
         root: ctx.root,
+        cwd: ctx.cwd,
         ...(collected === undefined ? {} : { collected: resolve(ctx.cwd, collected) }),
         ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
         testRoot: data.testRoot,

@@ -45,7 +45,7 @@ Without any base it always runs (and says so).
 
 A freeze's test_id that holds "*" is a glob, unless the suite has a test of exactly that id
 (a parametrized case such as tests/test_x.py::test_y[*.py]): the suite's tests come from
---collected, else the coverage data (--coverage, or found in the repository root), and are read
+--collected, else the coverage data (--coverage, or found as the audit finds it), and are read
 only when some test_id holds "*". Without them such an entry is read as a glob.
 
 Exit codes:
