@@ -17,7 +17,7 @@ import { pct, type Stats } from "../core/stats.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckGateReport, CheckLedgerEntry, CheckReport } from "./check-report.js";
 import type { RenderContext, Renderer } from "./registry.js";
-import { describePatch, plural, SKIP_WORDS } from "./words.js";
+import { describePatch, plural, SKIP_WORDS, sourceLines } from "./words.js";
 
 // ---------------------------------------------------------------------------------------------
 // Escaping by construction.
@@ -236,15 +236,8 @@ function testsCell(line: LineReport, measured: boolean): Html {
   }</details>`;
 }
 
-function sourceLines(text: string | undefined): string[] | null {
-  if (text === undefined) return null;
-  const lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
-  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-
 function fileSection(file: FileReport, index: number, source: string | undefined): Html {
-  const lines = sourceLines(source);
+  const lines = source === undefined ? null : sourceLines(source);
   const changed = new Map(file.lines.map((l) => [l.line, l]));
   // Which line numbers to show: every changed line, with a little source around it.
   const shown = new Set<number>();

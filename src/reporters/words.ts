@@ -35,6 +35,13 @@ export function describePatch(report: AuditReport, { mergeBase = true } = {}): s
   }
 }
 
+/** A file's text as its lines (without line ends; no empty last line for a final newline). */
+export function sourceLines(text: string): string[] {
+  const lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
 /**
  * Control characters (C0 with tab, newline and CR; DEL; C1, NEL among them) and the Unicode
  * line and paragraph separators: file names, test ids and ledger strings come from the
