@@ -535,8 +535,9 @@ describe("github annotations", () => {
     expect(out).toContain(
       "::error file=src/a b/100%25%2Cx%3Ay.py,line=4,endLine=5,title=freezegate%3A shadowed line::changed lines 4-5 are shadowed",
     );
-    // The test name's newline is escaped, so it cannot start a command of its own.
-    expect(out).toContain("@octocat%0Aline2]");
+    // The test name's newline is escaped as in the text report, so it cannot start a command
+    // of its own.
+    expect(out).toContain("@octocat\\nline2]");
     for (const l of out.trimEnd().split("\n")) {
       expect(l.startsWith("::") || /^(freezegate| {2}(error|warning|note) )/.test(l), l).toBe(true);
     }
