@@ -16,6 +16,7 @@
 
 import {
   type AnyReport,
+  auditOf,
   byImportance,
   codeInfo,
   type Issue,
@@ -84,15 +85,28 @@ const LEVEL_WORD: Record<Level, string> = { error: "errors", warning: "warnings"
 export function renderGithub(report: AnyReport): string {
   const issues = reportIssueRanges(report);
   const out: string[] = [];
+  // An empty patch passes, but a run that audited nothing must not look green on the pull
+  // request: the first warning says so, within the warnings' budget.
+  const empty = auditOf(report).summary.emptyPatch;
+  const first = {
+    error: [] as string[],
+    warning:
+      empty === null
+        ? []
+        : [command("warning", [["title", "freezegate: nothing audited"]], empty.message)],
+    note: [] as string[],
+  };
   for (const level of ["error", "warning", "note"] as const) {
+    out.push(...first[level]);
+    const budget = ANNOTATIONS_PER_LEVEL - first[level].length;
     // The budget goes to what matters most: a shadowed line must not lose its annotation to
     // a dozen unmeasured files whose paths sort first.
     const mine = byImportance(issues.filter((i) => i.level === level));
-    if (mine.length <= ANNOTATIONS_PER_LEVEL) {
+    if (mine.length <= budget) {
       out.push(...mine.map(annotation));
       continue;
     }
-    const shown = mine.slice(0, ANNOTATIONS_PER_LEVEL - 1);
+    const shown = mine.slice(0, budget - 1);
     out.push(...shown.map(annotation));
     const rest = mine.length - shown.length;
     out.push(

@@ -108,6 +108,7 @@ code,.code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font
 .verdict-line{font-size:1.1rem;font-weight:600;padding:.5rem .8rem;border-radius:6px;border-left:6px solid}
 .verdict-line.pass{background:var(--def-bg);border-color:var(--def)}
 .verdict-line.fail{background:var(--sha-bg);border-color:var(--sha)}
+.verdict-line.empty{background:var(--unc-bg);border-color:var(--unc)}
 dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.8rem 0}
 dl.meta dt{color:var(--muted)}dl.meta dd{margin:0;overflow-wrap:anywhere}
 nav ul{display:flex;flex-wrap:wrap;gap:.3rem 1.2rem;padding:0;list-style:none}
@@ -521,9 +522,19 @@ function verdictLine(report: AuditReport | CheckReport): Html {
       ? h`<p class="verdict-line pass" role="status">PASS: no blocking gate failed</p>`
       : h`<p class="verdict-line fail" role="status">FAIL: blocking gate${report.failedGates.length === 1 ? "" : "s"} failed: ${report.failedGates.join(", ")}</p>`;
   }
+  if (report.summary.emptyPatch !== null) {
+    return h`<p class="verdict-line empty" role="status">PASS: ${report.summary.emptyPatch.message}</p>`;
+  }
   return report.gate.passed
     ? h`<p class="verdict-line pass" role="status">PASS: no changed line fails the gate</p>`
     : h`<p class="verdict-line fail" role="status">FAIL: ${report.gate.reasons.join("; ")}</p>`;
+}
+
+/** A check's verdict is its gates'; that its patch changed no file is said beside it. */
+function emptyPatchLine(report: AuditReport | CheckReport): Html | string {
+  if (report.schema !== "freezegate/check" || report.audit.summary.emptyPatch === null) return "";
+  return h`
+<p class="verdict-line empty" role="note">${report.audit.summary.emptyPatch.message}</p>`;
 }
 
 export const renderHtml: Renderer = (report: AuditReport | CheckReport, ctx: RenderContext) => {
@@ -565,7 +576,7 @@ export const renderHtml: Renderer = (report: AuditReport | CheckReport, ctx: Ren
 <body>
 <header>
 <h1>freezegate ${kind} report</h1>
-${verdictLine(report)}
+${verdictLine(report)}${emptyPatchLine(report)}
 <dl class="meta">${meta.map(([k, v]) => h`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
 ${
   audit.frozen.unresolved.length === 0

@@ -433,12 +433,15 @@ export function verdictSentence(report: AnyReport): { passed: boolean; text: str
           text: `blocking gate${n === 1 ? "" : "s"} failed: ${report.failedGates.join(", ")}`,
         };
   }
-  return report.gate.passed
-    ? {
-        passed: true,
-        text: `no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})`,
-      }
-    : { passed: false, text: report.gate.reasons.join("; ") };
+  if (!report.gate.passed) return { passed: false, text: report.gate.reasons.join("; ") };
+  const empty = report.summary.emptyPatch;
+  return {
+    passed: true,
+    text:
+      empty === null
+        ? `no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})`
+        : empty.message,
+  };
 }
 
 /** "base...HEAD", "staged changes", ...: which patch was audited (no merge base). */

@@ -305,6 +305,8 @@ export function renderMarkdown(report: AnyReport): string {
       `Ledger ${mdCode(l.file, false)} (${mdText(describeSource(l.format))}; ${plural(l.freezes, "freeze")}, ${plural(l.properties, "property", "properties")}), judged on ${mdText(report.today)}; known tests: ${mdText(report.knownTests)}`,
     );
     out.push("", "#### Shadow audit", "");
+    const empty = report.audit.summary.emptyPatch;
+    if (empty !== null) out.push(`⚠️ ${mdText(empty.message)}`, "");
     out.push(...auditBody(report.audit, issues));
     out.push(...findingsSection(report, issues));
   } else {

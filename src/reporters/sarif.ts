@@ -260,6 +260,18 @@ export function renderSarif(
             executionSuccessful: true,
             exitCode,
             exitCodeDescription: `${verdict.passed ? "pass" : "fail"}: ${verdict.text}`,
+            // Nothing audited is no result at a place in the code: a notification of the run.
+            ...(audit.summary.emptyPatch === null
+              ? {}
+              : {
+                  toolExecutionNotifications: [
+                    {
+                      descriptor: { id: "empty-patch" },
+                      level: "warning",
+                      message: { text: audit.summary.emptyPatch.message },
+                    },
+                  ],
+                }),
           },
         ],
         columnKind: "unicodeCodePoints",

@@ -205,20 +205,26 @@ export function renderText(report: AuditReport, options: TextOptions = {}): stri
     `summary: ${k.defended} defended, ${k.shadowed} shadowed, ${k["fixture-only"]} fixture-only, ${k.uncovered} uncovered, ${k.unmeasured} unmeasured, ${k["not-code"]} not code; shadow ratio ${ratio}`,
   );
   if (report.gate.passed) {
-    out.push(
-      `${p.good("PASS")}: no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})`,
-    );
+    out.push(passLine(report, p));
   } else {
     for (const reason of report.gate.reasons) out.push(`${p.bad("FAIL")}: ${visible(reason)}`);
   }
   return `${out.join("\n")}\n`;
 }
 
+/** The verdict of a passing audit; of an empty patch, that nothing was audited and why. */
+function passLine(report: AuditReport, p: Paint): string {
+  const empty = report.summary.emptyPatch;
+  return empty === null
+    ? `${p.good("PASS")}: no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})`
+    : `${p.good("PASS")}: ${p.warn(visible(empty.message))}`;
+}
+
 /** --quiet: the audit's verdict on one line (several failing verdicts joined by "; "). */
 export function renderAuditVerdict(report: AuditReport, options: TextOptions = {}): string {
   const p = paint(options.color === true);
   return report.gate.passed
-    ? `${p.good("PASS")}: no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})\n`
+    ? `${passLine(report, p)}\n`
     : `${p.bad("FAIL")}: ${visible(report.gate.reasons.join("; "))}\n`;
 }
 

@@ -120,6 +120,7 @@ function auditReport(
       lines: Object.values(counts).reduce((a, b) => a + b, 0),
       counts,
       shadowRatio: executed === 0 ? null : counts.shadowed / executed,
+      emptyPatch: null,
     },
     files,
     skipped: [],
