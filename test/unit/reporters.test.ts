@@ -694,6 +694,7 @@ describe("output flags", () => {
         { format: "sarif", path: "/tmp/x.sarif" },
       ],
       quiet: false,
+      htmlInstead: null,
     });
   });
 
@@ -704,6 +705,7 @@ describe("output flags", () => {
       stdout: null,
       files: [{ format: "json", path: "/work/dir/r.json" }],
       quiet: false,
+      htmlInstead: null,
     });
     expect(planOutputs(parseOutputRequest({ output: ["r.txt"] }, cwd), "markdown").files).toEqual([
       { format: "markdown", path: "/work/dir/r.txt" },
