@@ -283,6 +283,23 @@ export async function gitOk(
   return result.stdout;
 }
 
+/** Does git track `path` (repository-relative, or absolute inside the work tree)? */
+export async function isTracked(root: string, path: string): Promise<boolean> {
+  const result = await runGit(root, ["ls-files", "--error-unmatch", "--", path]);
+  return result.code === 0;
+}
+
+/** The repository's git directory and its common directory (one in a plain clone), absolute. */
+export async function gitDirectories(root: string): Promise<string[]> {
+  const out = await gitOk(root, ["rev-parse", "--absolute-git-dir", "--git-common-dir"]);
+  const dirs = out
+    .toString("utf8")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((d) => resolve(root, d));
+  return [...new Set(dirs)];
+}
+
 /** NUL-separated output (`-z`) as its non-empty fields. */
 export function splitNul(buffer: Buffer): string[] {
   return buffer

@@ -5,17 +5,12 @@
 // checkout's layout (I/O here; the text rules are in src/core/python-imports.ts) and refuse.
 
 import { join } from "node:path";
-import { runGit } from "../adapters/git.js";
+import { isTracked } from "../adapters/git.js";
 import { fileExists, isDirectory, readFileBytes, readTextOrNull } from "../adapters/repo-files.js";
 import { InputError } from "../core/errors.js";
 import type { ChangedFile, CoverageSource } from "../core/model.js";
 import { dirOf, importedModulesIn, matchOf, sameModuleTree } from "../core/python-imports.js";
 import { pythonCodeText } from "../core/python-statements.js";
-
-async function isTracked(root: string, path: string): Promise<boolean> {
-  const result = await runGit(root, ["ls-files", "--error-unmatch", "--", path]);
-  return result.code === 0;
-}
 
 function sameText(a: string, b: string): boolean {
   try {

@@ -105,6 +105,7 @@ import {
   type ParsedDiff,
   parseDiff,
 } from "../core/unified-diff.js";
+import { type EmptyPatchReason, emptyPatchReason } from "./empty-patch.js";
 import {
   type ExecutedOf,
   executedOfSource,
@@ -220,6 +221,8 @@ export interface AuditRun {
   sources: Map<string, string>;
   /** When the patch changed the config's settings: judged by the stricter of both. */
   settingsChange: SettingsChange | null;
+  /** Why nothing was audited when the patch changes no file, else null. */
+  emptyPatch: EmptyPatchReason | null;
 }
 
 /** A patch; from a user's diff, also that diff as parsed (with its shown lines), for the checks. */
@@ -1498,6 +1501,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       audit,
       sources: new Map(prepared.map(({ change, text }) => [change.path, text])),
       settingsChange: stricter?.change ?? null,
+      emptyPatch: await emptyPatchReason(root, patch),
     };
   } finally {
     coverage.close();

@@ -12,10 +12,17 @@
 //
 // Only regular files are replaced that way: a symlink is followed (its target is replaced),
 // and a FIFO or a device (`--output json=/dev/stdout`) is written to, never renamed over.
-// `-` as the file is stdout. A report may not overwrite one of the run's own inputs.
+// `-` as the file is stdout. A report never replaces one of the run's own inputs, anything
+// in the repository's .git directory, or a file git tracks that is not a freezegate report
+// (refuseUnsafeOutputs).
+//
+// The HTML report asked for on stdout when stdout is a terminal goes to a file instead
+// (HTML_ON_TERMINAL in the command's directory, as `coverage html` writes its own), and stdout
+// says where; a pipe or a redirection still gets the page.
 
 import * as fs from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { gitDirectories, isTracked } from "../adapters/git.js";
 import { siblingName, writeTargetOf } from "../adapters/write-file.js";
 import { ConfigError, InputError, UsageError } from "../core/errors.js";
 import { parseHistory, type Stats } from "../core/stats.js";
@@ -81,7 +88,9 @@ export function outputDetails(): string {
     "Reports: --format picks the one on stdout; each --output FORMAT=FILE writes one more, e.g.",
     "  --output markdown=freezegate.md --output sarif=freezegate.sarif",
     '(append freezegate.md to "$GITHUB_STEP_SUMMARY": an --output file is replaced whole).',
-    "Files are written together or not at all (temporary files, then renames). Colour when",
+    "Files are written together or not at all (temporary files, then renames); never over a",
+    "file the run read, a file git tracks (unless a freezegate report) or anything in .git.",
+    "--format html on a terminal writes freezegate-report.html instead. Colour when",
     "stdout is a terminal; NO_COLOR or TERM=dumb turns it off, FORCE_COLOR on (FORCE_COLOR=0 off).",
     "Formats:",
     ...names.map((n) => `  ${n.padEnd(width)}${FORMATS[n].description}`),
@@ -102,6 +111,8 @@ export interface OutputRequest {
   quiet: boolean;
   /** --history, absolute, when given. */
   history: string | undefined;
+  /** The directory relative --output paths are in (the command's, -C's). */
+  cwd: string;
 }
 
 function unknownFormat(what: string, name: string): UsageError {
@@ -203,6 +214,7 @@ export function parseOutputRequest(values: OptionValues, cwd: string): OutputReq
     outputs,
     quiet: boolOpt(values, "quiet"),
     history: history === undefined ? undefined : resolve(cwd, history),
+    cwd,
   };
   requested.set(values, request);
   return request;
@@ -269,10 +281,22 @@ export interface OutputPlan {
   stdout: FormatName | null;
   files: Array<{ format: FormatName; path: string }>;
   quiet: boolean;
+  /** The file the HTML report went to because stdout is a terminal (absolute), or null. */
+  htmlInstead: string | null;
 }
 
-/** The request with the config file's `format` as the default --format. */
-export function planOutputs(request: OutputRequest, configFormat: unknown): OutputPlan {
+/** Where the HTML report goes, in the command's directory, when stdout is a terminal. */
+export const HTML_ON_TERMINAL = "freezegate-report.html";
+
+/**
+ * The request with the config file's `format` as the default --format. `stdout`: the stream
+ * the report would be printed on (a terminal turns an HTML report into a file).
+ */
+export function planOutputs(
+  request: OutputRequest,
+  configFormat: unknown,
+  stdout: { isTTY?: boolean } = {},
+): OutputPlan {
   let fallback: FormatName = "text";
   if (configFormat !== undefined) {
     if (typeof configFormat !== "string" || !isFormat(configFormat)) {
@@ -286,12 +310,23 @@ export function planOutputs(request: OutputRequest, configFormat: unknown): Outp
   const toStdout = request.outputs.find((o) => o.path === STDOUT);
   const toFile = request.outputs.filter((o) => o.path !== STDOUT);
   const plainFile = toFile.some((o) => o.format === undefined);
-  return {
-    // `--output FORMAT=-` takes stdout; a plain `--output FILE` takes the --format report.
-    stdout: toStdout ? (toStdout.format ?? main) : plainFile ? null : main,
-    files: toFile.map((o) => ({ format: o.format ?? main, path: o.path })),
-    quiet: request.quiet,
-  };
+  // `--output FORMAT=-` takes stdout; a plain `--output FILE` takes the --format report.
+  const onStdout = toStdout ? (toStdout.format ?? main) : plainFile ? null : main;
+  const files = toFile.map((o) => ({ format: o.format ?? main, path: o.path }));
+  // A page of markup on a terminal helps nobody: it goes to a file, unless `--output html=-`
+  // (or `-`) asked for it on stdout by name.
+  if (onStdout === "html" && toStdout === undefined && stdout.isTTY === true) {
+    const path = join(request.cwd, HTML_ON_TERMINAL);
+    if (files.some((f) => canonicalPath(f.path) === canonicalPath(path))) {
+      throw new UsageError(
+        `--output names ${HTML_ON_TERMINAL}, where the HTML report goes when stdout is a terminal`,
+        { fix: "give that report another file, or pipe stdout (| cat > page.html)" },
+      );
+    }
+    files.push({ format: "html", path });
+    return { stdout: null, files, quiet: request.quiet, htmlInstead: path };
+  }
+  return { stdout: onStdout, files, quiet: request.quiet, htmlInstead: null };
 }
 
 /**
@@ -329,6 +364,11 @@ function fileIdentity(path: string): string {
   if (stat !== null) {
     return stat.isFile() ? `inode ${stat.dev}:${stat.ino}` : `path ${canonicalPath(path)}`;
   }
+  return `path ${canonicalPath(linkEnd(path))}`;
+}
+
+/** Where a chain of symbolic links ends, also when its last link names nothing yet. */
+function linkEnd(path: string): string {
   let end = path;
   for (let hops = 0; hops < 40; hops++) {
     try {
@@ -338,7 +378,7 @@ function fileIdentity(path: string): string {
       break;
     }
   }
-  return `path ${canonicalPath(end)}`;
+  return end;
 }
 
 /** A path as the file system resolves it (through links), also for a file not made yet. */
@@ -354,22 +394,74 @@ function canonicalPath(path: string): string {
   }
 }
 
+/** A path for a message: relative to `cwd` when inside it, else absolute. */
+function shown(path: string, cwd: string): string {
+  const rel = relative(cwd, path);
+  return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? path : rel;
+}
+
+function isInside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
+}
+
 /**
- * A report written over one of the run's own inputs (`--output quarantine.json`, `--output
- * .coverage`) destroys it, and the next run fails on the wreck: refused before anything is
- * written.
+ * Refused before anything is written (exit 2), each a file a report would destroy: one of the
+ * run's own inputs (`--output quarantine.json`, `--output .coverage`, a source file the audit
+ * read), anything in the repository's .git directory (`--output .git/HEAD`), and a file git
+ * tracks (`--output calc/ops.py`) unless it is a freezegate report (a report kept in the
+ * repository is replaced as any report is). The path checked is the one the writer replaces:
+ * a symbolic link's target.
  */
-export function refuseInputsAsOutputs(
+export async function refuseUnsafeOutputs(
   plan: OutputPlan,
   inputs: ReadonlyArray<{ path: string; what: string }>,
-): void {
+  root: string,
+  cwd: string,
+): Promise<void> {
+  if (plan.files.length === 0) return;
   const byPath = new Map(inputs.map((i) => [canonicalPath(i.path), i.what]));
-  for (const { path } of plan.files) {
-    const what = byPath.get(canonicalPath(path));
+  const byInode = new Map<string, string>();
+  for (const i of inputs) {
+    const stat = statOrNull(i.path);
+    if (stat?.isFile()) byInode.set(`${stat.dev}:${stat.ino}`, i.what);
+  }
+  const gitDirs = (await gitDirectories(root)).map(canonicalPath);
+  const repoRoot = canonicalPath(root);
+  for (const file of plan.files) {
+    const target = canonicalPath(linkEnd(file.path));
+    const stat = statOrNull(target);
+    const named = file.path === plan.htmlInstead ? "the HTML report's file" : `--output`;
+    const what =
+      byPath.get(target) ?? (stat?.isFile() ? byInode.get(`${stat.dev}:${stat.ino}`) : undefined);
     if (what !== undefined) {
-      throw new UsageError(`--output ${path} is the ${what} this run reads`, {
+      throw new UsageError(`${named} ${shown(file.path, cwd)} is the ${what} this run reads`, {
         fix: "write the report to another file",
       });
+    }
+    const inGit =
+      gitDirs.some((dir) => isInside(target, dir)) ||
+      [file.path, target].some((p) => p.split(sep).includes(".git"));
+    if (inGit) {
+      throw new UsageError(
+        `${named} ${shown(file.path, cwd)} is inside the repository's .git directory: a report there would break the repository`,
+        { fix: "write the report to a file outside .git" },
+      );
+    }
+    // A FIFO or a device is written through, not replaced; a report is replaced as ever.
+    if (stat !== null && (!stat.isFile() || isFreezegateReport(target))) continue;
+    if (file.path === plan.htmlInstead && stat !== null) {
+      throw new UsageError(
+        `stdout is a terminal, so the HTML report goes to ${shown(file.path, cwd)}, but that file is not a freezegate report`,
+        {
+          fix: "move that file away, pass --output html=FILE, or pipe stdout (| cat > page.html)",
+        },
+      );
+    }
+    if (isInside(target, repoRoot) && (await isTracked(root, target))) {
+      throw new UsageError(
+        `${named} ${shown(file.path, cwd)} is a file git tracks${stat === null ? "" : " and not a freezegate report"}: the report would replace it`,
+        { fix: "write the report to a file git does not track (an ignored or new one)" },
+      );
     }
   }
 }
@@ -558,7 +650,7 @@ export function writeFilesAtomically(
 export function emitReports(
   report: AuditReport | CheckReport,
   plan: OutputPlan,
-  io: Pick<CommandIo, "stdout" | "env">,
+  io: Pick<CommandIo, "stdout" | "env" | "cwd">,
   extras: Pick<RenderContext, "sources" | "history" | "directory">,
 ): void {
   const base: RenderContext = { color: false, quiet: false, ...extras };
@@ -581,6 +673,11 @@ export function emitReports(
   writeFilesAtomically(files.filter((f) => !viaStdout.includes(f)));
   for (const f of viaStdout) io.stdout.write(f.content);
   if (stdout !== null) io.stdout.write(stdout);
+  if (plan.htmlInstead !== null) {
+    io.stdout.write(
+      `freezegate: wrote the HTML report to ${shown(plan.htmlInstead, io.cwd)} (stdout is a terminal; pipe it, or pass --output html=FILE, to put the page elsewhere)\n`,
+    );
+  }
 }
 
 function isOwnStdout(path: string): boolean {

@@ -4,6 +4,7 @@
 // adding a field does not.
 
 import { relative } from "node:path";
+import type { EmptyPatchReason } from "../app/empty-patch.js";
 import type { AuditRun } from "../app/run-audit.js";
 import type {
   FailableVerdict,
@@ -11,6 +12,7 @@ import type {
   SkipReason,
   VerdictCounts,
 } from "../core/shadow-audit.js";
+import { emptyPatchSentence } from "./words.js";
 
 export const AUDIT_SCHEMA_VERSION = 1;
 
@@ -45,6 +47,8 @@ export interface AuditReport {
     lines: number;
     counts: VerdictCounts;
     shadowRatio: number | null;
+    /** null when the patch changes a file; else why nothing was audited, in a sentence. */
+    emptyPatch: { reason: EmptyPatchReason; message: string } | null;
   };
   files: Array<{
     path: string;
@@ -64,6 +68,12 @@ function rel(root: string, path: string): string {
 export function buildAuditReport(run: AuditRun, version: string): AuditReport {
   const { audit } = run;
   const source = run.patch.source;
+  const patch: AuditReport["patch"] =
+    source.kind === "range"
+      ? { source: "range", base: source.base, head: source.head, mergeBase: source.mergeBase }
+      : source.kind === "diff"
+        ? { source: "diff", file: source.file === "-" ? "-" : rel(run.root, source.file) }
+        : { source: source.kind };
   return {
     schema: "freezegate/audit",
     schemaVersion: AUDIT_SCHEMA_VERSION,
@@ -74,12 +84,7 @@ export function buildAuditReport(run: AuditRun, version: string): AuditReport {
       failOn: audit.gate.failOn,
       reasons: audit.gate.reasons,
     },
-    patch:
-      source.kind === "range"
-        ? { source: "range", base: source.base, head: source.head, mergeBase: source.mergeBase }
-        : source.kind === "diff"
-          ? { source: "diff", file: source.file === "-" ? "-" : rel(run.root, source.file) }
-          : { source: source.kind },
+    patch,
     coverage: {
       format: run.coverage.format,
       dataFiles: run.coverage.dataFiles.map((f) => rel(run.root, f)),
@@ -96,7 +101,13 @@ export function buildAuditReport(run: AuditRun, version: string): AuditReport {
       tests: run.frozen.frozenTests,
       unresolved: run.frozen.unresolved,
     },
-    summary: audit.summary,
+    summary: {
+      ...audit.summary,
+      emptyPatch:
+        run.emptyPatch === null
+          ? null
+          : { reason: run.emptyPatch, message: emptyPatchSentence(run.emptyPatch, patch) },
+    },
     files: audit.files,
     skipped: audit.skipped,
   };

@@ -9,7 +9,7 @@ import { describeSource } from "../core/ledger.js";
 import type { Freeze, LedgerSource } from "../core/ledger-model.js";
 import { type AuditReport, buildAuditReport } from "./audit-report.js";
 import { type IssueCode, unresolvedMessage, verdictLevel } from "./issues.js";
-import { renderText as renderAuditText } from "./text.js";
+import { renderText as renderAuditText, type TextOptions } from "./text.js";
 import { jsonText, visible } from "./words.js";
 
 export const CHECK_SCHEMA_VERSION = 1;
@@ -198,8 +198,11 @@ function gateVerdict(g: CheckGateReport): string {
     : `failed, not blocking (${errors} error${errors === 1 ? "" : "s"})`;
 }
 
-export function renderCheckText(report: CheckReport): string {
-  const out: string[] = [renderAuditText(report.audit).trimEnd(), ""];
+export function renderCheckText(
+  report: CheckReport,
+  options: Pick<TextOptions, "sources"> = {},
+): string {
+  const out: string[] = [renderAuditText(report.audit, options).trimEnd(), ""];
   out.push(
     `ledger: ${visible(report.ledger.file)} (${describeSource(report.ledger.format)}; ${report.ledger.freezes} freeze(s), ${report.ledger.properties} propert${report.ledger.properties === 1 ? "y" : "ies"}); judged on ${report.today}; known tests: ${visible(report.knownTests)}`,
   );

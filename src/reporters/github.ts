@@ -5,13 +5,18 @@
 // and 10 warning annotations (and 50 per job); the rest are dropped silently. So runs of lines
 // become one ranged annotation, and when a level has more than 10 the 10th says how many were
 // left out (the 9 shown are the most important: shadowed lines, then errors, then the rest);
-// every problem is still listed as plain log lines after the annotations. Escaping
-// follows actions/toolkit's command.ts: "%", CR and LF in the message; also ":" and "," in
-// property values. Plain lines get no newline and no `##[` from the repository either (see
-// words.ts), so a test name can never start a workflow command of its own.
+// every problem is still listed as plain log lines after the annotations.
+//
+// Strings from the repository are escaped as in the text report (visible() in words.ts): a
+// control character (ESC, TAB, a newline) is written as a visible escape (`\u001b`, `\t`, `\n`)
+// and `##[` gets a backslash, in the annotations' properties and messages and in the plain log
+// lines alike, so a test name can never start a workflow command of its own or paint the log.
+// On top of that, annotations follow actions/toolkit's command.ts: "%", CR and LF escaped in
+// the message; also ":" and "," in property values.
 
 import {
   type AnyReport,
+  auditOf,
   byImportance,
   codeInfo,
   type Issue,
@@ -20,7 +25,7 @@ import {
   reportIssueRanges,
   verdictSentence,
 } from "./issues.js";
-import { collapseControls } from "./words.js";
+import { visible } from "./words.js";
 
 /** Annotations of one level that GitHub shows per step. */
 export const ANNOTATIONS_PER_LEVEL = 10;
@@ -47,8 +52,8 @@ export function escapeProperty(text: string): string {
 }
 
 function command(level: Level, props: Array<[string, string | number]>, message: string): string {
-  const list = props.map(([k, v]) => `${k}=${escapeProperty(String(v))}`).join(",");
-  return `::${COMMAND[level]}${list === "" ? "" : ` ${list}`}::${escapeData(cut(message, MESSAGE_MAX))}`;
+  const list = props.map(([k, v]) => `${k}=${escapeProperty(visible(String(v)))}`).join(",");
+  return `::${COMMAND[level]}${list === "" ? "" : ` ${list}`}::${escapeData(cut(visible(message), MESSAGE_MAX))}`;
 }
 
 function annotation(issue: Issue): string {
@@ -65,7 +70,7 @@ function annotation(issue: Issue): string {
 
 /** A plain log line: one line whatever the repository put in it. */
 function logLine(text: string): string {
-  return collapseControls(text);
+  return visible(text);
 }
 
 function where(issue: Issue): string {
@@ -80,15 +85,28 @@ const LEVEL_WORD: Record<Level, string> = { error: "errors", warning: "warnings"
 export function renderGithub(report: AnyReport): string {
   const issues = reportIssueRanges(report);
   const out: string[] = [];
+  // An empty patch passes, but a run that audited nothing must not look green on the pull
+  // request: the first warning says so, within the warnings' budget.
+  const empty = auditOf(report).summary.emptyPatch;
+  const first = {
+    error: [] as string[],
+    warning:
+      empty === null
+        ? []
+        : [command("warning", [["title", "freezegate: nothing audited"]], empty.message)],
+    note: [] as string[],
+  };
   for (const level of ["error", "warning", "note"] as const) {
+    out.push(...first[level]);
+    const budget = ANNOTATIONS_PER_LEVEL - first[level].length;
     // The budget goes to what matters most: a shadowed line must not lose its annotation to
     // a dozen unmeasured files whose paths sort first.
     const mine = byImportance(issues.filter((i) => i.level === level));
-    if (mine.length <= ANNOTATIONS_PER_LEVEL) {
+    if (mine.length <= budget) {
       out.push(...mine.map(annotation));
       continue;
     }
-    const shown = mine.slice(0, ANNOTATIONS_PER_LEVEL - 1);
+    const shown = mine.slice(0, budget - 1);
     out.push(...shown.map(annotation));
     const rest = mine.length - shown.length;
     out.push(

@@ -17,7 +17,7 @@ import { pct, type Stats } from "../core/stats.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckGateReport, CheckLedgerEntry, CheckReport } from "./check-report.js";
 import type { RenderContext, Renderer } from "./registry.js";
-import { describePatch, plural, SKIP_WORDS } from "./words.js";
+import { describePatch, plural, SKIP_WORDS, sourceLines } from "./words.js";
 
 // ---------------------------------------------------------------------------------------------
 // Escaping by construction.
@@ -108,6 +108,7 @@ code,.code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font
 .verdict-line{font-size:1.1rem;font-weight:600;padding:.5rem .8rem;border-radius:6px;border-left:6px solid}
 .verdict-line.pass{background:var(--def-bg);border-color:var(--def)}
 .verdict-line.fail{background:var(--sha-bg);border-color:var(--sha)}
+.verdict-line.empty{background:var(--unc-bg);border-color:var(--unc)}
 dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.8rem 0}
 dl.meta dt{color:var(--muted)}dl.meta dd{margin:0;overflow-wrap:anywhere}
 nav ul{display:flex;flex-wrap:wrap;gap:.3rem 1.2rem;padding:0;list-style:none}
@@ -236,15 +237,8 @@ function testsCell(line: LineReport, measured: boolean): Html {
   }</details>`;
 }
 
-function sourceLines(text: string | undefined): string[] | null {
-  if (text === undefined) return null;
-  const lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
-  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-
 function fileSection(file: FileReport, index: number, source: string | undefined): Html {
-  const lines = sourceLines(source);
+  const lines = source === undefined ? null : sourceLines(source);
   const changed = new Map(file.lines.map((l) => [l.line, l]));
   // Which line numbers to show: every changed line, with a little source around it.
   const shown = new Set<number>();
@@ -528,9 +522,19 @@ function verdictLine(report: AuditReport | CheckReport): Html {
       ? h`<p class="verdict-line pass" role="status">PASS: no blocking gate failed</p>`
       : h`<p class="verdict-line fail" role="status">FAIL: blocking gate${report.failedGates.length === 1 ? "" : "s"} failed: ${report.failedGates.join(", ")}</p>`;
   }
+  if (report.summary.emptyPatch !== null) {
+    return h`<p class="verdict-line empty" role="status">PASS: ${report.summary.emptyPatch.message}</p>`;
+  }
   return report.gate.passed
     ? h`<p class="verdict-line pass" role="status">PASS: no changed line fails the gate</p>`
     : h`<p class="verdict-line fail" role="status">FAIL: ${report.gate.reasons.join("; ")}</p>`;
+}
+
+/** A check's verdict is its gates'; that its patch changed no file is said beside it. */
+function emptyPatchLine(report: AuditReport | CheckReport): Html | string {
+  if (report.schema !== "freezegate/check" || report.audit.summary.emptyPatch === null) return "";
+  return h`
+<p class="verdict-line empty" role="note">${report.audit.summary.emptyPatch.message}</p>`;
 }
 
 export const renderHtml: Renderer = (report: AuditReport | CheckReport, ctx: RenderContext) => {
@@ -572,7 +576,7 @@ export const renderHtml: Renderer = (report: AuditReport | CheckReport, ctx: Ren
 <body>
 <header>
 <h1>freezegate ${kind} report</h1>
-${verdictLine(report)}
+${verdictLine(report)}${emptyPatchLine(report)}
 <dl class="meta">${meta.map(([k, v]) => h`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
 ${
   audit.frozen.unresolved.length === 0

@@ -187,10 +187,52 @@ export function lineMessage(
   }
 }
 
-interface LineIssue extends Issue {
-  /** What makes two consecutive lines one range (same verdict, same tests). */
-  sameAs: string;
+/** A run: consecutive changed lines of one file that share a verdict and tests. */
+export interface LineRun {
+  path: string;
+  /** The run's first line (every line of the run has its verdict and tests). */
   first: LineResult;
+  line: number;
+  endLine: number;
+}
+
+/** What makes two consecutive changed lines one run: the same verdict and the same tests. */
+export function sameVerdictAndTests(result: LineResult): string {
+  return JSON.stringify([
+    result.verdict,
+    result.frozenTests,
+    result.fixtureTests,
+    result.outsideTests,
+  ]);
+}
+
+/**
+ * The changed lines folded into runs: consecutive lines of one file to which `keyOf` gives the
+ * same key (null: the line is in no run). The one way every format folds lines into ranges.
+ */
+export function lineRuns(
+  files: AuditReport["files"],
+  keyOf: (result: LineResult) => string | null,
+): LineRun[] {
+  const out: Array<LineRun & { key: string }> = [];
+  for (const file of files) {
+    for (const result of file.lines) {
+      const key = keyOf(result);
+      if (key === null) continue;
+      const prev = out[out.length - 1];
+      if (
+        prev !== undefined &&
+        prev.path === file.path &&
+        prev.key === key &&
+        result.line === prev.endLine + 1
+      ) {
+        prev.endLine = result.line;
+        continue;
+      }
+      out.push({ path: file.path, first: result, line: result.line, endLine: result.line, key });
+    }
+  }
+  return out.map(({ key: _, ...run }) => run);
 }
 
 /**
@@ -232,36 +274,29 @@ export function unresolvedIssues(audit: AuditReport): Issue[] {
   }));
 }
 
-function lineIssuesOf(audit: AuditReport, failingLevel: Level): LineIssue[] {
+/**
+ * The changed lines that need attention as issues, one per run of lines with the same verdict
+ * and tests (`fold`), or one per line.
+ */
+function lineIssuesOf(audit: AuditReport, failingLevel: Level, fold: boolean): Issue[] {
   const failOn = new Set<string>(audit.gate.failOn);
-  const out: LineIssue[] = [];
-  for (const file of audit.files) {
-    for (const result of file.lines) {
-      const verdict = result.verdict;
-      const level = verdictLevel(verdict, failOn, failingLevel);
-      if (level === null || verdict === "defended" || verdict === "not-code") continue;
-      const tests = verdict === "fixture-only" ? result.fixtureTests : result.frozenTests;
-      out.push({
-        code: LINE_CODES[verdict],
-        gate: "shadow",
-        level,
-        path: file.path,
-        line: result.line,
-        endLine: result.line,
-        message: lineMessage(verdict, result.line, result.line, result),
-        tests,
-        first: result,
-        sameAs: JSON.stringify([
-          verdict,
-          level,
-          result.frozenTests,
-          result.fixtureTests,
-          result.outsideTests,
-        ]),
-      });
-    }
-  }
-  return out;
+  const levelOf = (result: LineResult) => verdictLevel(result.verdict, failOn, failingLevel);
+  const runs = lineRuns(audit.files, (result) =>
+    levelOf(result) === null ? null : fold ? sameVerdictAndTests(result) : `${result.line}`,
+  );
+  return runs.map(({ path, first, line, endLine }) => {
+    const verdict = first.verdict as FailableVerdict;
+    return {
+      code: LINE_CODES[verdict],
+      gate: "shadow",
+      level: levelOf(first) as Level,
+      path,
+      line,
+      endLine,
+      message: lineMessage(verdict, line, endLine, first),
+      tests: verdict === "fixture-only" ? first.fixtureTests : first.frozenTests,
+    };
+  });
 }
 
 /**
@@ -269,39 +304,12 @@ function lineIssuesOf(audit: AuditReport, failingLevel: Level): LineIssue[] {
  * (at `failingLevel`), and fixture-only lines that do not (as warnings).
  */
 export function lineIssues(audit: AuditReport, failingLevel: Level = "error"): Issue[] {
-  return lineIssuesOf(audit, failingLevel).map(({ sameAs: _, first: __, ...issue }) => issue);
+  return lineIssuesOf(audit, failingLevel, false);
 }
 
 /** Consecutive lines of one file with the same verdict and tests, as one range. */
 export function lineRanges(audit: AuditReport, failingLevel: Level = "error"): Issue[] {
-  const out: LineIssue[] = [];
-  for (const issue of lineIssuesOf(audit, failingLevel)) {
-    const prev = out[out.length - 1];
-    if (
-      prev &&
-      prev.path === issue.path &&
-      prev.sameAs === issue.sameAs &&
-      prev.endLine !== null &&
-      issue.line === prev.endLine + 1
-    ) {
-      prev.endLine = issue.line;
-      continue;
-    }
-    out.push({ ...issue });
-  }
-  return out.map(({ sameAs: _, first, ...issue }) =>
-    issue.line === issue.endLine
-      ? issue
-      : {
-          ...issue,
-          message: lineMessage(
-            first.verdict as FailableVerdict,
-            issue.line as number,
-            issue.endLine as number,
-            first,
-          ),
-        },
-  );
+  return lineIssuesOf(audit, failingLevel, true);
 }
 
 /** A gate finding's level: errors of a non-blocking gate fail nothing, so they are warnings. */
@@ -425,12 +433,15 @@ export function verdictSentence(report: AnyReport): { passed: boolean; text: str
           text: `blocking gate${n === 1 ? "" : "s"} failed: ${report.failedGates.join(", ")}`,
         };
   }
-  return report.gate.passed
-    ? {
-        passed: true,
-        text: `no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})`,
-      }
-    : { passed: false, text: report.gate.reasons.join("; ") };
+  if (!report.gate.passed) return { passed: false, text: report.gate.reasons.join("; ") };
+  const empty = report.summary.emptyPatch;
+  return {
+    passed: true,
+    text:
+      empty === null
+        ? `no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})`
+        : empty.message,
+  };
 }
 
 /** "base...HEAD", "staged changes", ...: which patch was audited (no merge base). */

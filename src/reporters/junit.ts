@@ -71,17 +71,21 @@ function caseXml(c: Case): string[] {
     body.push(`      <skipped${attrs({ message: c.summary })}/>`);
   }
   const out = [
-    ...(c.state === "passed" && c.issues.length > 0 ? [issueLines(c.issues)] : []),
+    ...(c.state !== "failure" && c.issues.length > 0 ? [issueLines(c.issues)] : []),
     ...c.notes.map((n) => `note: ${n}`),
   ];
   if (out.length > 0) body.push(`      <system-out>${escapeXml(out.join("\n"))}</system-out>`);
   return body.length === 0 ? [`${open}/>`] : [`${open}>`, ...body, "    </testcase>"];
 }
 
-function gateCase(g: CheckGateReport, issues: readonly Issue[]): Case {
+function gateCase(g: CheckGateReport, issues: readonly Issue[], empty: string | null): Case {
   const mine = issues.filter((i) => i.gate === g.gate);
   const errors = g.findings.filter((f) => f.severity === "error").length;
   const name = `${g.gate} gate`;
+  // A patch that changes no file leaves the shadow gate nothing to judge: skipped, with why.
+  if (g.gate === "shadow" && empty !== null && errors === 0) {
+    return { name, state: "skipped", summary: empty, issues: mine, notes: g.notes };
+  }
   if (!g.ran) {
     return {
       name,
@@ -115,13 +119,19 @@ export function renderJunit(report: AnyReport): string {
   let suite: string;
   if (isCheckReport(report)) {
     suite = "freezegate check";
-    cases = report.gates.map((g) => gateCase(g, issues));
+    const empty = report.audit.summary.emptyPatch?.message ?? null;
+    cases = report.gates.map((g) => gateCase(g, issues, empty));
   } else {
     suite = "freezegate audit";
     cases = [
       {
         name: "shadow audit",
-        state: report.gate.passed ? "passed" : "failure",
+        state:
+          report.summary.emptyPatch !== null
+            ? "skipped"
+            : report.gate.passed
+              ? "passed"
+              : "failure",
         summary: verdictSentence(report).text,
         issues,
         notes: [],

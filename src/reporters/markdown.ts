@@ -8,7 +8,7 @@
 // someone. The only HTML is the <details> and <br> this module writes itself.
 
 import { describeSource } from "../core/ledger.js";
-import type { LineResult, Verdict } from "../core/shadow-audit.js";
+import type { Verdict } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckGateReport, CheckReport } from "./check-report.js";
 import {
@@ -17,7 +17,9 @@ import {
   type Issue,
   isCheckReport,
   lineRanges,
+  lineRuns,
   reportIssueRanges,
+  sameVerdictAndTests,
   verdictSentence,
 } from "./issues.js";
 import { collapseControls, plural } from "./words.js";
@@ -115,27 +117,6 @@ const SKIP_WORDS: Record<AuditReport["skipped"][number]["reason"], string> = {
   "no-lines": "no added lines",
 };
 
-/** Runs of consecutive lines with one verdict and the same tests, per file. */
-function verdictRuns(
-  audit: AuditReport,
-  verdict: Verdict,
-): Array<{ path: string; first: LineResult; last: number }> {
-  const out: Array<{ path: string; first: LineResult; last: number; key: string }> = [];
-  for (const file of audit.files) {
-    for (const l of file.lines) {
-      if (l.verdict !== verdict) continue;
-      const key = JSON.stringify([l.frozenTests, l.fixtureTests, l.outsideTests]);
-      const prev = out[out.length - 1];
-      if (prev && prev.path === file.path && prev.key === key && prev.last + 1 === l.line) {
-        prev.last = l.line;
-      } else {
-        out.push({ path: file.path, first: l, last: l.line, key });
-      }
-    }
-  }
-  return out;
-}
-
 function auditContext(audit: AuditReport): string {
   const p = audit.patch;
   const base =
@@ -198,15 +179,22 @@ function auditBody(audit: AuditReport, shadowIssues: readonly Issue[]): string[]
 
   const others: string[][] = [];
   for (const verdict of ["fixture-only", "uncovered", "unmeasured"] as const) {
-    for (const run of verdictRuns(audit, verdict)) {
+    const runs = lineRuns(audit.files, (l) =>
+      l.verdict === verdict ? sameVerdictAndTests(l) : null,
+    );
+    for (const run of runs) {
       const why =
         verdict === "fixture-only"
           ? `${WHY[verdict]} ${codes(run.first.fixtureTests, 3).replace(/<br>/g, ", ")}`
           : verdict === "uncovered" && run.first.outsideTests
             ? `${WHY[verdict]}, only by code outside tests (import time)`
             : WHY[verdict];
-      const span = run.first.line === run.last ? `${run.last}` : `${run.first.line}-${run.last}`;
-      others.push([mdCode(run.path), span, failOn.has(verdict) ? `**${verdict}**` : verdict, why]);
+      others.push([
+        mdCode(run.path),
+        lineSpan(run),
+        failOn.has(verdict) ? `**${verdict}**` : verdict,
+        why,
+      ]);
     }
   }
   if (others.length > 0) {
@@ -317,6 +305,8 @@ export function renderMarkdown(report: AnyReport): string {
       `Ledger ${mdCode(l.file, false)} (${mdText(describeSource(l.format))}; ${plural(l.freezes, "freeze")}, ${plural(l.properties, "property", "properties")}), judged on ${mdText(report.today)}; known tests: ${mdText(report.knownTests)}`,
     );
     out.push("", "#### Shadow audit", "");
+    const empty = report.audit.summary.emptyPatch;
+    if (empty !== null) out.push(`⚠️ ${mdText(empty.message)}`, "");
     out.push(...auditBody(report.audit, issues));
     out.push(...findingsSection(report, issues));
   } else {

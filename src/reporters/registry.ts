@@ -19,7 +19,7 @@ export interface RenderContext {
   color: boolean;
   /** --quiet (text only) */
   quiet: boolean;
-  /** For the HTML report: source text of each changed file (repo path -> text). */
+  /** For the text, HTML and SARIF reports: source text of each changed file (repo path -> text). */
   sources: ReadonlyMap<string, string>;
   /** For the HTML report: the stats history (JSON lines already parsed), or null. */
   history: readonly Stats[] | null;
@@ -38,12 +38,13 @@ export interface FormatSpec {
 function renderTextFormat(report: AuditReport | CheckReport, ctx: RenderContext): string {
   const options = {
     color: ctx.color,
+    sources: ctx.sources,
     ...(ctx.directory === undefined ? {} : { directory: ctx.directory }),
   };
   if (isCheckReport(report)) {
     if (ctx.quiet) return renderCheckVerdict(report, options);
-    const plain = renderCheckText(report);
-    return ctx.color ? paintCheckText(plain, report) : plain;
+    const plain = renderCheckText(report, options);
+    return ctx.color ? paintCheckText(plain, report, options) : plain;
   }
   return ctx.quiet ? renderAuditVerdict(report, options) : renderText(report, options);
 }

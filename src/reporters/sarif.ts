@@ -30,7 +30,7 @@ import {
   reportIssueRanges,
   verdictSentence,
 } from "./issues.js";
-import { jsonText } from "./words.js";
+import { jsonText, sourceLines } from "./words.js";
 
 export const SARIF_SCHEMA_URI =
   "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
@@ -74,7 +74,7 @@ interface FileLines {
 }
 
 function fileLines(source: string): FileLines {
-  const text = source.split(/\r?\n/).map((l) => l.trim());
+  const text = sourceLines(source).map((l) => l.trim());
   const seen = new Map<string, number>();
   const occurrence = text.map((t) => {
     const n = seen.get(t) ?? 0;
@@ -260,6 +260,18 @@ export function renderSarif(
             executionSuccessful: true,
             exitCode,
             exitCodeDescription: `${verdict.passed ? "pass" : "fail"}: ${verdict.text}`,
+            // Nothing audited is no result at a place in the code: a notification of the run.
+            ...(audit.summary.emptyPatch === null
+              ? {}
+              : {
+                  toolExecutionNotifications: [
+                    {
+                      descriptor: { id: "empty-patch" },
+                      level: "warning",
+                      message: { text: audit.summary.emptyPatch.message },
+                    },
+                  ],
+                }),
           },
         ],
         columnKind: "unicodeCodePoints",

@@ -5,10 +5,11 @@
 // plain report, which golden files and scripts rely on.
 
 import { isAbsolute, posix } from "node:path";
-import type { LineResult, Verdict } from "../core/shadow-audit.js";
+import type { Verdict } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckReport } from "./check-report.js";
-import { describePatch, jsonText, plural, SKIP_WORDS, visible } from "./words.js";
+import { type LineRun, lineRuns, sameVerdictAndTests } from "./issues.js";
+import { describePatch, jsonText, plural, SKIP_WORDS, sourceLines, visible } from "./words.js";
 
 /** How words are painted: identity functions when colour is off. */
 export interface Paint {
@@ -50,6 +51,8 @@ export interface TextOptions {
    * input files relative to it ("../.coverage" from tests/), as the user would type them.
    */
   directory?: string;
+  /** Source text of each audited file (repository path -> text), for the shadowed lines. */
+  sources?: ReadonlyMap<string, string>;
 }
 
 /** A report's repository path as seen from `directory`; absolute paths as they are. */
@@ -83,7 +86,50 @@ function listTests(tests: readonly string[], max = 5): string {
   return tests.length <= max ? shown : `${shown}, and ${tests.length - max} more`;
 }
 
-function fileSection(file: AuditReport["files"][number], p: Paint): string[] {
+/** Source lines shown under a shadowed run; a longer run shows one less and counts the rest. */
+export const SOURCE_LINES_SHOWN = 6;
+/** Characters of a source line shown; the rest of a longer line is cut off ("…"). */
+export const SOURCE_LINE_MAX = 160;
+
+/**
+ * The source of lines `from`-`to` under a run, as diff-cover shows its missing lines: each line
+ * with its number, escaped as every repository string is (visible()), at most
+ * SOURCE_LINES_SHOWN lines of at most SOURCE_LINE_MAX characters. Nothing without the text.
+ */
+function sourceExcerpt(
+  lines: readonly string[] | null,
+  from: number,
+  to: number,
+  p: Paint,
+): string[] {
+  if (lines === null) return [];
+  const last = Math.min(to, lines.length);
+  if (from > last) return [];
+  const total = last - from + 1;
+  const shown = total <= SOURCE_LINES_SHOWN ? total : SOURCE_LINES_SHOWN - 1;
+  const width = String(from + shown - 1).length;
+  const out: string[] = [];
+  for (let n = from; n < from + shown; n++) {
+    const chars = [...(lines[n - 1] ?? "")];
+    const text =
+      chars.length <= SOURCE_LINE_MAX
+        ? chars.join("")
+        : `${chars.slice(0, SOURCE_LINE_MAX).join("")}…`;
+    out.push(`    ${p.faint(`${String(n).padStart(width)} |`)} ${visible(text)}`.trimEnd());
+  }
+  if (shown < total) {
+    out.push(
+      `    ${" ".repeat(width)}   … ${plural(total - shown, "more line")} (${from + shown}-${last})`,
+    );
+  }
+  return out;
+}
+
+function fileSection(
+  file: AuditReport["files"][number],
+  source: string | undefined,
+  p: Paint,
+): string[] {
   const out: string[] = [];
   const by = (v: Verdict) => file.lines.filter((l) => l.verdict === v);
   const counts = (
@@ -95,25 +141,23 @@ function fileSection(file: AuditReport["files"][number], p: Paint): string[] {
   out.push(
     `${p.strong(visible(file.path))}${file.oldPath ? ` (from ${visible(file.oldPath)})` : ""}: ${counts.join(", ")}`,
   );
-  // Shadowed lines that share a statement and the same frozen tests are shown together.
-  const shadowed = by("shadowed");
-  const groups = new Map<string, LineResult[]>();
-  for (const line of shadowed) {
-    const key = `${line.statement}\u0000${line.frozenTests.join("\u0000")}`;
-    const group = groups.get(key);
-    if (group) group.push(line);
-    else groups.set(key, [line]);
-  }
-  for (const group of groups.values()) {
-    const first = group[0] as LineResult;
+  // Runs of consecutive lines with one verdict and the same tests are one entry, as in every
+  // other format; a shadowed run shows its source.
+  const runsOf = (verdict: Verdict) =>
+    lineRuns([file], (l) => (l.verdict === verdict ? sameVerdictAndTests(l) : null));
+  const span = (run: LineRun) =>
+    run.line === run.endLine ? `${run.line}` : `${run.line}-${run.endLine}`;
+  const lines = source === undefined ? null : sourceLines(source);
+  for (const run of runsOf("shadowed")) {
     out.push(
-      `  ${p.bad("SHADOWED")} ${foldRanges(group.map((l) => l.line))}: only frozen tests cover it: ${listTests(first.frozenTests)}`,
+      `  ${p.bad("SHADOWED")} ${span(run)}: only frozen tests cover it: ${listTests(run.first.frozenTests)}`,
+      ...sourceExcerpt(lines, run.line, run.endLine, p),
     );
   }
-  const fixture = by("fixture-only");
-  for (const line of fixture) {
+  for (const run of runsOf("fixture-only")) {
+    const { fixtureTests, frozenTests } = run.first;
     out.push(
-      `  ${p.warn("FIXTURE-ONLY")} ${line.line}: run only in setup/teardown of ${listTests(line.fixtureTests)}${line.frozenTests.length ? `; frozen: ${listTests(line.frozenTests)}` : ""}`,
+      `  ${p.warn("FIXTURE-ONLY")} ${span(run)}: run only in setup/teardown of ${listTests(fixtureTests)}${frozenTests.length ? `; frozen: ${listTests(frozenTests)}` : ""}`,
     );
   }
   const uncovered = by("uncovered");
@@ -154,7 +198,7 @@ export function renderText(report: AuditReport, options: TextOptions = {}): stri
   }
   for (const file of report.files) {
     out.push("");
-    out.push(...fileSection(file, p));
+    out.push(...fileSection(file, options.sources?.get(file.path), p));
   }
   if (report.skipped.length) {
     out.push("");
@@ -173,20 +217,26 @@ export function renderText(report: AuditReport, options: TextOptions = {}): stri
     `summary: ${k.defended} defended, ${k.shadowed} shadowed, ${k["fixture-only"]} fixture-only, ${k.uncovered} uncovered, ${k.unmeasured} unmeasured, ${k["not-code"]} not code; shadow ratio ${ratio}`,
   );
   if (report.gate.passed) {
-    out.push(
-      `${p.good("PASS")}: no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})`,
-    );
+    out.push(passLine(report, p));
   } else {
     for (const reason of report.gate.reasons) out.push(`${p.bad("FAIL")}: ${visible(reason)}`);
   }
   return `${out.join("\n")}\n`;
 }
 
+/** The verdict of a passing audit; of an empty patch, that nothing was audited and why. */
+function passLine(report: AuditReport, p: Paint): string {
+  const empty = report.summary.emptyPatch;
+  return empty === null
+    ? `${p.good("PASS")}: no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})`
+    : `${p.good("PASS")}: ${p.warn(visible(empty.message))}`;
+}
+
 /** --quiet: the audit's verdict on one line (several failing verdicts joined by "; "). */
 export function renderAuditVerdict(report: AuditReport, options: TextOptions = {}): string {
   const p = paint(options.color === true);
   return report.gate.passed
-    ? `${p.good("PASS")}: no changed line fails the gate (fail on: ${report.gate.failOn.join(", ")})\n`
+    ? `${passLine(report, p)}\n`
     : `${p.bad("FAIL")}: ${visible(report.gate.reasons.join("; "))}\n`;
 }
 
@@ -234,11 +284,15 @@ function paintCheckLine(line: string, p: Paint): string {
  * the lines check-report.ts writes. Painting only adds escape codes around words already there:
  * stripped of them, the text is the plain report.
  */
-export function paintCheckText(plain: string, report: CheckReport): string {
+export function paintCheckText(
+  plain: string,
+  report: CheckReport,
+  options: Pick<TextOptions, "sources"> = {},
+): string {
   const p = paint(true);
-  const auditPlain = renderText(report.audit).trimEnd();
+  const auditPlain = renderText(report.audit, options).trimEnd();
   if (!plain.startsWith(auditPlain)) return plain;
-  const auditColored = renderText(report.audit, { color: true }).trimEnd();
+  const auditColored = renderText(report.audit, { ...options, color: true }).trimEnd();
   const tail = plain
     .slice(auditPlain.length)
     .split("\n")

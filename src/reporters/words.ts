@@ -1,5 +1,6 @@
 // Small phrases every human-readable format shares, so they read the same everywhere.
 
+import type { EmptyPatchReason } from "../app/empty-patch.js";
 import type { SkipReason } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
 
@@ -33,6 +34,40 @@ export function describePatch(report: AuditReport, { mergeBase = true } = {}): s
     case "worktree":
       return "work tree against HEAD";
   }
+}
+
+/**
+ * The sentence every format shows when the patch changes no file: nothing was audited, and
+ * why, so that an empty range (a base that is the commit under test) never reads as a pass of
+ * the patch.
+ */
+export function emptyPatchSentence(reason: EmptyPatchReason, patch: AuditReport["patch"]): string {
+  if (patch.source !== "range") {
+    const what =
+      patch.source === "staged"
+        ? "nothing is staged"
+        : patch.source === "worktree"
+          ? "the work tree has no changes against HEAD"
+          : `${patch.file === "-" ? "the diff on stdin" : `the diff ${patch.file}`} changes no file`;
+    return `nothing was audited: ${what}`;
+  }
+  const range = `${patch.base}...${patch.head}`;
+  const at = patch.mergeBase.slice(0, 12);
+  switch (reason) {
+    case "base-is-head":
+      return `nothing was audited: the base ${patch.base} is ${patch.head}'s own commit (${at}), so ${range} holds no change; check that the base names the branch the patch is for (an unset or wrong CI variable?)`;
+    case "merge-base-is-head":
+      return `nothing was audited: ${patch.head} (${at}) is already in the history of the base ${patch.base}, so ${range} holds no change; check that the base names the branch the patch is for, not a later commit`;
+    case "no-changes":
+      return `nothing was audited: ${range} changes no file (the commits since the merge base ${at} add up to no change)`;
+  }
+}
+
+/** A file's text as its lines (without line ends; no empty last line for a final newline). */
+export function sourceLines(text: string): string[] {
+  const lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
 }
 
 /**

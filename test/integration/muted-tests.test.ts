@@ -127,13 +127,13 @@ describePython("tests muted or deselected outside the ledger", () => {
     expect(r.stderr).toBe("");
     expect(r.status, r.stdout).toBe(1);
     expect(r.stdout).toContain("app/ledger.py: 5 shadowed");
-    expect(r.stdout).toContain(`SHADOWED 41: only frozen tests cover it: ${STATEMENT}`);
+    expect(r.stdout).toContain(`SHADOWED 41-45: only frozen tests cover it: ${STATEMENT}`);
     expect(shadowNotes()).toContain(
       `1 test(s) muted by an xfail outside the ledger count as frozen (their failures cannot fail the run; the applied record .freezegate/applied.json): ${STATEMENT}`,
     );
     // Without --samples too: the record is at its default place.
     const bare = runCli(["check", "--base", "main", "--today", TODAY], { cwd: repo.dir });
-    expect(bare.stdout).toContain(`SHADOWED 41: only frozen tests cover it: ${STATEMENT}`);
+    expect(bare.stdout).toContain(`SHADOWED 41-45: only frozen tests cover it: ${STATEMENT}`);
   });
 
   it("a record that pytest's settings put elsewhere (freezegate_record) is read there", () => {
@@ -148,7 +148,7 @@ describePython("tests muted or deselected outside the ledger", () => {
     ]);
     // Before: no record beside the samples, so the mute went unseen: exit 0.
     const r = check();
-    expect(r.stdout).toContain(`SHADOWED 41: only frozen tests cover it: ${STATEMENT}`);
+    expect(r.stdout).toContain(`SHADOWED 41-45: only frozen tests cover it: ${STATEMENT}`);
     expect(r.status).toBe(1);
   });
 
@@ -219,7 +219,7 @@ describePython("tests muted or deselected outside the ledger", () => {
       { cwd: repo.dir },
     );
     expect(r.stderr).toBe("");
-    expect(r.stdout).toContain(`SHADOWED 41: only frozen tests cover it: ${STATEMENT}`);
+    expect(r.stdout).toContain(`SHADOWED 41-45: only frozen tests cover it: ${STATEMENT}`);
     expect(r.status).toBe(1);
   });
 
@@ -438,7 +438,7 @@ describePython("tests muted or deselected outside the ledger", () => {
       { cwd: repo.dir },
     );
     expect(control.status, control.stdout).toBe(1);
-    expect(control.stdout).toContain(`SHADOWED 41: only frozen tests cover it: ${STATEMENT}`);
+    expect(control.stdout).toContain(`SHADOWED 41-45: only frozen tests cover it: ${STATEMENT}`);
 
     repo.write("tests/conftest.py", DESELECT_CONFTEST);
     repo.commit("deselect the slow statement test");
@@ -464,7 +464,7 @@ describePython("tests muted or deselected outside the ledger", () => {
       ["check", "--base", "glob-base", "--today", TODAY, "--samples", ".freezegate/samples.json"],
       { cwd: repo.dir },
     );
-    expect(split.stdout).toContain(`SHADOWED 41: only frozen tests cover it: ${STATEMENT}`);
+    expect(split.stdout).toContain(`SHADOWED 41-45: only frozen tests cover it: ${STATEMENT}`);
     expect(split.status).toBe(1);
   });
 
@@ -511,7 +511,7 @@ describePython("tests muted or deselected outside the ledger", () => {
     );
     // Before: exit 0, "app/ledger.py: 5 defended" (the case's id named nothing in the data).
     expect(r.stdout).toContain(
-      "SHADOWED 41: only frozen tests cover it: tests/test_ledger.py::test_statement_cases",
+      "SHADOWED 41-45: only frozen tests cover it: tests/test_ledger.py::test_statement_cases",
     );
     expect(r.status).toBe(1);
   });

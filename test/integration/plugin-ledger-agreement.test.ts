@@ -132,6 +132,6 @@ describePython("the pytest plugin and the CLI judge one ledger", () => {
     const r = check();
     expect(r.stderr).toBe("");
     expect(r.status, r.stdout).toBe(1);
-    expect(r.stdout).toContain("SHADOWED 41: only frozen tests cover it");
+    expect(r.stdout).toContain("SHADOWED 41-45: only frozen tests cover it");
   });
 });

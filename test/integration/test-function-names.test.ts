@@ -109,7 +109,7 @@ describePython("test_function names mapped to node ids", () => {
     expect(truth(repo, "lib.py")["3"]).toEqual(["test_four.TestFour.test_four"]);
     const r = audit(repo, ["tests/test_four.py::TestFour::test_four"]);
     expect(r.stdout).toMatch(
-      /SHADOWED 3: only frozen tests cover it: tests\/test_four\.py::TestFour::test_four/,
+      /SHADOWED 2-3: only frozen tests cover it: tests\/test_four\.py::TestFour::test_four/,
     );
     expect(r.status).toBe(1);
   });
@@ -383,7 +383,7 @@ describePython("test_function names mapped to node ids", () => {
     expect(truth(repo, "lib.py")["3"]).toEqual(["test_api.test_four"]);
     const r = audit(repo, ["tests/test_api.py::test_four"]);
     expect(r.stdout).toMatch(
-      /SHADOWED 3: only frozen tests cover it: tests\/test_api\.py::test_four/,
+      /SHADOWED 2-3: only frozen tests cover it: tests\/test_api\.py::test_four/,
     );
     expect(r.status).toBe(1);
   });
@@ -428,7 +428,7 @@ describePython("test_function names mapped to node ids", () => {
     expect(contexts.stdout).toContain("pytest_cov.compat.SessionWrapper.testsfailed");
     const r = audit(repo, ["tests/test_plain.py::test_plain"]);
     expect(r.stdout).toMatch(
-      /SHADOWED 3: only frozen tests cover it: tests\/test_plain\.py::test_plain/,
+      /SHADOWED 2-3: only frozen tests cover it: tests\/test_plain\.py::test_plain/,
     );
     expect(r.status).toBe(1);
   });
@@ -458,7 +458,7 @@ describePython("test_function names mapped to node ids", () => {
       "myapp/lib.py",
     );
     const r = audit(repo, ["tests/test_x.py::test_d"]);
-    expect(r.stdout).toMatch(/SHADOWED 3: only frozen tests cover it: tests\/test_x\.py::test_d/);
+    expect(r.stdout).toMatch(/SHADOWED 2-3: only frozen tests cover it: tests\/test_x\.py::test_d/);
     expect(r.status).toBe(1);
   });
 

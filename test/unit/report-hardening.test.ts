@@ -90,6 +90,7 @@ function auditReport(files: AuditReport["files"], failOn: Verdict[] = ["shadowed
       lines: Object.values(counts).reduce((a, b) => a + b, 0),
       counts,
       shadowRatio: null,
+      emptyPatch: null,
     },
     files,
     skipped: [],

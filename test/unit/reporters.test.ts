@@ -120,6 +120,7 @@ function auditReport(
       lines: Object.values(counts).reduce((a, b) => a + b, 0),
       counts,
       shadowRatio: executed === 0 ? null : counts.shadowed / executed,
+      emptyPatch: null,
     },
     files,
     skipped: [],
@@ -535,8 +536,9 @@ describe("github annotations", () => {
     expect(out).toContain(
       "::error file=src/a b/100%25%2Cx%3Ay.py,line=4,endLine=5,title=freezegate%3A shadowed line::changed lines 4-5 are shadowed",
     );
-    // The test name's newline is escaped, so it cannot start a command of its own.
-    expect(out).toContain("@octocat%0Aline2]");
+    // The test name's newline is escaped as in the text report, so it cannot start a command
+    // of its own.
+    expect(out).toContain("@octocat\\nline2]");
     for (const l of out.trimEnd().split("\n")) {
       expect(l.startsWith("::") || /^(freezegate| {2}(error|warning|note) )/.test(l), l).toBe(true);
     }
@@ -692,6 +694,7 @@ describe("output flags", () => {
         { format: "sarif", path: "/tmp/x.sarif" },
       ],
       quiet: false,
+      htmlInstead: null,
     });
   });
 
@@ -702,6 +705,7 @@ describe("output flags", () => {
       stdout: null,
       files: [{ format: "json", path: "/work/dir/r.json" }],
       quiet: false,
+      htmlInstead: null,
     });
     expect(planOutputs(parseOutputRequest({ output: ["r.txt"] }, cwd), "markdown").files).toEqual([
       { format: "markdown", path: "/work/dir/r.txt" },

@@ -1,6 +1,7 @@
 // `freezegate audit`: the shadow audit of a patch. Exit 0 when the gate passes, 1 when a
 // changed line fails it, 2 when the inputs cannot be trusted.
 
+import { join } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { userDirectoryInRepo } from "../../adapters/coverage-discovery.js";
 import { type EarlyRange, findRepoRoot, guessRepoRoot, startRange } from "../../adapters/git.js";
@@ -37,7 +38,7 @@ import {
   planOutputs,
   preflightOutputs,
   readHistoryOption,
-  refuseInputsAsOutputs,
+  refuseUnsafeOutputs,
 } from "../output-options.js";
 import { toolVersion } from "../version.js";
 
@@ -151,6 +152,7 @@ async function auditFrom(
       ? [{ path: patch.label, what: "diff file" }]
       : []),
     ...(loaded.path === null ? [] : [{ path: loaded.path, what: "config file" }]),
+    ...[...run.sources.keys()].map((path) => ({ path: join(root, path), what: "source file" })),
   ];
   return { run, root, config, inputs };
 }
@@ -211,15 +213,20 @@ ${outputDetails()}`,
     preflightOutputs(request);
     const history = readHistoryOption(request);
     const onDataFiles = dataReadProgress(io);
-    const { run, config, inputs } = await prepareAudit(args, io, {
+    const { run, root, config, inputs } = await prepareAudit(args, io, {
       ...(onDataFiles ? { onDataFiles } : {}),
       ...(io.afterLongLoops ? { onLongLoopsDone: io.afterLongLoops } : {}),
     });
-    const plan = planOutputs(request, config.format);
-    refuseInputsAsOutputs(plan, [
-      ...inputs,
-      ...(request.history === undefined ? [] : [{ path: request.history, what: "history" }]),
-    ]);
+    const plan = planOutputs(request, config.format, io.stdout);
+    await refuseUnsafeOutputs(
+      plan,
+      [
+        ...inputs,
+        ...(request.history === undefined ? [] : [{ path: request.history, what: "history" }]),
+      ],
+      root,
+      io.cwd,
+    );
     mark("audit");
     const report = buildAuditReport(run, toolVersion());
     emitReports(report, plan, io, {

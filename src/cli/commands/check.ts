@@ -3,7 +3,9 @@
 // annotations, SARIF, JUnit, ...); one exit code: 0 pass, 1 a blocking gate failed, 2 an
 // input error.
 
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { recordCandidates } from "../../adapters/pytest-ledger.js";
 import { runCheck } from "../../app/run-check.js";
 import { UsageError } from "../../core/errors.js";
 import { DEFAULT_LOCK_PATH } from "../../core/ledger-model.js";
@@ -35,7 +37,7 @@ import {
   planOutputs,
   preflightOutputs,
   readHistoryOption,
-  refuseInputsAsOutputs,
+  refuseUnsafeOutputs,
 } from "../output-options.js";
 import { toolVersion } from "../version.js";
 import { settingsForFlags } from "./audit.js";
@@ -90,7 +92,7 @@ ${outputDetails()}`,
     const history = readHistoryOption(request);
     const ctx = await resolveLedgerContext(args, io);
     refuseOtherFrozenKey(ctx, "check");
-    const plan = planOutputs(request, ctx.config.format);
+    const plan = planOutputs(request, ctx.config.format, io.stdout);
     const onDataFiles = dataReadProgress(io);
     const base = resolveBase(args.values, ctx.config);
     if (base === undefined) {
@@ -103,6 +105,10 @@ ${outputDetails()}`,
     const collected = stringOpt(args.values, "collected");
     const samples = stringOpt(args.values, "samples");
     const lockFlag = stringOpt(args.values, "lock-file");
+    const lockPath =
+      lockFlag === undefined ? resolve(ctx.root, DEFAULT_LOCK_PATH) : resolve(ctx.cwd, lockFlag);
+    const samplesPath = samples === undefined ? undefined : resolve(ctx.cwd, samples);
+    const collectedPath = collected === undefined ? undefined : resolve(ctx.cwd, collected);
     const run = await runCheck({
       gate: ctx,
       base,
@@ -118,10 +124,9 @@ ${outputDetails()}`,
         settingsFor: settingsForFlags(args.values, ctx.cwd, ctx.root),
         ...(onDataFiles ? { onDataFiles } : {}),
       },
-      ...(collected === undefined ? {} : { collected: resolve(ctx.cwd, collected) }),
-      ...(samples === undefined ? {} : { samplesPath: resolve(ctx.cwd, samples) }),
-      lockPath:
-        lockFlag === undefined ? resolve(ctx.root, DEFAULT_LOCK_PATH) : resolve(ctx.cwd, lockFlag),
+      ...(collectedPath === undefined ? {} : { collected: collectedPath }),
+      ...(samplesPath === undefined ? {} : { samplesPath }),
+      lockPath,
       alwaysWitness: boolOpt(args.values, "always"),
     });
     const report = buildCheckReport(
@@ -129,12 +134,29 @@ ${outputDetails()}`,
       { base, today, ledgerLabel: ctx.ledgerLabel },
       toolVersion(),
     );
-    refuseInputsAsOutputs(plan, [
-      { path: ctx.ledgerPath, what: "freeze ledger" },
-      ...run.audit.coverage.dataFiles.map((path) => ({ path, what: "coverage data" })),
-      ...(ctx.configPath === null ? [] : [{ path: ctx.configPath, what: "config file" }]),
-      ...(request.history === undefined ? [] : [{ path: request.history, what: "history" }]),
-    ]);
+    await refuseUnsafeOutputs(
+      plan,
+      [
+        { path: ctx.ledgerPath, what: "freeze ledger" },
+        ...run.audit.coverage.dataFiles.map((path) => ({ path, what: "coverage data" })),
+        ...(ctx.configPath === null ? [] : [{ path: ctx.configPath, what: "config file" }]),
+        ...(request.history === undefined ? [] : [{ path: request.history, what: "history" }]),
+        ...(samplesPath === undefined ? [] : [{ path: samplesPath, what: "samples artifact" }]),
+        ...(collectedPath === undefined
+          ? []
+          : [{ path: collectedPath, what: "collected-ids file" }]),
+        { path: lockPath, what: "lock file" },
+        ...recordCandidates(ctx.root, data.testRoot, samplesPath)
+          .filter((path) => existsSync(path))
+          .map((path) => ({ path, what: "applied record" })),
+        ...[...run.audit.sources.keys()].map((path) => ({
+          path: join(ctx.root, path),
+          what: "source file",
+        })),
+      ],
+      ctx.root,
+      io.cwd,
+    );
     emitReports(report, plan, io, { sources: run.audit.sources, history });
     return report.exitCode;
   },
