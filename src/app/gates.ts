@@ -737,7 +737,7 @@ export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions)
   if (samples === null) notes.push("no --samples artifact: no deposit can show its inputs");
   else if (samples.kind === "session") {
     notes.push(
-      `the samples artifact is seed 004's single {"distinct": ${samples.distinct}}: it counts the whole session and is applied to every compensating property`,
+      `the samples artifact is a single session count {"distinct": ${samples.distinct}}: it counts the whole session and is applied to every compensating property`,
     );
   }
   if (ledger.freezes.length === 0) notes.push(`the ledger ${ctx.ledgerLabel} has no freezes`);

@@ -1,4 +1,4 @@
-// The deposit gate (seed 004): a freeze withdraws a test, so it must deposit a compensating
+// The deposit gate: a freeze withdraws a test, so it must deposit a compensating
 // property that really ran in this patch's gate. Three facts are checked per freeze, each its
 // own finding code: the property is a collected test that no freeze mutes, its file is part
 // of the patch (unless the freeze says it reuses an existing property), and the samples

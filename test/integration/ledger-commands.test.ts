@@ -122,7 +122,7 @@ describe("freezegate ledger check", () => {
     expect(ok.status).toBe(0);
     expect(ok.stdout).toBe(
       [
-        `ledger gate/freeze_ledger.json (seed-004 freeze ledger ({"schema": 1, ...})): 1 freeze, 0 properties; today is 2026-10-18 (UTC)`,
+        `ledger gate/freeze_ledger.json (freeze ledger (schema 1)): 1 freeze, 0 properties; today is 2026-10-18 (UTC)`,
         `known tests: 7 tests from ${repo.path("collected.txt")}`,
         "PASS: the ledger's shape gate found no problem",
         "",
@@ -309,7 +309,7 @@ describe("freezegate ledger migrate", () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(
       [
-        'migrated 2 freezes and 2 properties from quarantine.json (seed-000 quarantine.json), properties.json (seed-003 properties.json), gate/freeze_ledger.json (seed-004 freeze ledger ({"schema": 1, ...})) into freeze-ledger.json',
+        "migrated 2 freezes and 2 properties from quarantine.json (quarantine list), properties.json (properties file), gate/freeze_ledger.json (freeze ledger (schema 1)) into freeze-ledger.json",
         "1 freeze carries only a test id: fill in owner, reason, dates, invariant and property (freezegate ledger check lists them)",
         "",
       ].join("\n"),
@@ -568,7 +568,7 @@ describe("freezegate freeze", () => {
       { cwd: repo.dir },
     );
     expect(expectOneLineError(r)).toMatch(
-      /gate\/freeze_ledger\.json is a seed-004 freeze ledger .* \(fix: run freezegate ledger migrate --from gate\/freeze_ledger\.json/,
+      /gate\/freeze_ledger\.json is a freeze ledger \(schema 1\), .* \(fix: run freezegate ledger migrate --from gate\/freeze_ledger\.json/,
     );
     expect(read(repo, "gate/freeze_ledger.json")).toBe(before);
   });
