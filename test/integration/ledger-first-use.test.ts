@@ -1,5 +1,5 @@
 // What a new user meets first with the ledger commands, on real git repositories with the
-// built CLI: the older formats' names in migrate.
+// built CLI: the older formats' names in migrate, extend's --days and the window's last day.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +15,11 @@ function track(repo: TempRepo): TempRepo {
   repos.push(repo);
   return repo;
 }
+
+const readLedger = (repo: TempRepo) =>
+  JSON.parse(readFileSync(repo.path("freeze-ledger.json"), "utf8")) as {
+    freezes: { test_id: string; opened: string; expires: string }[];
+  };
 
 describe("ledger migrate names the formats by what they are", () => {
   const FIXTURES = join(REPO_ROOT, "test/fixtures/ledger");
@@ -53,5 +58,71 @@ describe("ledger migrate names the formats by what they are", () => {
       { cwd: repo.dir },
     );
     expect(JSON.parse(r.stdout).ledger.format).toBe("seed-004-ledger");
+  });
+});
+
+describe("extend: --days counts from the expiry, and the window's last day is named", () => {
+  const ID = "tests/test_x.py::test_a";
+  let repo: TempRepo;
+  beforeAll(() => {
+    repo = track(makeTempRepo());
+    repo.write("collected.txt", `${ID}\ntests/test_x.py::test_b\n\n2 tests collected\n`);
+    repo.commit("init");
+  });
+  const freeze = (days: string[]) => {
+    repo.remove("freeze-ledger.json");
+    const r = runCli(
+      [
+        "freeze",
+        ID,
+        ...["--owner", "o", "--reason", "r", "--invariant", "i"],
+        ...["--property", "tests/test_x.py::test_b", "--reused", "--collected", "collected.txt"],
+        ...["--today", "2026-10-12", ...days],
+      ],
+      { cwd: repo.dir },
+    );
+    expect(r.status, r.stderr).toBe(0);
+  };
+  const extend = (days: string, today: string) =>
+    runCli(["extend", ID, "--days", days, "--today", today], { cwd: repo.dir });
+
+  it("a freeze made for the whole window cannot be extended, whatever --days says", () => {
+    freeze([]);
+    const before = readFileSync(repo.path("freeze-ledger.json"), "utf8");
+    for (const days of ["1", "14", "15"]) {
+      const r = extend(days, "2026-10-12");
+      expect(r.status, days).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe(
+        `freezegate: refused to extend: the freeze of ${ID} cannot be extended: it expires on 2026-10-26, and the policy's window of 14 days from its opening on 2026-10-12 allows no expiry later than 2026-10-26 (fix: unfreeze it and freeze it again with a fresh review (freezegate unfreeze ${ID}, then freezegate freeze ${ID} ...), or fix the test and unfreeze it)\n`,
+      );
+    }
+    expect(readFileSync(repo.path("freeze-ledger.json"), "utf8")).toBe(before);
+  });
+
+  it("moves the expiry N days past the current one; too many days names the most allowed", () => {
+    freeze(["--days", "5"]);
+    const ok = extend("3", "2026-10-13");
+    expect(ok.stderr).toBe("");
+    expect(ok.stdout).toBe(
+      `extended ${ID} by 3 days, from 2026-10-17 to 2026-10-20 (opened 2026-10-12, 8 of 14 days) in freeze-ledger.json\n`,
+    );
+    expect(readLedger(repo).freezes[0]?.expires).toBe("2026-10-20");
+    const over = extend("7", "2026-10-13");
+    expect(over.status).toBe(1);
+    expect(over.stderr).toBe(
+      `freezegate: refused to extend: extending ${ID} by 7 days to 2026-10-27 (counted from its expiry 2026-10-20, not from today) goes past 2026-10-26, the latest expiry its window allows (opened 2026-10-12, max_window_days 14) (fix: pass --days 6 or fewer; past 2026-10-26, unfreeze it and freeze it again with a fresh review (freezegate unfreeze ${ID}, then freezegate freeze ${ID} ...), or fix the test and unfreeze it)\n`,
+    );
+    // The fix's --days works.
+    expect(extend("6", "2026-10-13").status).toBe(0);
+    expect(readLedger(repo).freezes[0]?.expires).toBe("2026-10-26");
+  });
+
+  it("--help says where --days counts from", () => {
+    const help = runCli(["extend", "--help"], { cwd: repo.dir }).stdout;
+    expect(help).toContain(
+      "how many days to add to the freeze's current expiry (not counted from today",
+    );
+    expect(help).toContain("the latest allowed\nexpiry is opened + max_window_days");
   });
 });
