@@ -1,10 +1,12 @@
 // What a new user meets first with the ledger commands, on real git repositories with the
-// built CLI: the older formats' names in migrate, extend's --days and the window's last day.
+// built CLI: the older formats' names in migrate, extend's --days and the window's last day,
+// and check on a ledger with uncommitted changes.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, runCli } from "../helpers/cli.js";
+import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { makeDemoRepo } from "../helpers/demo-repo.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 
 const repos: TempRepo[] = [];
@@ -124,5 +126,72 @@ describe("extend: --days counts from the expiry, and the window's last day is na
       "how many days to add to the freeze's current expiry (not counted from today",
     );
     expect(help).toContain("the latest allowed\nexpiry is opened + max_window_days");
+  });
+});
+
+describe("check on a ledger with uncommitted changes", () => {
+  const FROZEN = "tests/test_billing.py::test_refund_of_unused_days";
+  let repo: TempRepo;
+  beforeAll(() => {
+    repo = track(makeDemoRepo());
+    repo.remove("quarantine.json");
+    repo.write(
+      "freeze-ledger.json",
+      `${JSON.stringify({ version: 1, policy: { blocking: ["ledger-changes"], require_approval: true } })}\n`,
+    );
+    repo.commit("the ledger");
+  });
+  const freezeNow = (approver: string) => {
+    repo.git("checkout", "-q", "--", "freeze-ledger.json");
+    const r = runCli(
+      [
+        "freeze",
+        FROZEN,
+        ...["--owner", "finley", "--reason", "r", "--invariant", "i", "--reused"],
+        ...["--property", "tests/test_billing.py::test_full_period_charges_everything"],
+        ...["--approved-by", approver, "--today", "2026-11-25"],
+      ],
+      { cwd: repo.dir },
+    );
+    expect(r.status, r.stderr).toBe(0);
+  };
+  const gate = (stdout: string) =>
+    (
+      JSON.parse(stdout) as {
+        gates: { gate: string; passed: boolean; notes: string[]; findings: { code: string }[] }[];
+      }
+    ).gates.find((g) => g.gate === "ledger-changes");
+
+  it("refuses them with the exact command that tries the check on them", () => {
+    freezeNow("Freezegate Test");
+    const refused = runCli(
+      ["check", "--base", "base", "--today", "2026-11-25", "--format", "json"],
+      { cwd: repo.dir },
+    );
+    const line = expectOneLineError(refused);
+    expect(line).toBe(
+      "freezegate: error: the ledger freeze-ledger.json has uncommitted changes, and who changed a freeze is read from the commits (fix: commit them; to try the check on them before committing, run freezegate check --base base --today 2026-11-25 --format json --uncommitted)",
+    );
+    // The command it gives runs, and charges the uncommitted freeze to whoever commits next
+    // (the repository's user.name approved it himself).
+    const command = /run (freezegate check [^)]*)\)$/.exec(line)?.[1] as string;
+    const tried = runCli(command.split(" ").slice(1), { cwd: repo.dir });
+    expect(tried.status).toBe(1);
+    const changes = gate(tried.stdout);
+    expect(changes?.findings.map((f) => f.code)).toContain("self-approved");
+    expect(changes?.notes).toContain(
+      "the ledger freeze-ledger.json has uncommitted changes: judged as the work tree has them, as if you committed them now (--uncommitted); the check of the commits is the one that counts",
+    );
+  });
+
+  it("an approval by someone else passes the try-out", () => {
+    freezeNow("Reviewer");
+    const tried = runCli(
+      ["check", "--base", "base", "--today", "2026-11-25", "--format", "json", "--uncommitted"],
+      { cwd: repo.dir },
+    );
+    expect(tried.stderr).toBe("");
+    expect(tried.status).toBe(0);
+    expect(gate(tried.stdout)?.passed).toBe(true);
   });
 });
