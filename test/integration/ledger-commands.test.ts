@@ -18,6 +18,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import {
   CLI,
   type CliResult,
+  DEPOSIT_WARNING,
   expectOneLineError,
   overrideArgs,
   REPO_ROOT,
@@ -399,7 +400,7 @@ describe("freezegate freeze", () => {
     const r = runCli(freezeArgs("tests/test_ledger.py::test_withdraw_more_than_balance"), {
       cwd: repo.dir,
     });
-    expect(r.stderr).toBe("");
+    expect(r.stderr).toMatch(DEPOSIT_WARNING);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(
       "froze tests/test_ledger.py::test_withdraw_more_than_balance until 2026-10-26 (owner finley, opened 2026-10-12) in freeze-ledger.json\n",
@@ -587,7 +588,7 @@ describe("freezegate freeze", () => {
       ],
       { cwd: fresh.dir },
     );
-    expect(r.stderr).toBe("");
+    expect(r.stderr).toMatch(DEPOSIT_WARNING);
     expect(r.stdout).toMatch(/in freeze-ledger\.json \(created freeze-ledger\.json\)\n$/);
     expect(ledgerOf(fresh).policy.max_window_days).toBe(14);
   });
@@ -686,7 +687,7 @@ describe("known tests from the bundled example's real coverage data", () => {
     const ok = runCli(["freeze", "tests/test_billing.py::test_refund_of_unused_days", ...base], {
       cwd: repo.dir,
     });
-    expect(ok.stderr).toBe("");
+    expect(ok.stderr).toMatch(DEPOSIT_WARNING);
     expect(ok.status).toBe(0);
     const typo = runCli(["freeze", "tests/test_billing.py::test_refund", ...base], {
       cwd: repo.dir,
@@ -776,7 +777,7 @@ describe("concurrent and interrupted writes", () => {
     );
     const results = await Promise.all(runs.map((r) => r.done));
     for (const r of results) {
-      expect(r.stderr).toBe("");
+      expect(r.stderr).toMatch(DEPOSIT_WARNING);
       expect(r.status).toBe(0);
     }
     expect(ledgerOf(repo).freezes.map((f) => f.test_id)).toEqual(ids);
@@ -828,7 +829,7 @@ describe("concurrent and interrupted writes", () => {
     const next = runCli(freezeArgs("tests/test_ledger.py::test_withdraw_more_than_balance"), {
       cwd: repo.dir,
     });
-    expect(next.stderr).toBe("");
+    expect(next.stderr).toMatch(DEPOSIT_WARNING);
     expect(next.status).toBe(0);
     expect(ledgerOf(repo).freezes.map((f) => f.test_id)).toEqual([
       "tests/test_ledger.py::test_withdraw_more_than_balance",

@@ -1,6 +1,8 @@
 // What a new user meets first with the ledger commands, on real git repositories with the
 // built CLI: the older formats' names in migrate, extend's --days and the window's last day,
-// and check on a ledger with uncommitted changes.
+// check on a ledger with uncommitted changes, freeze's warning when check's deposit gate will
+// fail the freeze (real pytest, pytest-cov and Hypothesis with the freezegate plugin), and
+// docs/ledger.md's first policy on a project without property tests.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
+import { describePython, runPytestCov } from "../helpers/python.js";
 
 const repos: TempRepo[] = [];
 afterAll(() => {
@@ -120,6 +123,22 @@ describe("extend: --days counts from the expiry, and the window's last day is na
     expect(readLedger(repo).freezes[0]?.expires).toBe("2026-10-26");
   });
 
+  it("freeze --base naming no commit is exit 2, and nothing is written", () => {
+    freeze([]);
+    const before = readFileSync(repo.path("freeze-ledger.json"), "utf8");
+    const r = runCli(
+      [
+        "freeze",
+        "tests/test_x.py::test_b",
+        ...["--owner", "o", "--reason", "r", "--invariant", "i", "--property", ID],
+        ...["--collected", "collected.txt", "--base", "no-such-branch"],
+      ],
+      { cwd: repo.dir },
+    );
+    expect(expectOneLineError(r)).toMatch(/no-such-branch/);
+    expect(readFileSync(repo.path("freeze-ledger.json"), "utf8")).toBe(before);
+  });
+
   it("--help says where --days counts from", () => {
     const help = runCli(["extend", "--help"], { cwd: repo.dir }).stdout;
     expect(help).toContain(
@@ -193,5 +212,169 @@ describe("check on a ledger with uncommitted changes", () => {
     expect(tried.stderr).toBe("");
     expect(tried.status).toBe(0);
     expect(gate(tried.stdout)?.passed).toBe(true);
+  });
+});
+// A project without property tests, then one property test: real pytest-cov data, the plugin's
+// samples artifact and applied record, the built CLI.
+const PLUGIN = join(REPO_ROOT, "integrations/pytest");
+const ADD = "tests/test_calc.py::test_add";
+const SUB = "tests/test_calc.py::test_sub";
+const MUL = "tests/test_calc.py::test_mul";
+const COMMUTES = "tests/test_props.py::test_add_commutes";
+
+function pythonProject(ledger: object): TempRepo {
+  const repo = track(makeTempRepo());
+  repo.write("app/__init__.py", "");
+  repo.write(
+    "app/calc.py",
+    "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
+  );
+  repo.write("tests/__init__.py", "");
+  repo.write(
+    "tests/test_calc.py",
+    [
+      "from app.calc import add, mul, sub",
+      "",
+      "",
+      "def test_add():",
+      "    assert add(1, 2) == 3",
+      "",
+      "",
+      "def test_sub():",
+      "    assert sub(3, 2) == 1",
+      "",
+      "",
+      "def test_mul():",
+      "    assert mul(2, 3) == 6",
+      "",
+    ].join("\n"),
+  );
+  repo.write("pytest.ini", "[pytest]\ntestpaths = tests\naddopts = -p freezegate_pytest\n");
+  repo.write(".gitignore", ".coverage\n.freezegate/\n");
+  repo.write("freeze-ledger.json", `${JSON.stringify(ledger, null, 2)}\n`);
+  repo.commit("a small project and its ledger");
+  repo.git("checkout", "-q", "-b", "work");
+  return repo;
+}
+
+/** pytest with per-test contexts and the plugin (pytest.ini loads it), on the freezes' day. */
+function pytest(repo: TempRepo): void {
+  runPytestCov(repo.dir, [], { PYTHONPATH: PLUGIN, FREEZEGATE_NOW: "2026-10-12T12:00:00Z" });
+}
+
+function freezeArgs(testId: string, property: string): string[] {
+  return [
+    "freeze",
+    testId,
+    ...["--owner", "o", "--reason", "flaky", "--invariant", "arithmetic holds"],
+    ...["--property", property, "--coverage", ".coverage", "--today", "2026-10-12"],
+  ];
+}
+
+function check(repo: TempRepo) {
+  const r = runCli(
+    [
+      "check",
+      ...["--base", "main", "--today", "2026-10-12"],
+      ...["--samples", ".freezegate/samples.json", "--format", "json"],
+    ],
+    { cwd: repo.dir },
+  );
+  expect(r.stderr).toBe("");
+  return {
+    status: r.status,
+    report: JSON.parse(r.stdout) as {
+      failedGates: string[];
+      gates: {
+        gate: string;
+        blocking: boolean;
+        passed: boolean;
+        findings: { code: string; testId?: string }[];
+      }[];
+    },
+  };
+}
+
+const depositCodes = (report: ReturnType<typeof check>["report"]) =>
+  report.gates
+    .find((g) => g.gate === "deposit")
+    ?.findings.map((f) => [f.code, f.testId])
+    .sort();
+
+describePython("freeze says when check's deposit gate will fail the freeze", () => {
+  let repo: TempRepo;
+  beforeAll(() => {
+    repo = pythonProject({ version: 1 });
+    // The patch's property test, not committed yet: new in the patch.
+    repo.write(
+      "tests/test_props.py",
+      [
+        "from hypothesis import given, strategies as st",
+        "",
+        "from app.calc import add",
+        "",
+        "",
+        "@given(st.integers(), st.integers())",
+        "def test_add_commutes(a, b):",
+        "    assert add(a, b) == add(b, a)",
+        "",
+      ].join("\n"),
+    );
+    pytest(repo);
+  });
+
+  it("a plain unit test as the property: recorded (exit 0) with one warning line naming both failures", () => {
+    const r = runCli([...freezeArgs(ADD, SUB), "--base", "main"], { cwd: repo.dir });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(
+      `froze ${ADD} until 2026-10-26 (owner o, opened 2026-10-12) in freeze-ledger.json\n`,
+    );
+    expect(r.stderr.split("\n")).toHaveLength(2);
+    expect(r.stderr).toBe(
+      `freezegate: warning: recorded, but check's deposit gate, which policy.blocking lists, will fail this freeze: deposit-not-in-diff: tests/test_calc.py is changed neither in main...HEAD nor in the work tree (the property must be new or changed in the patch that adds the freeze; pass --reused if it already existed); deposit-too-few-inputs: the samples artifact .freezegate/samples.json has no count for ${SUB}: it is not a property test the pytest plugin counted (the plugin counts the distinct inputs of Hypothesis @given tests and of freezegate_pytest.record(value) calls, in tests that passed), and policy.min_distinct is 8 (fix: deposit a property test of the invariant that runs on at least 8 distinct inputs, a Hypothesis @given test or one calling freezegate_pytest.record(value), in this patch; until the project has property tests, leave "deposit" out of policy.blocking: docs/ledger.md)\n`,
+    );
+    expect(readLedger(repo).freezes.map((f) => f.test_id)).toEqual([ADD]);
+  });
+
+  it("a new Hypothesis property of the patch: recorded without a word on stderr", () => {
+    const r = runCli(freezeArgs(MUL, COMMUTES), { cwd: repo.dir });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+  });
+
+  it("check then fails exactly the freeze freeze warned about", () => {
+    repo.commit("freeze two tests, one with a property test");
+    pytest(repo);
+    const { status, report } = check(repo);
+    expect(status).toBe(1);
+    expect(report.failedGates).toEqual(["deposit"]);
+    expect(depositCodes(report)).toEqual([
+      ["deposit-not-in-diff", ADD],
+      ["deposit-too-few-inputs", ADD],
+    ]);
+  });
+});
+
+describePython("docs/ledger.md's first policy on a project without property tests", () => {
+  it("freeze does not warn, and check passes with the deposit findings reported, not blocking", () => {
+    const doc = readFileSync(join(REPO_ROOT, "docs/ledger.md"), "utf8");
+    const step1 = /## Step 1[^\n]*\n[\s\S]*?```json\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(step1).toBeDefined();
+    const repo = pythonProject(JSON.parse(step1 as string));
+    pytest(repo);
+    const frozen = runCli(freezeArgs(ADD, SUB), { cwd: repo.dir });
+    expect(frozen.status).toBe(0);
+    expect(frozen.stderr).toBe("");
+    repo.commit("freeze a flaky test");
+    pytest(repo);
+    const { status, report } = check(repo);
+    expect(report.failedGates).toEqual([]);
+    expect(status).toBe(0);
+    const deposit = report.gates.find((g) => g.gate === "deposit");
+    expect([deposit?.blocking, deposit?.passed]).toEqual([false, false]);
+    expect(depositCodes(report)).toEqual([
+      ["deposit-not-in-diff", ADD],
+      ["deposit-too-few-inputs", ADD],
+    ]);
   });
 });
