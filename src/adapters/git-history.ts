@@ -26,6 +26,7 @@ import {
   gitOk as gitOkWith,
   isShallowRepository,
   patchFromRange,
+  runGit,
   splitNul,
 } from "./git.js";
 
@@ -257,6 +258,11 @@ export interface FreezeAuthorsRequest {
   ledgerPath: string;
   /** Parse a ledger's text (JSON decoding included); throws on anything unreadable. */
   parse: (text: string, label: string) => Ledger;
+  /**
+   * The work tree's uncommitted ledger over `head`'s, charged to whoever would commit it now
+   * (`check --uncommitted`): one more step after the commits.
+   */
+  uncommitted?: LedgerStep;
 }
 
 /** Who added or changed each freeze entry in mergeBase..head (see the module comment). */
@@ -270,7 +276,8 @@ export async function freezeAuthors(
     });
   }
   const commits = await commitsInRange(root, req.mergeBase, req.head);
-  if (commits.length === 0) return { byTestId: new Map(), anyEntry: [] };
+  const after = req.uncommitted === undefined ? [] : [req.uncommitted];
+  if (commits.length === 0) return attributeFreezeChanges(after);
   await refuseShallowEdge(root, commits);
   const revs = [...new Set(commits.flatMap((c) => [c.sha, ...c.parents]))];
   // Blob ids first (cheap): only commits whose ledger differs from every parent's are read.
@@ -325,5 +332,28 @@ export async function freezeAuthors(
     ledger: at(c.sha),
     parents: c.parents.map(at),
   }));
-  return attributeFreezeChanges(steps);
+  return attributeFreezeChanges([...steps, ...after]);
+}
+
+/**
+ * Who would author and commit a change now (git var: the user.name / user.email settings or
+ * the GIT_AUTHOR_* / GIT_COMMITTER_* variables), to charge uncommitted ledger changes to.
+ */
+export async function committingIdentities(root: string): Promise<Identity[]> {
+  const identities: Identity[] = [];
+  for (const variable of ["GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"]) {
+    const result = await runGit(root, ["var", variable]);
+    const m = /^(.*) <(.*)> \d+ [+-]\d{4}$/.exec(result.stdout.toString("utf8").trim());
+    if (result.code !== 0 || m === null) {
+      throw new InputError(
+        "git cannot tell who would commit the ledger's uncommitted changes, so their approval cannot be judged",
+        {
+          fix: 'set your identity: git config user.name "Your Name" and git config user.email you@example.com',
+        },
+      );
+    }
+    const who = { name: m[1] as string, email: m[2] as string };
+    if (!identities.some((i) => i.name === who.name && i.email === who.email)) identities.push(who);
+  }
+  return identities;
 }

@@ -23,6 +23,7 @@ import {
   pytestConfigNames,
   pytestConfigOf,
   RECORD_OPTION,
+  SAMPLES_OPTION,
 } from "../core/pytest-config.js";
 import { type AppliedRecord, parseAppliedRecord } from "../core/queue.js";
 import { readFileBytes, readJsonFile, readTextFile } from "./repo-files.js";
@@ -87,21 +88,52 @@ export function recordCandidates(
   testRoot: string,
   samplesPath: string | undefined,
 ): string[] {
+  const { explicit, defaults } = pluginPlaces(
+    root,
+    testRoot,
+    RECORD_OPTION,
+    ".freezegate/applied.json",
+  );
+  const beside = samplesPath === undefined ? [] : [appliedRecordBeside(samplesPath)];
+  return [...new Set([...explicit, ...beside, ...defaults])];
+}
+
+/** Where the plugin puts one of its files by pytest 7's and 9's rules, set and default apart. */
+function pluginPlaces(
+  root: string,
+  testRoot: string,
+  option: PluginPathOption,
+  defaultPath: string,
+): { explicit: string[]; defaults: string[] } {
   const start = resolve(root, testRoot);
   const explicit: string[] = [];
   const defaults: string[] = [];
   if (statSync(start, { throwIfNoEntry: false })?.isDirectory()) {
     for (const dialect of [7, 9] as const) {
       try {
-        const found = pluginPath(root, start, dialect, RECORD_OPTION, ".freezegate/applied.json");
+        const found = pluginPath(root, start, dialect, option, defaultPath);
         if (found !== null) (found.explicit ? explicit : defaults).push(found.path);
       } catch (error) {
         if (!(error instanceof FreezegateError)) throw error;
       }
     }
   }
-  const beside = samplesPath === undefined ? [] : [appliedRecordBeside(samplesPath)];
-  return [...new Set([...explicit, ...beside, ...defaults])];
+  return { explicit, defaults };
+}
+
+/**
+ * Where the plugin writes the samples artifact of a run, in order: where pytest's settings put
+ * it (the freezegate_samples ini key or a flag in addopts), else `.freezegate/samples.json` in
+ * pytest's rootdir. Absolute paths, no repeats; empty when pytest could not read its settings.
+ */
+export function samplesCandidates(root: string, testRoot: string): string[] {
+  const { explicit, defaults } = pluginPlaces(
+    root,
+    testRoot,
+    SAMPLES_OPTION,
+    ".freezegate/samples.json",
+  );
+  return [...new Set([...explicit, ...defaults])];
 }
 
 function pluginPath(

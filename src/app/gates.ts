@@ -9,6 +9,7 @@ import { CONFIG_FILES, configFromTexts } from "../adapters/config-files.js";
 import { readHeadCommit } from "../adapters/git.js";
 import {
   changedFilesInRange,
+  committingIdentities,
   dirtyPaths,
   fileAtRevision,
   freezeAuthors,
@@ -739,7 +740,7 @@ export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions)
   if (samples === null) notes.push("no --samples artifact: no deposit can show its inputs");
   else if (samples.kind === "session") {
     notes.push(
-      `the samples artifact is seed 004's single {"distinct": ${samples.distinct}}: it counts the whole session and is applied to every compensating property`,
+      `the samples artifact is a single session count {"distinct": ${samples.distinct}}: it counts the whole session and is applied to every compensating property`,
     );
   }
   if (ledger.freezes.length === 0) notes.push(`the ledger ${ctx.ledgerLabel} has no freezes`);
@@ -921,11 +922,19 @@ export interface LedgerChangesOptions {
   base: string;
   /** YYYY-MM-DD (UTC). */
   today: string;
+  /**
+   * Judge the work tree's ledger when it has uncommitted changes, charging them to whoever
+   * would commit them now (a try-out before committing); otherwise they are refused.
+   */
+  uncommitted?: boolean;
+  /** The command that runs the same check with `uncommitted`, for the refusal's fix. */
+  uncommittedCommand?: string;
 }
 
 /**
  * The ledger at the merge base against the ledger at HEAD (the committed one: who changed an
- * entry is only known for commits, so an uncommitted ledger change is refused).
+ * entry is only known for commits, so an uncommitted ledger change is refused, unless the
+ * caller asks to charge it to the user who would commit it).
  */
 export async function runLedgerChangesGate(
   ctx: GateContext,
@@ -937,14 +946,22 @@ export async function runLedgerChangesGate(
       fix: "keep the ledger in the repository, so that its changes are reviewed",
     });
   }
-  if ((await dirtyPaths(ctx.root, [rel])).length > 0) {
-    throw new InputError(`the ledger ${rel} has uncommitted changes`, {
-      fix: "commit them: who changed a freeze is read from the commits",
-    });
+  const uncommitted = (await dirtyPaths(ctx.root, [rel])).length > 0;
+  if (uncommitted && opts.uncommitted !== true) {
+    throw new InputError(
+      `the ledger ${rel} has uncommitted changes, and who changed a freeze is read from the commits`,
+      {
+        fix: `commit them; to try the check on them before committing, run ${opts.uncommittedCommand ?? `freezegate check --base ${opts.base} --uncommitted`}`,
+      },
+    );
   }
   const { changed, mergeBase } = await changedFilesInRange(ctx.root, opts.base);
   const notes: string[] = [];
-  if (!changed.has(rel)) {
+  if (uncommitted) {
+    notes.push(
+      `the ledger ${rel} has uncommitted changes: judged as the work tree has them, as if you committed them now (--uncommitted); the check of the commits is the one that counts`,
+    );
+  } else if (!changed.has(rel)) {
     notes.push(`the ledger ${rel} did not change in ${opts.base}...HEAD`);
   }
   const atBase = await baseLedger(ctx.root, mergeBase, rel);
@@ -952,7 +969,12 @@ export async function runLedgerChangesGate(
   notes.push(...movedNote(rel, atBase));
   // HEAD's ledger is the one judged: one that does not parse is an input error, never read as
   // a deleted ledger (which would judge no approval at all).
-  const head = await readLedgerAt(ctx.root, "HEAD", rel);
+  const committed = await readLedgerAt(ctx.root, "HEAD", rel);
+  const head = !uncommitted
+    ? committed
+    : fileExists(ctx.ledgerPath)
+      ? readLedgerFile(ctx.ledgerPath)
+      : null;
   if (base === "unreadable") {
     notes.push(`the ledger at the merge base could not be read: every entry counts as added`);
   }
@@ -971,6 +993,15 @@ export async function runLedgerChangesGate(
         head: "HEAD",
         ledgerPath: rel,
         parse: parseLedgerText,
+        ...(uncommitted
+          ? {
+              uncommitted: {
+                identities: await committingIdentities(ctx.root),
+                ledger: head,
+                parents: [committed],
+              },
+            }
+          : {}),
       })
     : { byTestId: new Map(), anyEntry: [] };
   const findings = checkLedgerChanges({

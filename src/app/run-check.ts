@@ -48,6 +48,10 @@ export interface CheckRequest {
   lockPath: string;
   /** Judge the witness gate even when the ledger did not change. */
   alwaysWitness: boolean;
+  /** Judge a ledger with uncommitted changes as the work tree has it (a try-out). */
+  uncommitted?: boolean;
+  /** The command that runs this check with `uncommitted`, for the refusal's fix. */
+  uncommittedCommand?: string;
 }
 
 export interface CheckGate extends GateResult {
@@ -297,7 +301,16 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
     asCheckGate(await runLockGate(ctx, { lockPath: request.lockPath, base: request.base })),
   );
   gates.push(
-    asCheckGate(await runLedgerChangesGate(ctx, { base: request.base, today: request.today })),
+    asCheckGate(
+      await runLedgerChangesGate(ctx, {
+        base: request.base,
+        today: request.today,
+        uncommitted: request.uncommitted === true,
+        ...(request.uncommittedCommand === undefined
+          ? {}
+          : { uncommittedCommand: request.uncommittedCommand }),
+      }),
+    ),
   );
   return { ledger, audit, knownTests, gates, passed: !gates.some(gateFailed) };
 }

@@ -204,6 +204,33 @@ function refuseConflictingRepeats(
   }
 }
 
+/** A word as a POSIX shell reads it back unchanged: bare when safe, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * `freezegate PATH` with the arguments as parsed (in the options' declared order) plus
+ * `extra`, for a fix that gives the exact command to run next.
+ */
+export function commandLine(
+  path: string,
+  spec: CommandSpec,
+  args: ParsedArgs,
+  extra: readonly string[] = [],
+): string {
+  const words = ["freezegate", ...path.split(" ")];
+  for (const opt of spec.options) {
+    const v = args.values[opt.name];
+    if (v === undefined || v === false) continue;
+    if (v === true) words.push(`--${opt.name}`);
+    else
+      for (const item of Array.isArray(v) ? v : [v]) words.push(`--${opt.name}`, shellWord(item));
+  }
+  for (const p of args.positionals) words.push(shellWord(p));
+  return [...words, ...extra].join(" ");
+}
+
 export function renderHelp(spec: CommandSpec): string {
   const rows = [...spec.options, HELP_OPTION].map((opt) => {
     const flag = `${opt.short ? `-${opt.short}, ` : "    "}--${opt.name}${opt.value ? ` ${opt.value}` : ""}`;

@@ -231,8 +231,9 @@ export function ledgerWriteOptions(io: CommandIo): Pick<UpdateOptions, "beforeRe
 }
 
 /**
- * Commands that change the ledger write freezegate's own format only; a seed file (read as it
- * is) is not rewritten in place behind the seed scripts' backs: it is migrated first.
+ * Commands that change the ledger write freezegate's own format only; a file of an older
+ * format (read as it is) is not rewritten in place behind the backs of the tools that write
+ * it: it is migrated first.
  */
 export function assertWritableFormat(ledger: Ledger, label: string): void {
   if (ledger.source === "freezegate") return;

@@ -1,4 +1,4 @@
-// The deposit gate (seed 004): a freeze withdraws a test, so it must deposit a compensating
+// The deposit gate: a freeze withdraws a test, so it must deposit a compensating
 // property that really ran in this patch's gate. Three facts are checked per freeze, each its
 // own finding code: the property is a collected test that no freeze mutes, its file is part
 // of the patch (unless the freeze says it reuses an existing property), and the samples
@@ -17,8 +17,11 @@ export interface DepositInputs {
   changedFiles: ReadonlySet<string>;
   /** The samples artifact, or null when none was given (every deposit then lacks evidence). */
   samples: SamplesArtifact | null;
-  /** The commit being gated (HEAD): the samples artifact must have been recorded there. */
-  headCommit: string;
+  /**
+   * The commit being gated (HEAD): the samples artifact must have been recorded there. null:
+   * nothing is gated yet (`freeze` foretelling the gate from the last run's samples).
+   */
+  headCommit: string | null;
   /**
    * Freezes (test ids) whose deposit must be in this patch: the ones the patch adds, or whose
    * compensating property (or its reuse) it changes. A freeze made in an earlier patch
@@ -81,7 +84,9 @@ export function checkDeposits(ledger: Ledger, inputs: DepositInputs): Finding[] 
   const min = ledger.policy.min_distinct;
   // Counts from another commit's run (a cache, an old file, a hand edit) are no evidence of
   // this commit's properties: unusable input (exit 2), never a count to judge.
-  if (inputs.samples !== null) requireSamplesAt(inputs.samples, inputs.headCommit);
+  if (inputs.samples !== null && inputs.headCommit !== null) {
+    requireSamplesAt(inputs.samples, inputs.headCommit);
+  }
   for (const freeze of ledger.freezes) {
     const property = freeze.compensating_property.trim();
     if (property === "") {

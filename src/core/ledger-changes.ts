@@ -1,4 +1,4 @@
-// Ledger changes are a security boundary (seed 003): an agent that can edit the ledger can turn
+// Ledger changes are a security boundary: an agent that can edit the ledger can turn
 // a failing assertion into a skipped one without touching the assertion. This gate diffs the
 // ledger at the merge base against the ledger at HEAD and lists every change as a
 // `ledger-changed` record (freezes added, removed, extended, re-opened or otherwise edited;

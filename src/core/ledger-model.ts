@@ -74,16 +74,21 @@ export interface Property {
   invariant?: string;
 }
 
-/** Which file format the ledger was read from (the seeds' files are read as they are). */
+/**
+ * Which file format the ledger was read from (the older formats are read as they are). The ids
+ * are values of the JSON reports' ledger format field (docs/json-contract.md), so they stay as
+ * they are; messages name the formats with describeSource.
+ */
 export type LedgerSource =
   | "freezegate" // our own format: {"version": 1, "policy", "freezes", "properties"}
-  | "seed-004-ledger" // {"schema": 1, "max_window_days", "freezes"}
-  | "seed-003-properties" // {"properties": [...], "frozen": [...]}
-  | "seed-000-quarantine"; // {"frozen": [...]}
+  | "seed-004-ledger" // a freeze ledger of schema 1: {"schema": 1, "max_window_days", "freezes"}
+  | "seed-003-properties" // a properties file: {"properties": [...], "frozen": [...]}
+  | "seed-000-quarantine"; // a quarantine list: {"frozen": [...]}
 
 /**
- * A ledger as read. Freezes from files that carry only ids (seed 000 / 003) have empty
- * strings for what the file did not say; the shape gate reports those as missing.
+ * A ledger as read. Freezes from files that carry only ids (a quarantine list, a properties
+ * file) have empty strings for what the file did not say; the shape gate reports those as
+ * missing.
  */
 export interface Ledger {
   source: LedgerSource;

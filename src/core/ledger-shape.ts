@@ -1,4 +1,4 @@
-// The shape gate (seed 004 step 2): every freeze must be a reviewable record — all fields
+// The shape gate: every freeze must be a reviewable record — all fields
 // present, real dates, not expired, within the policy's window, listed once, and naming tests
 // the suite really has. Pure bookkeeping over the ledger; every problem is an error, because
 // a warning on a freeze leaves the merge button green (an expired freeze fails the build).

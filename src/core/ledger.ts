@@ -5,13 +5,15 @@
 // CONTENT problems inside a freeze (an empty owner, "2026-02-30", an expired date) are not
 // parse errors: a missing freeze field is read as "" (or false) and the shape gate reports
 // it, so that `ledger check` can list every such problem at once instead of stopping at the
-// first, and so that the seeds' id-only files (quarantine.json, properties.json) can be read.
+// first, and so that the id-only files (a quarantine list, a properties file) can be read.
 //
 // Formats read (see LedgerSource):
 //   freezegate's own   {"$schema"?, "version": 1, "policy"?, "freezes"?, "properties"?}
-//   seed 004           {"schema": 1, "max_window_days"?, "freezes": [...]}
-//   seed 003           {"properties": [...], "frozen"?: [...]}
-//   seed 000           {"frozen": [...]}
+//   freeze ledger, schema 1   {"schema": 1, "max_window_days"?, "freezes": [...]}
+//   properties file           {"properties": [...], "frozen"?: [...]}
+//   quarantine list           {"frozen": [...]}
+// (Their LedgerSource ids, "seed-004-ledger" and so on, are values of the JSON reports' ledger
+// format field, so they stay as they are; users read describeSource's names.)
 // Writing always writes freezegate's own format, in a fixed key order with sorted entries so
 // that review diffs stay small.
 
@@ -77,7 +79,7 @@ export function parseLedger(value: unknown, label: string): Ledger {
   const p = new Parser(label);
   const top = p.object(value, "$");
   if ("version" in top) return parseOwn(p, top);
-  if ("schema" in top) return parseSeed004(p, top);
+  if ("schema" in top) return parseSchemaOneLedger(p, top);
   // Keys only freezegate's own format has: such a file lost its "version" (read as an id
   // list, its "policy" would be an "unknown key", which sends the user the wrong way).
   const own = ["$schema", "policy", "freezes"].filter((key) => key in top);
@@ -88,7 +90,7 @@ export function parseLedger(value: unknown, label: string): Ledger {
       `add "version": ${LEDGER_VERSION}`,
     );
   }
-  if ("properties" in top || "frozen" in top) return parseSeedIds(p, top);
+  if ("properties" in top || "frozen" in top) return parseIdLists(p, top);
   throw p.fail(
     "$",
     'is not a freeze ledger: it has none of "version", "schema", "freezes", "properties", "frozen"',
@@ -115,12 +117,12 @@ function parseOwn(p: Parser, top: Json): Ledger {
   return { source: "freezegate", policy, freezes, properties };
 }
 
-function parseSeed004(p: Parser, top: Json): Ledger {
+function parseSchemaOneLedger(p: Parser, top: Json): Ledger {
   p.keys(top, "$", ["schema", "max_window_days", "freezes"]);
   if (top.schema !== 1) {
     throw p.fail(
       "$.schema",
-      `is ${JSON.stringify(top.schema)}; freezegate reads seed-004 ledgers with "schema": 1 (and its own format, "version": ${LEDGER_VERSION})`,
+      `is ${JSON.stringify(top.schema)}; freezegate reads freeze ledgers of "schema": 1 (and its own format, "version": ${LEDGER_VERSION})`,
       'set "schema": 1, or run freezegate ledger migrate',
     );
   }
@@ -136,7 +138,7 @@ function parseSeed004(p: Parser, top: Json): Ledger {
   return source("seed-004-ledger", policy, parseFreezes(p, top.freezes, "$.freezes"), []);
 }
 
-function parseSeedIds(p: Parser, top: Json): Ledger {
+function parseIdLists(p: Parser, top: Json): Ledger {
   p.keys(top, "$", ["properties", "frozen"]);
   const frozen = "frozen" in top ? p.array(top.frozen, "$.frozen") : [];
   const freezes = frozen.map((item, i) => idOnlyFreeze(p.nonEmpty(item, `$.frozen[${i}]`)));
@@ -246,7 +248,7 @@ function parseProperties(p: Parser, value: unknown, path: string): Property[] {
     const property: Property = {
       id: "id" in raw ? p.string(raw.id, `${at}.id`) : "",
       check: "check" in raw ? p.string(raw.check, `${at}.check`) : "",
-      // The seed's own gate reads a missing list as "no witnesses recorded"; so do we.
+      // A missing list reads as "no witnesses recorded", as the properties file's own tools read it.
       witnessed_by:
         "witnessed_by" in raw
           ? p
@@ -515,11 +517,11 @@ export function describeSource(kind: LedgerSource): string {
     case "freezegate":
       return "freezegate ledger";
     case "seed-004-ledger":
-      return 'seed-004 freeze ledger ({"schema": 1, ...})';
+      return "freeze ledger (schema 1)";
     case "seed-003-properties":
-      return "seed-003 properties.json";
+      return "properties file";
     case "seed-000-quarantine":
-      return "seed-000 quarantine.json";
+      return "quarantine list";
   }
 }
 

@@ -185,6 +185,10 @@ export const RECORD_OPTION: PluginPathOption = {
   flag: "--freezegate-record",
   ini: "freezegate_record",
 };
+export const SAMPLES_OPTION: PluginPathOption = {
+  flag: "--freezegate-samples",
+  ini: "freezegate_samples",
+};
 
 /**
  * A config's `addopts` as pytest's arguments: a string split as shlex does, a TOML list as it

@@ -7,8 +7,9 @@
 //   freezegate's own:  {"version": 2, "commit": "<sha>", "properties": {"<node id>":
 //                      {"distinct": 12}, ...}}; the commit ties the counts to the run of
 //                      the commit being gated (version 1 had none: refused, see below)
-//   seed 004's:        {"distinct": 12}  (one count for the whole session, applied to every
-//                      compensating property: the seed's conftest cannot tell them apart)
+//   a session count:   {"distinct": 12}  (one count for the whole session, applied to every
+//                      compensating property: the conftest hook that writes it cannot tell
+//                      them apart)
 
 import { InputError } from "./errors.js";
 import { jsonValueText } from "./json-text.js";
@@ -34,7 +35,7 @@ export type SamplesArtifact =
       properties: ReadonlyMap<string, number>;
     }
   | {
-      /** Seed 004's single session-wide count. */
+      /** A single session-wide count. */
       kind: "session";
       distinct: number;
     };
@@ -76,7 +77,7 @@ function onlyKeys(
 export function parseSamples(value: unknown, label: string): SamplesArtifact {
   if (!isObject(value)) fail(label, "the top level", "must be a JSON object");
   if (!("version" in value) && "distinct" in value) {
-    onlyKeys(value, ["distinct"], label, 'the seed format {"distinct": N}');
+    onlyKeys(value, ["distinct"], label, 'the session count {"distinct": N}');
     return { kind: "session", distinct: count(value.distinct, label, '"distinct"') };
   }
   if (value.version === 1) {
@@ -89,7 +90,7 @@ export function parseSamples(value: unknown, label: string): SamplesArtifact {
     fail(
       label,
       '"version"',
-      `is ${jsonValueText(value.version)}; this freezegate reads version ${SAMPLES_VERSION} (or the seed's {"distinct": N})`,
+      `is ${jsonValueText(value.version)}; this freezegate reads version ${SAMPLES_VERSION} (or a session count {"distinct": N})`,
     );
   }
   onlyKeys(value, ["version", "tool", "commit", "properties"], label, "the top level");
@@ -126,7 +127,7 @@ export function parseSamples(value: unknown, label: string): SamplesArtifact {
 /**
  * Refuse counts that were not recorded at the commit being gated (`head`): a samples file
  * restored from a cache, kept from an earlier run or edited by hand would vouch for inputs
- * this commit's properties never ran on. Seed 004's file records no commit; the gate notes it.
+ * this commit's properties never ran on. A session count records no commit; the gate notes it.
  */
 export function requireSamplesAt(samples: SamplesArtifact, head: string): void {
   if (samples.kind === "session") return;

@@ -36,6 +36,14 @@ export function runCli(
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
+/**
+ * What `freeze` writes on stderr when it records a freeze that check's deposit gate will fail
+ * (one line, the freeze recorded all the same): the tests' repositories without a samples
+ * artifact or a property test of the patch get it.
+ */
+export const DEPOSIT_WARNING =
+  /^freezegate: warning: recorded, but check's deposit gate, which policy\.blocking lists, will fail this freeze: [^\n]*\(fix: [^\n]*docs\/ledger\.md\)\n$/;
+
 /** A user error: exit 2, exactly one line on stderr, no stack trace, nothing on stdout. */
 export function expectOneLineError(result: CliResult): string {
   const lines = result.stderr.split("\n").filter((l) => l !== "");

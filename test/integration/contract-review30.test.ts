@@ -41,7 +41,7 @@ describe("check's ledger.format is the layout id of ledger check (finding 1)", (
       expect(text.stdout).toMatch(/^ledger: layout-ledger\.json \(freezegate ledger; /m);
     }
     if (layout === "seed-000-quarantine") {
-      expect(text.stdout).toMatch(/^ledger: layout-ledger\.json \(seed-000 quarantine\.json; /m);
+      expect(text.stdout).toMatch(/^ledger: layout-ledger\.json \(quarantine list; /m);
     }
   });
 });

@@ -7,7 +7,7 @@
 
 import { linkSync, readFileSync, symlinkSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { DEPOSIT_WARNING, expectOneLineError, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, runPytestCov } from "../helpers/python.js";
@@ -270,7 +270,7 @@ describe("the ledger commands print repository strings through visible()", () =>
       ],
       { cwd: repo.dir },
     );
-    expect(freeze.stderr).toBe("");
+    expect(freeze.stderr).toMatch(DEPOSIT_WARNING);
     expect(freeze.status).toBe(0);
     expect(freeze.stdout).toBe(
       "froze tests/test_x.py::test_a[##\\[error file=x.py]forged] until 2026-10-15 (owner eve ##\\[warning title=freezegate]all gates passed, opened 2026-10-12) in freeze-ledger.json (created freeze-ledger.json)\n",

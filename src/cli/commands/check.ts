@@ -17,7 +17,7 @@ import {
   resolveDataOptions,
   resolveFailOn,
 } from "../audit-options.js";
-import { boolOpt, type CommandSpec, stringOpt } from "../command.js";
+import { boolOpt, type CommandSpec, commandLine, stringOpt } from "../command.js";
 import { BASE_OPTION, resolveBase } from "../gate-output.js";
 import {
   COLLECTED_OPTION,
@@ -72,12 +72,23 @@ export const checkCommand: CommandSpec = {
       type: "boolean",
       description: "judge the witness gate even when the ledger did not change",
     },
+    {
+      name: "uncommitted",
+      type: "boolean",
+      description:
+        "a try-out before committing: judge a ledger with uncommitted changes as the work tree has it, as if you committed them now (without it they are refused)",
+    },
     ...OUTPUT_OPTIONS,
     DIRECTORY_OPTION,
   ],
   details: `The frozen tests are the ledger's freezes. The ledger's policy.blocking names the gates
 whose failures fail the check (default: all of shadow, shape, witness, deposit, lock,
 ledger-changes); the others are reported and do not fail it.
+
+The ledger-changes gate reads who changed each freeze from the commits, so a ledger with
+uncommitted changes is refused (exit 2). To try the check before committing, add
+--uncommitted: the work tree's ledger is judged, its uncommitted changes charged to you (git's
+user.name and user.email); the check of the commits, in CI, is the one that counts.
 
 Exit codes:
   0  no blocking gate failed
@@ -128,6 +139,8 @@ ${outputDetails()}`,
       ...(samplesPath === undefined ? {} : { samplesPath }),
       lockPath,
       alwaysWitness: boolOpt(args.values, "always"),
+      uncommitted: boolOpt(args.values, "uncommitted"),
+      uncommittedCommand: commandLine("check", checkCommand, args, ["--uncommitted"]),
     });
     const report = buildCheckReport(
       run,

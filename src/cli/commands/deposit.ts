@@ -1,4 +1,4 @@
-// `freezegate deposit check`: the deposit gate (seed 004). Every freeze's compensating
+// `freezegate deposit check`: the deposit gate. Every freeze's compensating
 // property must be a collected test, be part of the patch that makes the freeze (unless it is
 // a reused property), and have run on at least min_distinct distinct inputs per the samples
 // artifact.
@@ -37,7 +37,7 @@ export const depositCheckCommand: CommandSpec = {
       type: "string",
       value: "FILE",
       description:
-        'the samples artifact: distinct inputs per property test (docs/samples-artifact.md; seed 004\'s {"distinct": N} too)',
+        'the samples artifact: distinct inputs per property test (docs/samples-artifact.md; a single session count {"distinct": N} too)',
     },
     ...KNOWN_TESTS_OPTIONS,
     FORMAT_OPTION,

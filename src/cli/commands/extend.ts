@@ -1,7 +1,10 @@
-// `freezegate extend`: move a freeze's expiry to today + N days, within the policy's window.
-// The window is counted from `opened`, which extend never moves: the total life of a freeze
-// stays bounded by max_window_days. An expired freeze is not revived (expiry exists to force
-// re-attestation): unfreeze it and freeze it again, which is a new reviewed record.
+// `freezegate extend`: move a freeze's expiry N days later, within the policy's window. N
+// counts from the current expiry, not from today: "extend by N days" is how the word reads,
+// and it can never give an expiry that is not later than the current one. The window is
+// counted from `opened`, which extend never moves: the total life of a freeze stays bounded
+// by max_window_days, so a freeze that already expires on its window's last day cannot be
+// extended at all. An expired freeze is not revived (expiry exists to force re-attestation):
+// unfreeze it and freeze it again, which is a new reviewed record.
 
 import { updateLedgerFile } from "../../adapters/ledger-file.js";
 import { addDays, daysBetween, isDay } from "../../core/dates.js";
@@ -29,19 +32,25 @@ export const extendCommand: CommandSpec = {
       name: "days",
       type: "string",
       value: "N",
-      description: "the freeze now expires N days after today (required)",
+      description:
+        "how many days to add to the freeze's current expiry (not counted from today; required)",
     },
     LEDGER_OPTION,
     TODAY_OPTION,
     DIRECTORY_OPTION,
   ],
-  details: `The window opened..expires must stay within the policy's max_window_days; opened does not
-move. An expired freeze cannot be extended: unfreeze it and freeze it again (a new review).
+  details: `--days N moves the expiry N days later: a freeze expiring on 2026-10-20 extended with
+--days 3 expires on 2026-10-23, whatever day it is today. The window opened..expires must
+stay within the policy's max_window_days, and opened does not move: the latest allowed
+expiry is opened + max_window_days. A freeze that already expires then (freeze's default
+--days) cannot be extended; neither can an expired freeze. Fix the test and unfreeze it, or
+unfreeze it and freeze it again with a fresh review (a new window).
 
 Exit codes:
   0  extended
-  1  refused, ledger untouched: the freeze has expired, or the new expiry exceeds the window
-  2  the test is not frozen, --days would not move the expiry later, or usage/input error`,
+  1  refused, ledger untouched: the freeze has expired, or the new expiry is later than the
+     window allows (the message gives the latest allowed expiry and the most --days allowed)
+  2  the test is not frozen, or usage/input error`,
   async run(args: ParsedArgs, io: CommandIo): Promise<number> {
     const testId = singleTestId("extend", args.positionals);
     const days = daysOpt(args.values);
@@ -52,9 +61,9 @@ Exit codes:
     }
     const context = await resolveLedgerContext(args, io);
     const today = resolveToday(args.values, io.env);
-    const expires = addDays(today, days);
+    const again = `unfreeze it and freeze it again with a fresh review (freezegate unfreeze ${testId}, then freezegate freeze ${testId} ...), or fix the test and unfreeze it`;
     let refusal: { problem: string; fix: string } | null = null;
-    let result = { opened: "", previous: "", max: 0 };
+    let result = { opened: "", previous: "", expires: "", max: 0 };
     await updateLedgerFile(
       context.ledgerPath,
       (current) => {
@@ -79,28 +88,34 @@ Exit codes:
           );
         }
         const max = current.policy.max_window_days;
-        result = { opened: freeze.opened, previous: freeze.expires, max };
+        const latest = addDays(freeze.opened, max);
         if (daysBetween(freeze.expires, today) > 0) {
           refusal = {
             problem: `the freeze of ${testId} expired on ${freeze.expires}; an expired freeze is re-attested, not extended`,
-            fix: `freezegate unfreeze ${testId}, then freezegate freeze it again with a fresh review`,
+            fix: again,
           };
           return null;
         }
-        if (daysBetween(freeze.expires, expires) <= 0) {
-          throw new UsageError(
-            `--days ${days} gives ${expires}, which is not later than the current expiry ${freeze.expires}`,
-            { fix: "pass more days, or unfreeze the test to end the freeze early" },
-          );
-        }
-        const window = daysBetween(freeze.opened, expires);
-        if (window > max) {
+        // Counted from the expiry, so the new one is always later: the window alone can refuse.
+        const room = daysBetween(freeze.expires, latest);
+        if (room <= 0) {
           refusal = {
-            problem: `extending ${testId} to ${expires} would make its window ${window} days (opened ${freeze.opened}), more than the policy's ${max}`,
-            fix: `the latest allowed expiry is ${addDays(freeze.opened, max)}; past that, unfreeze and freeze it again (a new review)`,
+            problem: `the freeze of ${testId} cannot be extended: it expires on ${freeze.expires}, and the policy's window of ${max} days from its opening on ${freeze.opened} allows no expiry later than ${latest}`,
+            fix: again,
           };
           return null;
         }
+        if (days > room) {
+          // A day count far past any calendar has no date to name.
+          const target = days < 10_000_000 ? ` to ${addDays(freeze.expires, days)}` : "";
+          refusal = {
+            problem: `extending ${testId} by ${days} days${target} (counted from its expiry ${freeze.expires}, not from today) goes past ${latest}, the latest expiry its window allows (opened ${freeze.opened}, max_window_days ${max})`,
+            fix: `pass --days ${room} or fewer; past ${latest}, ${again}`,
+          };
+          return null;
+        }
+        const expires = addDays(freeze.expires, days);
+        result = { opened: freeze.opened, previous: freeze.expires, expires, max };
         return {
           ...current,
           freezes: current.freezes.map((f) => (f === freeze ? { ...f, expires } : f)),
@@ -118,7 +133,7 @@ Exit codes:
       return 1;
     }
     io.stdout.write(
-      `${visible(`extended ${testId} from ${result.previous} to ${expires} (opened ${result.opened}, ${daysBetween(result.opened, expires)} of ${result.max} days) in ${context.ledgerLabel}`)}\n`,
+      `${visible(`extended ${testId} by ${days} days, from ${result.previous} to ${result.expires} (opened ${result.opened}, ${daysBetween(result.opened, result.expires)} of ${result.max} days) in ${context.ledgerLabel}`)}\n`,
     );
     return 0;
   },

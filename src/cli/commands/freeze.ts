@@ -4,10 +4,11 @@
 // it withdrew. The checks run inside the ledger lock, against the ledger as it is then.
 
 import { updateLedgerFile } from "../../adapters/ledger-file.js";
+import { depositOutlook, patchRange, patchRangeIfKnown } from "../../app/deposit-outlook.js";
 import { KNOWN_TESTS_FIX, loadKnownTests } from "../../app/known-tests.js";
 import { addDays } from "../../core/dates.js";
 import { UsageError } from "../../core/errors.js";
-import type { Freeze } from "../../core/ledger-model.js";
+import type { Freeze, Ledger } from "../../core/ledger-model.js";
 import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
 import { visible } from "../../reporters/words.js";
 import {
@@ -18,6 +19,7 @@ import {
   type ParsedArgs,
   stringOpt,
 } from "../command.js";
+import { BASE_OPTION, resolveBase } from "../gate-output.js";
 import {
   assertWritableFormat,
   DIRECTORY_OPTION,
@@ -117,13 +119,26 @@ export const freezeCommand: CommandSpec = {
       description:
         "record it even when it withdraws a property's last witness or names an unknown test",
     },
+    {
+      ...BASE_OPTION,
+      description:
+        'the branch the patch will merge into, to tell whether the property\'s file is in the patch (default: the "base" config key)',
+    },
     LEDGER_OPTION,
     TODAY_OPTION,
     ...KNOWN_TESTS_OPTIONS,
     DIRECTORY_OPTION,
   ],
-  details: `Opened is today (UTC), expires is today + N days. The ledger is created (default policy)
-when it does not exist yet.
+  details: `Opened is today (UTC), expires is today + N days. A freeze cannot outlive the policy's
+window, opened + max_window_days: one made for the whole window (the default --days) cannot
+be extended later. The ledger is created (default policy) when it does not exist yet.
+
+When the ledger's policy.blocking lists "deposit", freeze warns (on stderr; the exit code is
+the same) when check's deposit gate will fail the freeze: the samples artifact the last test
+run left (.freezegate/samples.json in pytest's rootdir, or pytest's freezegate_samples) has
+fewer than policy.min_distinct distinct inputs for the property, or none (a plain unit test
+records none), or the property's file is not changed in the patch and --reused is not given.
+docs/ledger.md says how to adopt the ledger one gate at a time.
 
 Exit codes:
   0  recorded
@@ -152,6 +167,10 @@ Exit codes:
     const context = await resolveLedgerContext(args, io);
     const today = resolveToday(args.values, io.env);
     const known = loadKnownTests(resolveKnownTestsRequest(args.values, context));
+    // A --base given here must name a range (exit 2 before anything is written); the config's
+    // base is read after the freeze, as far as this clone has it.
+    const baseFlag = stringOpt(args.values, "base");
+    const range = baseFlag === undefined ? undefined : await patchRange(context.root, baseFlag);
     // A glob is written by hand in the ledger, never through freeze.
     if (testId.includes("*") && !(known.ids?.has(testId) ?? false)) {
       throw notOneTestId("freeze", testId);
@@ -160,6 +179,7 @@ Exit codes:
     let refusal: { problems: string[]; fix: string } | null = null;
     let withdrawn: string[] = [];
     let recorded: Freeze | null = null;
+    let recordedIn: Ledger | null = null;
     const update = await updateLedgerFile(
       context.ledgerPath,
       (current) => {
@@ -245,7 +265,8 @@ Exit codes:
           reused_property: reused,
           ...(approvedBy === undefined ? {} : { approved_by: approvedBy }),
         };
-        return { ...current, freezes: [...current.freezes, recorded] };
+        recordedIn = { ...current, freezes: [...current.freezes, recorded] };
+        return recordedIn;
       },
       { createIfMissing: true, ...ledgerWriteOptions(io) },
     );
@@ -260,7 +281,10 @@ Exit codes:
       return 1;
     }
     const freeze = recorded as Freeze | null;
-    if (freeze === null) throw new Error("freeze: nothing recorded and nothing refused");
+    const after = recordedIn as Ledger | null;
+    if (freeze === null || after === null) {
+      throw new Error("freeze: nothing recorded and nothing refused");
+    }
     const created = update.before === null ? ` (created ${context.ledgerLabel})` : "";
     io.stdout.write(
       `${visible(`froze ${testId} until ${freeze.expires} (owner ${owner}, opened ${freeze.opened}) in ${context.ledgerLabel}${created}`)}\n`,
@@ -268,6 +292,22 @@ Exit codes:
     if (withdrawn.length > 0) {
       io.stdout.write(
         `${visible(`recorded with --force; it withdrew: ${withdrawn.join("; ")}`)}\n`,
+      );
+    }
+    const base = resolveBase(args.values, context.config);
+    const judgedRange =
+      range ?? (base === undefined ? undefined : await patchRangeIfKnown(context.root, base));
+    const foreseen = await depositOutlook({
+      root: context.root,
+      testRoot: resolveKnownTestsRequest(args.values, context).testRoot,
+      ledger: after,
+      freeze,
+      ...(judgedRange === undefined ? {} : { range: judgedRange }),
+    });
+    if (foreseen.length > 0) {
+      const min = after.policy.min_distinct;
+      io.stderr.write(
+        `${visible(`freezegate: warning: recorded, but check's deposit gate, which policy.blocking lists, will fail this freeze: ${foreseen.join("; ")} (fix: deposit a property test of the invariant that runs on at least ${min} distinct inputs, a Hypothesis @given test or one calling freezegate_pytest.record(value), in this patch; until the project has property tests, leave "deposit" out of policy.blocking: docs/ledger.md)`)}\n`,
       );
     }
     return 0;

@@ -1,6 +1,6 @@
 // `freezegate ledger`: `check` runs the shape gate over the freeze ledger; `migrate` turns the
-// seeds' files (quarantine.json, properties.json, freeze_ledger.json) into one freezegate
-// ledger, refusing entries that disagree rather than picking one.
+// older files (a quarantine list, a properties file, a freeze ledger of schema 1) into one
+// freezegate ledger, refusing entries that disagree rather than picking one.
 
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -144,14 +144,14 @@ per-test contexts); the output says when they were not.`,
 // ---------------------------------------------------------------------------------------------
 // ledger migrate
 
-/** Seed files looked for when --from is not given, in these directories of the root. */
-const SEED_FILES = ["quarantine.json", "properties.json", "freeze_ledger.json"];
-const SEED_DIRS = ["", "gate"];
+/** Files looked for when --from is not given, in these directories of the root. */
+const MIGRATED_FILES = ["quarantine.json", "properties.json", "freeze_ledger.json"];
+const MIGRATED_DIRS = ["", "gate"];
 
 const migrateCommand: CommandSpec = {
   name: "migrate",
   summary:
-    "Merge the seeds' files (quarantine.json, properties.json, freeze_ledger.json) into one freezegate ledger.",
+    "Merge a quarantine list, a properties file and a freeze ledger of schema 1 (quarantine.json, properties.json, freeze_ledger.json) into one freezegate ledger.",
   usage: "freezegate ledger migrate [--from FILE ...] [--ledger PATH] [--force]",
   options: [
     {
@@ -159,7 +159,7 @@ const migrateCommand: CommandSpec = {
       type: "string",
       multiple: true,
       value: "FILE",
-      description: `a file to migrate (default: ${SEED_FILES.join(", ")} found at the repository root and under gate/)`,
+      description: `a file to migrate (default: ${MIGRATED_FILES.join(", ")} found at the repository root and under gate/)`,
     },
     LEDGER_OPTION,
     {
@@ -169,24 +169,28 @@ const migrateCommand: CommandSpec = {
     },
     DIRECTORY_OPTION,
   ],
-  details: `The files are read as they are: seed 000's {"frozen": [...]} becomes freezes with only a
-test id (ledger check then reports their missing owner, dates and property), seed 003's
-properties.json its properties and frozen ids, seed 004's freeze ledger its freezes and
-max_window_days. A test frozen in several files merges when the entries agree (an id-only
-entry gives way to a full one); entries that disagree stop the migration. The source files
-are left as they are.`,
+  details: `The files are read as they are, whatever their names, by their content:
+  quarantine list             {"frozen": [...]}: freezes with only a test id (ledger check
+                              then reports their missing owner, dates and property)
+  properties file             {"properties": [...], "frozen": [...]}: its properties and
+                              frozen ids
+  freeze ledger (schema 1)    {"schema": 1, "max_window_days": N, "freezes": [...]}: its
+                              freezes and max_window_days
+A test frozen in several files merges when the entries agree (an id-only entry gives way to
+a full one); entries that disagree stop the migration. The source files are left as they
+are.`,
   async run(args: ParsedArgs, io: CommandIo): Promise<number> {
     const context = await resolveLedgerContext(args, io);
     const given = listOpt(args.values, "from");
     const paths =
       given !== undefined
         ? given.map((p) => resolve(context.cwd, p))
-        : SEED_DIRS.flatMap((dir) =>
-            SEED_FILES.map((name) => join(context.root, dir, name)),
+        : MIGRATED_DIRS.flatMap((dir) =>
+            MIGRATED_FILES.map((name) => join(context.root, dir, name)),
           ).filter((p) => existsSync(p) && p !== context.ledgerPath);
     if (paths.length === 0) {
       throw new UsageError(
-        `nothing to migrate: none of ${SEED_FILES.join(", ")} is at the repository root or under gate/`,
+        `nothing to migrate: none of ${MIGRATED_FILES.join(", ")} is at the repository root or under gate/`,
         { fix: "name the files with --from FILE" },
       );
     }
@@ -228,6 +232,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
 
 export const ledgerGroup: CommandGroup = {
   name: "ledger",
-  summary: "The freeze ledger: check its shape, migrate the seeds' files into it.",
+  summary:
+    "The freeze ledger: check its shape, migrate a quarantine list, a properties file or an older freeze ledger into it.",
   subcommands: [checkCommand, migrateCommand],
 };
