@@ -23,6 +23,7 @@
 import * as fs from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { gitDirectories, isTracked } from "../adapters/git.js";
+import { readTextIfExists } from "../adapters/repo-files.js";
 import { siblingName, writeTargetOf } from "../adapters/write-file.js";
 import { ConfigError, InputError, UsageError } from "../core/errors.js";
 import { parseHistory, type Stats } from "../core/stats.js";
@@ -480,20 +481,11 @@ function statOrNull(path: string): fs.Stats | null {
  */
 export function readHistoryOption(request: OutputRequest): Stats[] | null {
   if (request.history === undefined) return null;
-  let text: string;
-  try {
-    text = fs.readFileSync(request.history, "utf8");
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-    throw new InputError(
-      missing
-        ? `the history file ${request.history} does not exist`
-        : `cannot read the history ${request.history}: ${(error as Error).message}`,
-      {
-        fix: "point --history at the file freezegate stats --history appends to, or leave it out",
-        cause: error,
-      },
-    );
+  const text = readTextIfExists(request.history, "history file");
+  if (text === null) {
+    throw new InputError(`the history file ${request.history} does not exist`, {
+      fix: "point --history at the file freezegate stats --history appends to, or leave it out",
+    });
   }
   return parseHistory(text, request.history);
 }
