@@ -226,6 +226,8 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           newerThanData: [],
           recordedAt: coverage.meta.recordedAt,
           checkedFiles: 0,
+          auditedFiles: 0,
+          unmeasured: [],
         };
         const toData = mapped.mapping.toData;
         const executedOf = executedOfSource(coverage);
@@ -260,6 +262,8 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
         // As in the audit: a changed module held without an executed line that a test which
         // ran imports means the tests ran an installed copy.
         const judged = new Set(audited.map((f) => f.path));
+        input.auditedFiles = audited.length;
+        input.unmeasured = audited.filter((f) => !toData.has(f.path)).map((f) => f.path);
         refuseUnexecutedImported(
           request.root,
           files

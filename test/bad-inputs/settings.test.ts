@@ -286,3 +286,48 @@ describePython("other settings a patch could judge itself by", () => {
     expect(flag.stdout).toBe(SHADOWED);
   });
 });
+
+describePython("doctor on data that lacks a changed source file", () => {
+  /** The data with the file's path recorded as bytes that are not UTF-8 ("op\xff.py"). */
+  function dataWithBadName(name: string, path: string): string {
+    const copy = join(repo.dir, name);
+    copyFileSync(join(repo.dir, ".coverage"), copy);
+    const db = new Database(copy);
+    const row = db.prepare("SELECT id, path FROM file WHERE path LIKE ?").get(`%${path}`) as {
+      id: number;
+      path: string;
+    };
+    const bytes = Buffer.from(row.path.replace(/ops\.py$/, "op\u0000.py"), "utf8");
+    bytes[bytes.indexOf(0)] = 0xff;
+    db.prepare("UPDATE file SET path = CAST(? AS TEXT) WHERE id = ?").run(bytes, row.id);
+    db.close();
+    return name;
+  }
+
+  it("warns, naming the file, where the audit reads its lines as unmeasured", () => {
+    repo.git("switch", "-q", "patch");
+    for (const data of [
+      dataWithout("partial.coverage", "calc/ops.py"),
+      dataWithBadName("bad-name.coverage", "calc/ops.py"),
+    ]) {
+      // The audit reads the lines as unmeasured: a pass by default, as documented.
+      expect(audit(["--coverage", data]).stdout).toBe(PASSED);
+      const doctor = runCli(["doctor", "--base", "main", "--coverage", data], { cwd: repo.dir });
+      expect(doctor.stdout).toContain(
+        'WARN  freshness: none of the 1 changed source file(s) is in the coverage data: "calc/ops.py"; the audit reads their changed lines as unmeasured, which passes unless --fail-on unmeasured',
+      );
+      expect(doctor.stdout).toMatch(/^doctor: usable, with warnings$/m);
+      expect(doctor.status).toBe(0);
+    }
+  });
+
+  it("warns when one of several changed source files is not in the data", () => {
+    branch("touch-init", { "calc/__init__.py": '"""A calculator."""\nVERSION = "1.1"\n' });
+    const partial = dataWithout("partial.coverage", "calc/ops.py");
+    const doctor = runCli(["doctor", "--base", "main", "--coverage", partial], { cwd: repo.dir });
+    expect(doctor.stdout).toMatch(
+      /^WARN {2}freshness: 1 of 2 changed source files are not in the coverage data: "calc\/ops\.py"; the audit reads their changed lines as unmeasured/m,
+    );
+    expect(doctor.status).toBe(0);
+  });
+});
