@@ -131,6 +131,26 @@ export async function fileAtRevision(
   return (await readBlobs(root, [{ rev, path }]))[0] ?? null;
 }
 
+/**
+ * A file at a revision as its tree holds it: its bytes and whether it is a symbolic link (the
+ * bytes are then the link's target). Null when the path is no file there (missing, a
+ * directory, a submodule, or under a directory that is a link).
+ */
+export async function treeFileAt(
+  root: string,
+  rev: string,
+  path: string,
+): Promise<{ link: boolean; bytes: Buffer } | null> {
+  if (rev === "" || rev.startsWith("-")) {
+    throw new GitError(`"${rev}" is not a revision`, { fix: "pass a branch, tag or commit" });
+  }
+  const [entry] = splitNul(await gitOk(root, ["ls-tree", "-z", rev, "--", path]));
+  const m = entry === undefined ? null : /^(\d+) blob ([0-9a-f]{40,64})\t/.exec(entry);
+  if (m === null) return null;
+  const [object] = await catFile(root, [m[2] as string]);
+  return object ? { link: m[1] === "120000", bytes: object.content } : null;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The patch's files, the repository's files.
 

@@ -5,7 +5,7 @@
 
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
-import { CONFIG_FILES, configFromTexts, refuseNestedConfig } from "../adapters/config-files.js";
+import { CONFIG_FILES, loadConfig, refuseNestedConfig } from "../adapters/config-files.js";
 import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
 import {
   type EarlyRange,
@@ -16,7 +16,6 @@ import {
   resolveCommit,
   workTreeBlobIds,
 } from "../adapters/git.js";
-import { readBlobs } from "../adapters/git-history.js";
 import { rowScans } from "../adapters/packed-lines-scan.js";
 import {
   directorySpellings,
@@ -45,7 +44,7 @@ import {
 import { COVERAGE_CONFIG_FILES, coverageExclusion } from "../core/coverage-settings.js";
 import { nodeIdFile } from "../core/deposits.js";
 
-import { FreezegateError, InputError, UsageError } from "../core/errors.js";
+import { ConfigError, InputError, UsageError } from "../core/errors.js";
 import {
   type FrozenList,
   frozenForCollapsedContexts,
@@ -117,6 +116,12 @@ import {
   refuseDataInPatch,
   refuseUnmeasuredAfterCoverageConfig,
 } from "./patch-guards.js";
+import {
+  configValuesAt,
+  type FrozenChoice,
+  frozenAtBase,
+  frozenOnlyAtBase,
+} from "./patch-settings.js";
 import { testGlobsWithPythonFiles } from "./pytest-test-files.js";
 import { mark, note } from "./timing.js";
 
@@ -160,10 +165,11 @@ export interface AuditRequest {
    * The settings above that the config gives, as a config with `values` would give them (the
    * same flags applied). When the patch changes the root's config file, the audit then reads
    * the config at the patch's base too and judges by the stricter of both (see
-   * stricterSettings): a patch cannot loosen the settings it is judged by. Undefined: the
-   * settings are taken as given.
+   * stricterSettings): a patch cannot loosen the settings it is judged by. The frozen list
+   * the base's config and files give counts too when it is another file (see frozenAtBase).
+   * Undefined: the settings are taken as given.
    */
-  settingsFor?: (values: ConfigValues) => ConfigurableSettings;
+  settingsFor?: (values: ConfigValues) => ConfigurableSettings & ConfigChoices;
   /**
    * Told which coverage data files are about to be read (absolute paths), before the read:
    * a command on a terminal can say what it is waiting for when they are large.
@@ -193,12 +199,31 @@ export interface ConfigurableSettings {
   pathMap: PathRule[];
 }
 
+/**
+ * The other things a config (with the flags) decides that a patch must not choose for itself:
+ * a patch that changes them is refused (base, coverage: no stricter value of both exists) or
+ * judged by the stricter reading (allow-unresolved, the frozen list).
+ */
+export interface ConfigChoices {
+  frozen: FrozenChoice;
+  /** The data path (absolute), or undefined to discover it. */
+  coverage: string | undefined;
+  allowUnresolved: boolean;
+  /** The range's base, from a flag or the config; undefined when neither gives one. */
+  base: string | undefined;
+}
+
 /** The stricter settings, and which keys the patch changed (for notes). */
 export interface SettingsChange {
   /** The commit whose config was compared ("HEAD" for a staged or work-tree patch). */
   base: string;
   /** The keys whose effective value differs between the base's config and the patch's. */
   changed: string[];
+  /**
+   * The patch reads its frozen tests from another file than its base did: the tests frozen in
+   * either count. `tests`: those frozen only in the base's list.
+   */
+  frozen?: { files: string[]; now: string; tests: string[] };
 }
 
 export interface AuditRun {
@@ -1044,6 +1069,7 @@ export async function checkPatchAgainstData(a: PatchAgainstData): Promise<
     given.testGlobs,
   );
   const changed = onDisk.audited.map((f) => f.path);
+  refusePinnedChange(stricter, changed);
   const [main, ...parallel] = a.dataFiles;
   const keptBeside =
     main !== undefined && parallel.length > 0 && parallel.every((f) => f.startsWith(`${main}.`));
@@ -1069,11 +1095,43 @@ export async function checkPatchAgainstData(a: PatchAgainstData): Promise<
 }
 
 /**
+ * A patch that changes what chose its range (base) or the data (coverage): no stricter of
+ * both readings exists, so it is refused: always for the range, which could leave the
+ * patch's own code out; for the data when the patch changes a source file the audit judges
+ * (a patch of its own can change it).
+ */
+function refusePinnedChange(
+  stricter: Awaited<ReturnType<typeof stricterSettings>>,
+  audited: readonly string[],
+): void {
+  const pin = stricter?.pinned.find((p) => p.key === "base" || audited.length > 0);
+  if (pin === undefined || stricter === null) return;
+  const at = stricter.change.base === "HEAD" ? "HEAD" : stricter.change.base.slice(0, 12);
+  const what = {
+    base: "which chose the range of commits the patch is judged by",
+    coverage: "which names the data the patch is judged by",
+  }[pin.key];
+  const flag =
+    pin.key === "base" ? "--base REF (the branch the patch merges into)" : `--${pin.key}`;
+  throw new ConfigError(
+    `the patch changes ${pin.key} in the repository's config (now ${pin.now}; ${pin.atBase} at ${at}), ${what}: a patch cannot choose that for itself`,
+    {
+      fix:
+        pin.key === "base"
+          ? `pass ${flag}`
+          : `change ${pin.key} in a patch that changes no audited source file, or pass ${flag}`,
+    },
+  );
+}
+
+/**
  * When the patch changes the root's config file (pyproject.toml, package.json), the settings
  * at the patch's base (the merge base of a range; HEAD for a staged or work-tree patch), with
  * the same flags, combined with the patch's own into the stricter of both: every fail-on
  * verdict of either; a file is a test file (not audited) only when both configs say so, and
- * a source file when either does. A base config that cannot be read counts as no config.
+ * a source file when either does; unresolved frozen ids are allowed only when both allow them.
+ * What cannot be combined (the range's base, the data) is `pinned`: the caller
+ * refuses the patch where it matters. A base config that cannot be read counts as no config.
  * Null when the config did not change or there is no base (a user's diff).
  */
 async function stricterSettings(
@@ -1083,6 +1141,10 @@ async function stricterSettings(
 ): Promise<{
   settings: ConfigurableSettings & TestAndSourceGlobs & { basePathMap?: PathRule[] };
   change: SettingsChange;
+  /** Settings the patch changed that no stricter value settles: what it says now and then. */
+  pinned: Array<{ key: "base" | "coverage"; now: string; atBase: string }>;
+  /** The base's config does not allow unresolved frozen ids, the patch's does. */
+  unresolvedWaived: boolean;
 } | null> {
   if (request.settingsFor === undefined) return null;
   const base = baseRevisionOf(patch);
@@ -1090,29 +1152,28 @@ async function stricterSettings(
   const touched = (f: ChangedFile) =>
     names.includes(f.path) || (f.oldPath !== null && names.includes(f.oldPath));
   if (base === null || !patch.files.some(touched)) return null;
-  const [pyproject, packageJson] = await readBlobs(
-    root,
-    CONFIG_FILES.map((path) => ({ rev: base, path })),
-  );
-  let values: ConfigValues = {};
-  try {
-    values = configFromTexts({
-      pyproject: { path: `pyproject.toml at ${base}`, text: pyproject?.toString("utf8") ?? null },
-      packageJson: {
-        path: `package.json at ${base}`,
-        text: packageJson?.toString("utf8") ?? null,
-      },
-    }).values;
-  } catch (error) {
-    if (!(error instanceof FreezegateError)) throw error;
-  }
-  const then = request.settingsFor(values);
+  const then = request.settingsFor(await configValuesAt(root, base));
+  const now = request.settingsFor(loadConfig(root).values);
   const union = <T>(a: readonly T[], b: readonly T[]): T[] => [...new Set([...a, ...b])];
   const changed = (["failOn", "testGlobs", "sourceGlobs"] as const).filter(
     (key) => !sameStrings(then[key], request[key]),
   );
   const pathMapChanged = JSON.stringify(then.pathMap) !== JSON.stringify(request.pathMap);
-  if (changed.length === 0 && !pathMapChanged) return null;
+  const unresolvedWaived = now.allowUnresolved && !then.allowUnresolved;
+  const shown = (value: string | undefined, key: string) =>
+    value === undefined ? `no ${key}` : key === "coverage" ? relative(root, value) : value;
+  const pinned = (
+    [
+      // The config's base chooses the range only for a range.
+      ...(patch.source.kind === "range" ? [["base", "base"] as const] : []),
+      ["coverage", "coverage"],
+    ] as const
+  )
+    .filter(([field]) => then[field] !== now[field])
+    .map(([field, key]) => ({ key, now: shown(now[field], key), atBase: shown(then[field], key) }));
+  if (changed.length === 0 && !pathMapChanged && !unresolvedWaived && pinned.length === 0) {
+    return null;
+  }
   return {
     settings: {
       failOn: union(request.failOn, then.failOn),
@@ -1130,8 +1191,11 @@ async function stricterSettings(
             ({ failOn: "fail-on", testGlobs: "test-files", sourceGlobs: "source-files" })[key],
         ),
         ...(pathMapChanged ? ["path-map"] : []),
+        ...(unresolvedWaived ? ["allow-unresolved"] : []),
       ],
     },
+    pinned,
+    unresolvedWaived,
   };
 }
 
@@ -1214,14 +1278,14 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
         { fix: offRoot.fix },
       );
     }
-    if (resolution.unresolved.length > 0 && !request.allowUnresolved) {
-      // A parametrized test's or a class's own id names none of its tests: say how to
-      // freeze them all.
-      throw new InputError(
-        `${resolution.unresolved.length} frozen id(s) in ${request.frozen} match no test in the coverage data: ${sample(resolution.unresolved)}`,
-        { fix: unresolvedFix(resolution.unresolved, contexts.testIds) },
+    // A parametrized test's or a class's own id names none of its tests: say how to freeze
+    // them all.
+    const unresolvedError = (why = "", fix = "") =>
+      new InputError(
+        `${resolution.unresolved.length} frozen id(s) in ${request.frozen} match no test in the coverage data: ${sample(resolution.unresolved)}${why}`,
+        { fix: `${unresolvedFix(resolution.unresolved, contexts.testIds)}${fix}` },
       );
-    }
+    if (resolution.unresolved.length > 0 && !request.allowUnresolved) throw unresolvedError();
     // A frozen test that was skipped hides shadow nobody can see: --allow-unresolved (for
     // tests that no longer exist) does not waive it.
     const bodiless = frozenWithoutRun(
@@ -1323,6 +1387,46 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       executedOf,
     });
     const settings = stricter?.settings ?? request;
+    const baseRev = baseRevisionOf(patch);
+    const at = baseRev === "HEAD" || baseRev === null ? "HEAD" : baseRev.slice(0, 12);
+    if (stricter?.unresolvedWaived && resolution.unresolved.length > 0) {
+      throw unresolvedError(
+        `; the patch allows unresolved ids (allow-unresolved), the config at ${at} does not`,
+        "; change allow-unresolved in a patch of its own, or pass --allow-unresolved",
+      );
+    }
+    // The tests frozen in the list the patch's base read count too when the patch reads
+    // another file (see frozenAtBase); an id of a test the data lacks freezes nothing.
+    const { settingsFor } = request;
+    const atBase =
+      settingsFor === undefined
+        ? null
+        : await frozenAtBase(root, patch, baseRev, request.frozen, (v) => settingsFor(v).frozen);
+    let judgedFrozen = frozenTests;
+    let frozenChange: SettingsChange["frozen"];
+    if (atBase !== null) {
+      const onlyAtBase = frozenOnlyAtBase(
+        atBase,
+        at,
+        contexts,
+        frozenTests,
+        testsWithoutRun,
+        coverage.meta.format,
+      );
+      judgedFrozen = new Set([...frozenTests, ...onlyAtBase]);
+      frozenChange = { files: atBase.files, now: atBase.now, tests: onlyAtBase };
+    }
+    const keysChanged = stricter !== null && stricter.change.changed.length > 0;
+    const settingsChange: SettingsChange | null =
+      frozenChange === undefined
+        ? keysChanged
+          ? stricter.change
+          : null
+        : {
+            base: baseRev ?? "HEAD",
+            changed: keysChanged ? stricter.change.changed : [],
+            frozen: frozenChange,
+          };
     const mappedAudited = audited.filter((f) => mapping.toData.has(f.path));
 
     // 5. Per file: statements first, so that only the changed statements' lines get their
@@ -1477,7 +1581,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       files: inputs,
       skipped,
       contexts,
-      frozen: frozenTests,
+      frozen: judgedFrozen,
       failOn: settings.failOn,
     });
     if (!shortRest) request.onLongLoopsDone?.();
@@ -1500,7 +1604,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       },
       audit,
       sources: new Map(prepared.map(({ change, text }) => [change.path, text])),
-      settingsChange: stricter?.change ?? null,
+      settingsChange,
       emptyPatch: await emptyPatchReason(root, patch),
     };
   } finally {

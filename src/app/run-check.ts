@@ -35,6 +35,7 @@ import {
   runWitnessGate,
 } from "./gates.js";
 import { KNOWN_TESTS_FIX, type KnownTests, loadKnownTests } from "./known-tests.js";
+import { frozenListMovedWords } from "./patch-settings.js";
 import { type AuditRequest, type AuditRun, runAudit } from "./run-audit.js";
 
 export interface CheckRequest {
@@ -229,11 +230,14 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
         ...policyNotes(patch, "shadow"),
         ...mutedNotes(thisRun),
         ...(unnamedSamples === null ? [] : [unnamedSamples]),
-        ...(audit.settingsChange === null
+        ...(audit.settingsChange === null || audit.settingsChange.changed.length === 0
           ? []
           : [
               `the patch changes ${audit.settingsChange.changed.join(", ")} in the repository's config: judged by the stricter of its settings and those at the merge base`,
             ]),
+        ...(audit.settingsChange?.frozen === undefined
+          ? []
+          : [frozenListMovedWords(audit.settingsChange.frozen, "the merge base")]),
       ],
     },
   ];

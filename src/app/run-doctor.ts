@@ -23,10 +23,12 @@ import {
   resolveFrozen,
 } from "../core/frozen.js";
 import { sampleOf } from "../core/listing.js";
-import type { CoverageSource } from "../core/model.js";
+import type { CoverageSource, Patch } from "../core/model.js";
 import type { PathRule } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
 import { executedOfSource, refuseUnexecutedImported } from "./installed-copies.js";
+import { baseRevisionOf } from "./patch-guards.js";
+import { frozenAtBase, frozenListMovedWords, frozenOnlyAtBase } from "./patch-settings.js";
 import {
   type AuditRequest,
   ambiguousRun,
@@ -175,6 +177,8 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
       checks.push(skipped("paths", "no readable coverage data"));
     }
 
+    // The tests the frozen list freezes now, once resolved against the data.
+    let frozenNow: ReadonlySet<string> | null = null;
     if (typeof request.frozen !== "string") {
       checks.push(failed("frozen", request.frozen));
     } else {
@@ -188,6 +192,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
               ? frozenForCollapsedContexts(written, label)
               : written;
           const resolution = resolveFrozen(list, contexts.index);
+          frozenNow = resolution.frozenTests;
           const check = checkFrozenResolved(
             label,
             list.entries.length,
@@ -231,12 +236,14 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           newerThanData: [],
           recordedAt: coverage.meta.recordedAt,
           checkedFiles: 0,
+          auditedFiles: 0,
+          unmeasured: [],
         };
         const toData = mapped.mapping.toData;
         const executedOf = executedOfSource(coverage);
         // The audit's own checks that the patch describes the files on disk and fits the data,
         // and of what it changes about its own judgement: an error is the failed check.
-        const { audited, sources, isTestFile } = await checkPatchAgainstData({
+        const { audited, sources, isTestFile, stricter } = await checkPatchAgainstData({
           root: request.root,
           request: request.patch,
           patch,
@@ -250,6 +257,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           dataFiles: coverage.meta.dataFiles,
           executedOf,
         });
+        await judgeFrozenAsAudit(checks, request, patch, stricter, contexts, frozenNow, coverage);
         for (const file of audited) {
           const bytes = sources.get(file.path);
           if (bytes && toData.has(file.path)) {
@@ -264,6 +272,8 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
         // As in the audit: a changed module held without an executed line that a test which
         // ran imports means the tests ran an installed copy.
         const judged = new Set(audited.map((f) => f.path));
+        input.auditedFiles = audited.length;
+        input.unmeasured = audited.filter((f) => !toData.has(f.path)).map((f) => f.path);
         refuseUnexecutedImported(
           request.root,
           files
@@ -299,6 +309,59 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
     coverage?.close();
   }
   return checks;
+}
+
+/**
+ * The frozen check as the audit judges the patch's list (in place in `checks`): unresolved
+ * ids are allowed only when the base's config allows them too, and the tests frozen in the
+ * list the base read count when the patch reads another file (see frozenAtBase).
+ */
+async function judgeFrozenAsAudit(
+  checks: DoctorCheck[],
+  request: DoctorRequest,
+  patch: Patch,
+  stricter: { unresolvedWaived: boolean } | null,
+  contexts: DataContexts | null,
+  frozenNow: ReadonlySet<string> | null,
+  coverage: CoverageSource,
+): Promise<void> {
+  const baseRev = baseRevisionOf(patch);
+  const at = baseRev === null || baseRev === "HEAD" ? "HEAD" : baseRev.slice(0, 12);
+  const index = checks.findIndex((c) => c.id === "frozen");
+  const frozen = checks[index];
+  if (stricter?.unresolvedWaived && frozen?.status === "warn") {
+    checks[index] = {
+      ...frozen,
+      status: "fail",
+      message: `${frozen.message}; the patch allows unresolved ids (allow-unresolved), the config at ${at} does not`,
+      fix: `${frozen.fix ?? ""}; change allow-unresolved in a patch of its own, or pass --allow-unresolved`,
+    };
+  }
+  const { settingsFor, frozen: file } = request;
+  if (frozen?.status !== "ok" || frozenNow === null || contexts === null) return;
+  if (settingsFor === undefined || typeof file !== "string") return;
+  const atBase = await frozenAtBase(
+    request.root,
+    patch,
+    baseRev,
+    file,
+    (v) => settingsFor(v).frozen,
+  );
+  if (atBase === null) return;
+  try {
+    const only = frozenOnlyAtBase(
+      atBase,
+      at,
+      contexts.index,
+      frozenNow,
+      (ids) => testsWithoutRunIn(contexts.names, contexts.index, ids),
+      coverage.meta.format,
+    );
+    const words = frozenListMovedWords({ ...atBase, tests: only }, at);
+    checks[index] = { ...frozen, message: `${frozen.message}; ${words}` };
+  } catch (error) {
+    checks[index] = failed("frozen", error);
+  }
 }
 
 export function doctorStatus(checks: readonly DoctorCheck[]): CheckStatus {

@@ -13,6 +13,7 @@ import {
   readStreamBytes,
   readTextFile,
 } from "../adapters/repo-files.js";
+import type { FrozenChoice } from "../app/patch-settings.js";
 import type { PatchRequest } from "../app/run-audit.js";
 import type { ConfigValues } from "../core/config.js";
 import { ConfigError, FreezegateError, InputError, UsageError } from "../core/errors.js";
@@ -286,16 +287,23 @@ export function isFreezeLedger(file: string): boolean {
   }
 }
 
+/** Where the frozen list is, as flags and config name it (see resolveFrozenFile). */
+export function frozenChoice(data: DataOptions, config: ConfigValues, root: string): FrozenChoice {
+  if (data.frozen !== undefined) return { file: data.frozen };
+  const ledger = config.ledger;
+  if (typeof ledger === "string") return { file: isAbsolute(ledger) ? ledger : join(root, ledger) };
+  return { oneOf: ["quarantine.json", DEFAULT_LEDGER_PATH].map((name) => join(root, name)) };
+}
+
 function chooseFrozenFile(
   data: DataOptions,
   config: ConfigValues,
   root: string,
   exists: (path: string) => boolean,
 ): string {
-  if (data.frozen !== undefined) return data.frozen;
-  const ledger = config.ledger;
-  if (typeof ledger === "string") return isAbsolute(ledger) ? ledger : join(root, ledger);
-  const found = ["quarantine.json", DEFAULT_LEDGER_PATH].filter((name) => exists(join(root, name)));
+  const choice = frozenChoice(data, config, root);
+  if ("file" in choice) return choice.file;
+  const found = choice.oneOf.filter(exists);
   if (found.length > 1) {
     // `ledger migrate` leaves the quarantine list in place: reading either one alone would
     // quietly drop the other's freezes.
@@ -306,7 +314,7 @@ function chooseFrozenFile(
       },
     );
   }
-  if (found[0] !== undefined) return join(root, found[0]);
+  if (found[0] !== undefined) return found[0];
   throw new UsageError(
     `no frozen-test list: neither quarantine.json nor ${DEFAULT_LEDGER_PATH} is in the repository root, and without one every covered line looks defended`,
     {

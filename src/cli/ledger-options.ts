@@ -127,6 +127,20 @@ export function refuseOtherFrozenKey(ctx: LedgerContext, command: string): void 
   );
 }
 
+/** The ledger: --ledger, else the config's "ledger" key, else the default path (absolute). */
+export function ledgerPathFor(
+  flags: OptionValues,
+  config: ConfigValues,
+  cwd: string,
+  root: string,
+): string {
+  const flag = stringOpt(flags, "ledger");
+  const configured = config.ledger;
+  if (flag !== undefined) return resolve(cwd, flag);
+  if (typeof configured !== "string") return join(root, DEFAULT_LEDGER_PATH);
+  return isAbsolute(configured) ? configured : join(root, configured);
+}
+
 /** -C, the repository root, the config file and the ledger path. */
 export async function resolveLedgerContext(
   args: ParsedArgs,
@@ -136,16 +150,7 @@ export async function resolveLedgerContext(
   const root = await findRepoRoot(cwd);
   const loaded = loadConfig(root, cwd);
   const config = loaded.values;
-  const flag = stringOpt(args.values, "ledger");
-  const configured = config.ledger;
-  const ledgerPath =
-    flag !== undefined
-      ? resolve(cwd, flag)
-      : typeof configured === "string"
-        ? isAbsolute(configured)
-          ? configured
-          : join(root, configured)
-        : join(root, DEFAULT_LEDGER_PATH);
+  const ledgerPath = ledgerPathFor(args.values, config, cwd, root);
   return {
     cwd,
     root,

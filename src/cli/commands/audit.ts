@@ -6,9 +6,11 @@ import { loadConfig } from "../../adapters/config-files.js";
 import { userDirectoryInRepo } from "../../adapters/coverage-discovery.js";
 import { type EarlyRange, findRepoRoot, guessRepoRoot, startRange } from "../../adapters/git.js";
 import { entryExists } from "../../adapters/repo-files.js";
+import { type FrozenChoice, frozenListMovedWords } from "../../app/patch-settings.js";
 import {
   type AuditRequest,
   type AuditRun,
+  type ConfigChoices,
   type ConfigurableSettings,
   type PatchRequest,
   runAudit,
@@ -20,6 +22,7 @@ import {
   commandDirectory,
   DATA_OPTIONS,
   DIRECTORY_OPTION,
+  frozenChoice,
   GATE_OPTIONS,
   PATCH_OPTIONS,
   readDiffInput,
@@ -157,24 +160,47 @@ async function auditFrom(
   return { run, root, config, inputs };
 }
 
-/** The audit's settings as a config with these values gives them, these flags applied. */
+/**
+ * The audit's settings as a config with these values gives them, these flags applied. The
+ * frozen list is the audit's (`frozen`, `ledger`, or the default files) unless `frozen` says
+ * where the command reads it.
+ */
 export function settingsForFlags(
   flags: ParsedArgs["values"],
   cwd: string,
   root: string,
-): (values: ConfigValues) => ConfigurableSettings {
+  frozen?: (values: ConfigValues) => FrozenChoice,
+): (values: ConfigValues) => ConfigurableSettings & ConfigChoices {
   return (values) => {
-    const { testGlobs, sourceGlobs, pathMap } = resolveDataOptions(flags, values, cwd, root);
-    return { testGlobs, sourceGlobs, pathMap, failOn: resolveFailOn(flags, values) };
+    const data = resolveDataOptions(flags, values, cwd, root);
+    const base = stringOpt(flags, "base") ?? values.base;
+    return {
+      testGlobs: data.testGlobs,
+      sourceGlobs: data.sourceGlobs,
+      pathMap: data.pathMap,
+      failOn: resolveFailOn(flags, values),
+      frozen: frozen?.(values) ?? frozenChoice(data, values, root),
+      coverage: data.coverage,
+      allowUnresolved: data.allowUnresolved,
+      base: typeof base === "string" ? base : undefined,
+    };
   };
 }
 
-/** One line for stderr when the patch changed the settings it is judged by, else null. */
+/** Lines for stderr when the patch changed the settings it is judged by, else null. */
 export function settingsChangeNote(run: AuditRun): string | null {
   const change = run.settingsChange;
   if (change === null) return null;
   const at = change.base === "HEAD" ? "HEAD" : change.base.slice(0, 12);
-  return `freezegate: note: the patch changes ${change.changed.join(", ")} in the repository's config; it is judged by the stricter of its settings and those at ${at}\n`;
+  const keys =
+    change.changed.length === 0
+      ? ""
+      : `freezegate: note: the patch changes ${change.changed.join(", ")} in the repository's config; it is judged by the stricter of its settings and those at ${at}\n`;
+  const frozen =
+    change.frozen === undefined
+      ? ""
+      : `freezegate: note: ${frozenListMovedWords(change.frozen, at)}\n`;
+  return keys + frozen;
 }
 
 /** startRange for a --base given as a flag (a flag clash is the usage error it always is). */
