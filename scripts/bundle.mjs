@@ -10,8 +10,6 @@
 // Why CommonJS for audit: Node 20 starts a CommonJS program about 15 ms sooner than an ES
 // module one (no ES module loader to set up), and one file instead of a dozen chunks saves
 // about 10 ms more. The bundle is the same code; only import.meta.url needs a stand-in.
-//
-// better-sqlite3 stays external in the full CLI (it loads a native addon).
 
 import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, rmSync } from "node:fs";
@@ -26,8 +24,7 @@ rmSync("dist/bin", { recursive: true, force: true });
 const common = {
   bundle: true,
   platform: "node",
-  target: "node20",
-  external: ["better-sqlite3"],
+  target: "node22",
   outExtension: { ".js": ".mjs" },
   sourcemap: true,
   logLevel: "warning",
@@ -44,11 +41,8 @@ await build({
 });
 
 // No splitting: the audit entry imports no other command, so nothing else lands in it.
-// better-sqlite3's JavaScript is bundled too (a dozen CommonJS files, ~12 ms to load one by
-// one); its addon stays where it was installed (coverage-sqlite.ts passes its path).
 await build({
   ...common,
-  external: ["bindings"],
   format: "cjs",
   entryPoints: { audit: "dist/cli/main-audit.js" },
   outdir: "dist/bin",

@@ -325,8 +325,9 @@ function makeScanner(): Scanner | null {
   try {
     memory = new wasm.Memory({ initial: 1 });
   } catch (error) {
-    // V8 reserves gigabytes of address space for a memory; under a limit (ulimit -v) it
-    // cannot, and says so with a RangeError (review 45).
+    // Node 22's V8 reserves gigabytes of address space for a memory; under a limit
+    // (ulimit -v) it cannot, and says so with a RangeError. (From Node 24 on, V8 then takes
+    // a bounds-checked memory instead.)
     if (error instanceof RangeError) return null;
     throw error;
   }
