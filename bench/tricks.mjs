@@ -9,20 +9,23 @@
 //
 // Needs the build (`npm run build`; the code caches are remade by this Node.js) and the
 // workloads (`node bench/run.mjs --generate`). Prints one table per workload: medians of wall
-// time, CPU time (user + system) and peak RSS, and per variant the median of its per-round
-// difference to the build (positive: the build is faster) and in how many rounds it was slower.
+// time, CPU time (user + system, from each run's own rusage: bench/alternate.py) and peak
+// RSS, and per variant the median of its per-round difference to the build (positive: the
+// build is faster) and in how many rounds it took more CPU time than the build.
 
+import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeCodeCache } from "../scripts/code-cache.mjs";
-import { AUDIT, BenchError, measure, median, summarize } from "./measure.mjs";
+import { AUDIT, BENCH_ENV, BenchError, measure, median } from "./measure.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, "..");
 const WORK = join(HERE, "work");
 const OUT = join(WORK, "tricks");
+const PYTHON = process.env.FREEZEGATE_PYTHON ?? "/usr/bin/python3";
 
 /** The build, and the build without one trick: a text in audit.cjs replaced, or no cache. */
 const VARIANTS = [
@@ -99,35 +102,33 @@ function benchWorkload(workload, variants, runs) {
     }
   }
   const loadBefore = loadavg()[0];
-  const rounds = [];
-  for (let round = 0; round < runs; round++) {
-    const times = new Array(variants.length);
-    for (let k = 0; k < variants.length; k++) {
-      const i = (round + k) % variants.length;
-      const v = variants[i];
-      times[i] = measure(
-        [process.execPath, v.cli, ...AUDIT],
-        project,
-        join(out, "stdout.txt"),
-        [0, 1],
-      );
-    }
-    rounds.push(times);
-  }
+  const r = spawnSync(PYTHON, [join(HERE, "alternate.py")], {
+    input: JSON.stringify({
+      rounds: runs,
+      cwd: project,
+      env: BENCH_ENV,
+      variants: variants.map((v) => ({ name: v.name, argv: [process.execPath, v.cli, ...AUDIT] })),
+    }),
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new BenchError(`${workload}: alternate.py: ${r.stderr.trim()}`);
+  const runsOf = JSON.parse(r.stdout);
   const loadAfter = loadavg()[0];
+  const base = runsOf[variants[0].name];
+  const signed = (n, digits) => `${n >= 0 ? "+" : ""}${n.toFixed(digits)}`;
   const rows = variants.map((v, i) => {
-    const own = rounds.map((r) => r[i]);
-    const s = summarize(own);
-    const diff = rounds.map((r) => r[i].ms - r[0].ms);
-    const cpuDiff = rounds.map((r) => r[i].cpuMs - r[0].cpuMs);
+    const own = runsOf[v.name];
+    const wallDiff = own.wall_ms.map((ms, k) => ms - base.wall_ms[k]);
+    const cpuDiff = own.cpu_ms.map((ms, k) => ms - base.cpu_ms[k]);
     return [
       v.name,
-      `${s.ms.toFixed(0)} (${s.minMs.toFixed(0)})`,
-      s.cpuMs.toFixed(0),
-      (s.kb / 1024).toFixed(1),
-      i === 0 ? "-" : `${median(diff) >= 0 ? "+" : ""}${median(diff).toFixed(1)}`,
-      i === 0 ? "-" : `${median(cpuDiff) >= 0 ? "+" : ""}${median(cpuDiff).toFixed(0)}`,
-      i === 0 ? "-" : `${diff.filter((d) => d > 0).length}/${runs}`,
+      `${median(own.wall_ms).toFixed(0)} (${Math.min(...own.wall_ms).toFixed(0)})`,
+      median(own.cpu_ms).toFixed(1),
+      (median(own.peak_kb) / 1024).toFixed(1),
+      i === 0 ? "-" : signed(median(wallDiff), 1),
+      i === 0 ? "-" : signed(median(cpuDiff), 1),
+      i === 0 ? "-" : `${cpuDiff.filter((d) => d > 0).length}/${runs}`,
       `${probes[i]?.cache} / ${probes[i]?.scans}`,
     ];
   });
@@ -138,7 +139,7 @@ function benchWorkload(workload, variants, runs) {
     "peak MB",
     "wall vs build",
     "CPU vs build",
-    "rounds slower",
+    "rounds with more CPU",
     "code cache / scans by WebAssembly",
   ];
   const line = (cells) => `| ${cells.join(" | ")} |`;
