@@ -32,10 +32,6 @@ const VARIANTS = [
   { name: "as built" },
   { name: "no code cache", cache: false },
   { name: "no --no-opt", patch: ['setFlagsFromString("--no-opt");', "void 0;"] },
-  {
-    name: "no WebAssembly scanner",
-    patch: ["const wasm = globalThis.WebAssembly;", "const wasm = undefined;"],
-  },
   { name: "no early exit", patch: ["exitWhenDone: true,", "exitWhenDone: false,"] },
 ];
 
@@ -71,7 +67,7 @@ function makeVariant(variant) {
   return { ...variant, cli: join(bin, "freezegate.cjs") };
 }
 
-/** The variant's JSON report and its timing log's notes on the code cache and the scanner. */
+/** The variant's JSON report and what its timing log says of the code cache. */
 function probe(variant, project, out) {
   const jsonFile = join(out, `${variant.name.replace(/[^\w]+/g, "-")}.json`);
   const r = measure(
@@ -87,8 +83,7 @@ function probe(variant, project, out) {
     [0, 1],
   );
   const cache = /timing: code cache (\w+)/.exec(timed.stderr)?.[1] ?? "?";
-  const scans = /timing: row scans: (\d+) by WebAssembly/.exec(timed.stderr)?.[1] ?? "-";
-  return { report: readFileSync(jsonFile, "utf8"), status: r.status, cache, scans };
+  return { report: readFileSync(jsonFile, "utf8"), status: r.status, cache };
 }
 
 function benchWorkload(workload, variants, runs) {
@@ -129,7 +124,7 @@ function benchWorkload(workload, variants, runs) {
       i === 0 ? "-" : signed(median(wallDiff), 1),
       i === 0 ? "-" : signed(median(cpuDiff), 1),
       i === 0 ? "-" : `${cpuDiff.filter((d) => d > 0).length}/${runs}`,
-      `${probes[i]?.cache} / ${probes[i]?.scans}`,
+      probes[i]?.cache,
     ];
   });
   const head = [
@@ -140,7 +135,7 @@ function benchWorkload(workload, variants, runs) {
     "wall vs build",
     "CPU vs build",
     "rounds with more CPU",
-    "code cache / scans by WebAssembly",
+    "code cache",
   ];
   const line = (cells) => `| ${cells.join(" | ")} |`;
   return [

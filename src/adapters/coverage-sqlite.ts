@@ -14,7 +14,6 @@ import { InputError, InternalError } from "../core/errors.js";
 import type { ContextOverview, CoverageMeta, CoverageSource } from "../core/model.js";
 import { decodeNumbitsInto } from "../core/numbits.js";
 import { parseLocalTimestamp } from "./coverage-json.js";
-import { type PackedLinesScan, scanPackedLines } from "./packed-lines-scan.js";
 import {
   openReadOnly,
   SQLITE_BUSY,
@@ -548,16 +547,6 @@ class SqliteCoverageSource implements CoverageSource {
     if (rows === 0) return;
     if (!(packed instanceof Uint8Array)) throw unreadable(data, path);
     const contextIndex = data.contextIndex as Int32Array;
-    const wanted = this.pairs.wanted();
-    if (wanted !== null) {
-      const scan = scanPackedLines(packed, rows, contextIndex, wanted);
-      if (scan !== null) {
-        this.ensureScratch(scan.union.length);
-        this.pairs.addScan(scan, source);
-        return;
-      }
-    }
-    // All lines wanted, or rows the scanner leaves to us: read here, and name any problem.
     const end = packed.length;
     let offset = 0;
     let seen = 0;
@@ -868,20 +857,6 @@ class LinePairs {
         this.add(line, context, source);
       }
     }
-  }
-
-  /** The wanted lines in ascending order, or null when every line is wanted. */
-  wanted(): Int32Array | null {
-    return this.wantedLines;
-  }
-
-  /** What scanPackedLines found in one file's rows: as addNumbits of each row. */
-  addScan(scan: PackedLinesScan, source: number): void {
-    const { pairs, union: rows } = scan;
-    for (let i = 0; i < pairs.length; i += 2) {
-      this.add(pairs[i] as number, pairs[i + 1] as number, source);
-    }
-    this.orIntoUnion(rows, 0, rows.length);
   }
 
   /** ORs `length` bytes of numbits from `start` of `bytes` into the union (see addNumbits). */
