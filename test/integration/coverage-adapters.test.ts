@@ -257,15 +257,18 @@ describe("committed coverage.py 6.5 data files", () => {
       .all() as { name: string; sql: string }[];
     for (const { name, sql } of tables) {
       target.exec(sql);
-      const rows = source
-        .prepare(`SELECT * FROM ${name}`)
+      // Each row as SQL literals (quote()), not bound values: Node 22.13's node:sqlite binds an
+      // empty Uint8Array as NULL, and coverage.py writes empty numbits.
+      const columns = source
+        .prepare(`SELECT name FROM pragma_table_info('${name}')`)
         .all()
-        .map((row) => Object.values(row) as SQLInputValue[]);
-      if (rows.length === 0) continue;
-      const insert = target.prepare(
-        `INSERT INTO ${name} VALUES (${rows[0]?.map(() => "?").join(", ")})`,
-      );
-      for (const row of rows) insert.run(...row);
+        .map((row) => `quote(${row.name})`);
+      const inserts = source
+        .prepare(
+          `SELECT 'INSERT INTO ${name} VALUES (' || ${columns.join(" || ', ' || ")} || ')' AS sql FROM ${name}`,
+        )
+        .all();
+      for (const insert of inserts) target.exec(insert.sql as string);
     }
     expect(target.prepare("PRAGMA encoding").get()?.encoding).toBe("UTF-16le");
     source.close();
