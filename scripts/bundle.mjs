@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bundles the compiled CLI (dist/cli/*.js) into dist/bin/. Node 20's ES module loader costs
+// Bundles the compiled CLI (dist/cli/*.js) into dist/bin/. Node's ES module loader costs
 // about a millisecond per module file, and the CLI has dozens.
 //
 //   freezegate.cjs  the binary (scripts/bin-entry.cjs): picks one of the two below
@@ -7,17 +7,14 @@
 //                   with audit.cjs.v8cache, V8's code cache from a sample audit
 //   cli.mjs         every command, each in a chunk loaded only when it runs (chunks/)
 //
-// Why CommonJS for audit: Node 20 starts a CommonJS program about 15 ms sooner than an ES
-// module one (no ES module loader to set up), and one file instead of a dozen chunks saves
-// about 10 ms more. The bundle is the same code; only import.meta.url needs a stand-in.
-//
-// better-sqlite3 stays external in the full CLI (it loads a native addon).
+// Why CommonJS for audit: Node 22 starts a CommonJS program with about 10 ms less CPU time
+// than an ES module one (no ES module loader to set up; Node 24 starts both alike; see
+// bench/RESULTS.md). The bundle is the same code; only import.meta.url needs a stand-in.
 
-import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { build } from "esbuild";
-import { demoGitEnv, makeDemoRepo } from "./demo-repo.mjs";
+import { writeCodeCache } from "./code-cache.mjs";
 
 // Chunk names carry content hashes: without this, every rebuild would leave the previous
 // build's chunks behind.
@@ -26,8 +23,7 @@ rmSync("dist/bin", { recursive: true, force: true });
 const common = {
   bundle: true,
   platform: "node",
-  target: "node20",
-  external: ["better-sqlite3"],
+  target: "node22",
   outExtension: { ".js": ".mjs" },
   sourcemap: true,
   logLevel: "warning",
@@ -44,11 +40,8 @@ await build({
 });
 
 // No splitting: the audit entry imports no other command, so nothing else lands in it.
-// better-sqlite3's JavaScript is bundled too (a dozen CommonJS files, ~12 ms to load one by
-// one); its addon stays where it was installed (coverage-sqlite.ts passes its path).
 await build({
   ...common,
-  external: ["bindings"],
   format: "cjs",
   entryPoints: { audit: "dist/cli/main-audit.js" },
   outdir: "dist/bin",
@@ -62,27 +55,10 @@ await build({
 copyFileSync("scripts/bin-entry.cjs", "dist/bin/freezegate.cjs");
 chmodSync("dist/bin/freezegate.cjs", 0o755);
 
-// The code cache for audit.cjs (see bin-entry.cjs): the bytecode of everything a sample audit
-// of the bundled example runs. Without git the build still succeeds, only without the cache.
-// V8 accepts a cache only under the flags it was made with: the sample runs a plain `node`.
-function sampleEnv() {
-  const env = { ...demoGitEnv, FREEZEGATE_WRITE_CODE_CACHE: "1" };
-  delete env.NODE_OPTIONS;
-  return env;
-}
-const repo = makeDemoRepo();
+// The code cache for audit.cjs (see bin-entry.cjs). Without git the build still succeeds,
+// only without the cache.
 try {
-  const sample = spawnSync(
-    process.execPath,
-    [resolve("dist/bin/freezegate.cjs"), "audit", "--base", "base", "--format", "json"],
-    { cwd: repo, env: sampleEnv(), encoding: "utf8" },
-  );
-  if (sample.status !== 1 || !existsSync("dist/bin/audit.cjs.v8cache")) {
-    throw new Error(`the sample audit exited ${sample.status}: ${sample.stderr}`);
-  }
+  writeCodeCache(resolve("dist/bin"));
 } catch (error) {
-  rmSync("dist/bin/audit.cjs.v8cache", { force: true });
   process.stderr.write(`bundle: no code cache for audit.cjs (${String(error).trim()})\n`);
-} finally {
-  rmSync(repo, { recursive: true, force: true });
 }

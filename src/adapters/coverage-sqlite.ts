@@ -6,49 +6,22 @@
 // asked for (one indexed query per path and data file: its rows packed into one value, or,
 // for arcs when only some lines' tests are wanted, the arc ends and the arcs touching them).
 
-import { existsSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
-import Database from "better-sqlite3";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { mightNameTest } from "../core/contexts.js";
 import { InputError, InternalError } from "../core/errors.js";
 import type { ContextOverview, CoverageMeta, CoverageSource } from "../core/model.js";
 import { decodeNumbitsInto } from "../core/numbits.js";
 import { parseLocalTimestamp } from "./coverage-json.js";
-import { type PackedLinesScan, scanPackedLines } from "./packed-lines-scan.js";
 import { readFileHead } from "./repo-files.js";
-
-const requireHere = createRequire(import.meta.url);
-
-/**
- * better-sqlite3, with the path of its compiled addon where its install puts it. Given the
- * path, it skips the `bindings` package's search of a dozen places, and the audit bundle can
- * carry its JavaScript (whose own search would start from the bundle's directory and fail);
- * without, the installed package is loaded to search for itself.
- */
-let driverClass: typeof Database | null = null;
-let addonPath: string | undefined;
-function driver(): typeof Database {
-  if (driverClass === null) {
-    addonPath = findAddon();
-    driverClass =
-      addonPath === undefined ? (requireHere("better-sqlite3") as typeof Database) : Database;
-  }
-  return driverClass;
-}
-
-/**
- * The addon in the first node_modules directory, in Node's own lookup order, that has
- * better-sqlite3 built. `require.resolve` finds the same file but reads package.json files
- * on the way (4 to 5 ms at every start); the directories are all it needs here.
- */
-export function findAddon(): string | undefined {
-  for (const dir of requireHere.resolve.paths("better-sqlite3") ?? []) {
-    const candidate = join(dir, "better-sqlite3", "build", "Release", "better_sqlite3.node");
-    if (existsSync(candidate)) return candidate;
-  }
-  return undefined;
-}
+import {
+  openReadOnly,
+  SQLITE_BUSY,
+  SQLITE_LOCKED,
+  SQLITE_READONLY_ROLLBACK,
+  sqliteResultCode,
+} from "./sqlite-driver.js";
 
 /** The names of an executed line nobody asked about: one shared, frozen empty list. */
 const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
@@ -67,10 +40,11 @@ const MMAP_BYTES = 1 << 30;
 const MAX_LINE = 10_000_000;
 
 /*
- * Reading one file's rows through better-sqlite3 costs about a microsecond per row (a row
- * array, and a Buffer per blob), which dominates on large data: a file of a 20,000-test
+ * Reading one file's rows through the driver costs about a microsecond per row (a row
+ * object, and a copy of each blob), which dominates on large data: a file of a 20,000-test
  * suite has thousands of rows. So each query packs one file's rows into a single value,
- * with the row count to check the framing against (a NULL would vanish from group_concat).
+ * `packed`, with the row count `rows` to check the framing against (a NULL would vanish from
+ * group_concat).
  */
 
 /**
@@ -82,12 +56,12 @@ const MAX_LINE = 10_000_000;
  * the record NULL, which group_concat leaves out: the count then tells (reviews 41, 42).
  */
 const PACKED_LINE_BITS = `
-  SELECT count(*),
+  SELECT count(*) AS rows,
          CAST(group_concat(
            CASE WHEN typeof(context_id) = 'integer' AND typeof(numbits) = 'blob'
                 THEN context_id END
              || ',' || length(CAST(numbits AS BLOB)) || ',' || CAST(numbits AS BLOB),
-           '') AS BLOB)
+           '') AS BLOB) AS packed
   FROM line_bits WHERE file_id = ?`;
 
 /** Plain rows, for line data whose blobs SQLite would transcode (a non-UTF-8 database). */
@@ -95,7 +69,7 @@ const LINE_BITS_ROWS = "SELECT context_id, numbits FROM line_bits WHERE file_id 
 
 /** arc as one ASCII string of `context_id,fromno,tono` records separated by `;`. */
 const PACKED_ARCS = `
-  SELECT count(*), group_concat(context_id || ',' || fromno || ',' || tono, ';')
+  SELECT count(*) AS rows, group_concat(context_id || ',' || fromno || ',' || tono, ';') AS packed
   FROM arc WHERE file_id = ?`;
 
 /**
@@ -105,12 +79,13 @@ const PACKED_ARCS = `
  * twice what SQLite needs to pick these out.
  */
 const WANTED_ARCS = `
-  SELECT count(*), group_concat(DISTINCT fromno), group_concat(DISTINCT tono),
+  SELECT count(*) AS rows, group_concat(DISTINCT fromno) AS froms,
+         group_concat(DISTINCT tono) AS tos,
          group_concat(
            CASE WHEN fromno IN (SELECT value FROM json_each(@wanted))
                   OR tono IN (SELECT value FROM json_each(@wanted))
                 THEN context_id || ',' || fromno || ',' || tono END,
-           ';')
+           ';') AS touching
   FROM arc WHERE file_id = @file`;
 
 /**
@@ -149,17 +124,17 @@ const COUNT_BITS = 21;
  * "|setup" or "|teardown" names and plain "|run" names, COUNT_BITS bits each.
  */
 const CONTEXT_COUNTS = `
-  SELECT count(*), min(id), max(id),
-         sum(${nameKind(`${2n ** BigInt(2 * COUNT_BITS)}`, "0", "1", `${2 ** COUNT_BITS}`)})
+  SELECT count(*) AS rows, min(id) AS minId, max(id) AS maxId,
+         sum(${nameKind(`${2n ** BigInt(2 * COUNT_BITS)}`, "0", "1", `${2 ** COUNT_BITS}`)}) AS counts
   FROM context NOT INDEXED`;
 
 /** The names that are neither plain nor misread, in id order. */
 const OTHER_NAMES = `
-  SELECT json_group_array(context) FROM
+  SELECT json_group_array(context) AS names FROM
     (SELECT context FROM context NOT INDEXED WHERE ${nameKind("0", "1", "0", "0")} ORDER BY id)`;
 
 /** Whether the empty name (code run outside tests) is there, through the index on names. */
-const HAS_EMPTY_NAME = "SELECT count(*) FROM context WHERE context COLLATE BINARY = ''";
+const HAS_EMPTY_NAME = "SELECT count(*) AS n FROM context WHERE context COLLATE BINARY = ''";
 
 /**
  * Distinct node ids of the plain names (asked only when some are setup/teardown names, and
@@ -167,7 +142,7 @@ const HAS_EMPTY_NAME = "SELECT count(*) FROM context WHERE context COLLATE BINAR
  */
 const PLAIN_TESTS = `
   SELECT count(DISTINCT substr(context, 1, length(context) - CASE
-           WHEN context GLOB '*|run' THEN 4 WHEN context GLOB '*|setup' THEN 6 ELSE 9 END))
+           WHEN context GLOB '*|run' THEN 4 WHEN context GLOB '*|setup' THEN 6 ELSE 9 END)) AS n
   FROM context WHERE ${nameKind("0", "0", "1", "1")} = 1`;
 
 /**
@@ -192,11 +167,12 @@ const NAMES_BY_ID = "SELECT id, context FROM context WHERE id IN (SELECT value F
 
 const RERUN_FIX = "re-run the tests with coverage (pytest --cov --cov-context=test)";
 
-type Row = unknown[];
+/** A row as node:sqlite returns it: column name -> value. */
+type Row = Record<string, unknown>;
 
 interface DataFile {
   readonly path: string;
-  readonly db: Database.Database;
+  readonly db: DatabaseSync;
   readonly hasArcs: boolean;
   /** `has_arcs` was recorded; when absent the file holds no measurements at all. */
   readonly kindKnown: boolean;
@@ -205,11 +181,11 @@ interface DataFile {
   /** file.path -> file.id */
   readonly fileIds: Map<string, number>;
   /** Prepared once: one file's rows, by one of the queries above. */
-  readonly rowsForFile: Database.Statement;
+  readonly rowsForFile: StatementSync;
   /** How `rowsForFile` returns them. */
   readonly rowFormat: "packed-arcs" | "packed-lines" | "line-rows";
   /** WANTED_ARCS, prepared on first use (arc data only). */
-  wantedArcs: Database.Statement | null;
+  wantedArcs: StatementSync | null;
   /** context.id -> index into the source's shared name table, filled on first use. */
   contextIndex: Int32Array | null;
   /** Whether reads are memory-mapped yet (see useMmapForRows). */
@@ -217,12 +193,15 @@ interface DataFile {
 }
 
 /**
- * The page cache: SQLite's stock 2 MB instead of better-sqlite3's 16 MB. A file's rows are
+ * The page cache: SQLite's stock 2 MB, whatever the build's default. A file's rows are
  * spread over the whole table (one context after another), so reading them touches most
  * pages once; a big cache only fills up (measured on the bench's 20,000-test data: arcs of a
  * 900-line patch 605 -> 530 ms and 17 MB less; rows of a 30-line patch 64 -> 39 ms, 8 MB less).
  */
 const CACHE_KIB = 2000;
+
+/** How long a read waits for a writer's lock before it says so (see lockProblem). */
+const BUSY_WAIT_MS = 5000;
 
 /** Reading rows for at least this many files (or a quarter of the data's files) maps it. */
 const MMAP_MIN_FILES = 64;
@@ -238,7 +217,7 @@ const MMAP_MIN_FILES = 64;
 function useMmapForRows(data: DataFile, files: number): void {
   if (data.mmap || data.hasArcs) return;
   if (files < MMAP_MIN_FILES && files * 4 < data.fileIds.size) return;
-  query(data, () => data.db.pragma(`mmap_size = ${MMAP_BYTES}`));
+  query(data, () => data.db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`));
   data.mmap = true;
 }
 
@@ -337,9 +316,17 @@ class SqliteCoverageSource implements CoverageSource {
     this.assertOpen();
     const data = this.files[0];
     if (this.files.length !== 1 || data === undefined || this.contextsLoaded) return null;
-    const [rowCount, minId, maxId, counts] = query(data, () =>
-      data.db.prepare(CONTEXT_COUNTS).raw(true).safeIntegers(true).get(),
-    ) as Row;
+    const {
+      rows: rowCount,
+      minId,
+      maxId,
+      counts,
+    } = query(data, () => {
+      // The sum packs three counts into up to 63 bits: read as a BigInt, not a double.
+      const statement = data.db.prepare(CONTEXT_COUNTS);
+      statement.setReadBigInts(true);
+      return statement.get() as Row;
+    });
     if (
       typeof rowCount !== "bigint" ||
       rowCount === 0n ||
@@ -361,10 +348,9 @@ class SqliteCoverageSource implements CoverageSource {
     const others: unknown =
       otherCount === 0
         ? []
-        : otherCount === 1 &&
-            query(data, () => data.db.prepare(HAS_EMPTY_NAME).pluck(true).get()) === 1
+        : otherCount === 1 && query(data, () => data.db.prepare(HAS_EMPTY_NAME).get()?.n) === 1
           ? [""]
-          : JSON.parse(query(data, () => data.db.prepare(OTHER_NAMES).pluck(true).get()) as string);
+          : JSON.parse(query(data, () => data.db.prepare(OTHER_NAMES).get()?.names) as string);
     if (
       !Array.isArray(others) ||
       others.length !== otherCount ||
@@ -373,9 +359,7 @@ class SqliteCoverageSource implements CoverageSource {
       return null;
     }
     const plainTests =
-      notRun === 0
-        ? plain
-        : (query(data, () => data.db.prepare(PLAIN_TESTS).pluck(true).get()) as number);
+      notRun === 0 ? plain : (query(data, () => data.db.prepare(PLAIN_TESTS).get()?.n) as number);
     this.names = new Array<string>(rows);
     const index = new Int32Array(rows + 1);
     for (let id = 0; id <= rows; id++) index[id] = id - 1;
@@ -389,9 +373,9 @@ class SqliteCoverageSource implements CoverageSource {
       knownTests: (ids) => {
         this.assertOpen();
         const found = query(data, () =>
-          data.db.prepare(KNOWN_TESTS).pluck(true).all(JSON.stringify(ids)),
-        ) as unknown[];
-        return new Set(found.filter((id): id is string => typeof id === "string"));
+          data.db.prepare(KNOWN_TESTS).all(JSON.stringify(ids)),
+        ) as Row[];
+        return new Set(found.map((row) => row.value).filter((id) => typeof id === "string"));
       },
       allNames: () => this.contextNames(),
       // Each "id|run" name is one test's: as many of them as tests means every test ran its
@@ -400,9 +384,9 @@ class SqliteCoverageSource implements CoverageSource {
         this.assertOpen();
         if (ids.length === 0 || plain - notRun === plainTests) return [];
         const found = query(data, () =>
-          data.db.prepare(TESTS_WITHOUT_RUN).pluck(true).all(JSON.stringify(ids)),
-        ) as unknown[];
-        return found.filter((id): id is string => typeof id === "string");
+          data.db.prepare(TESTS_WITHOUT_RUN).all(JSON.stringify(ids)),
+        ) as Row[];
+        return found.map((row) => row.value).filter((id) => typeof id === "string");
       },
     };
   }
@@ -540,12 +524,9 @@ class SqliteCoverageSource implements CoverageSource {
     for (const context of contexts) if (names[context] === undefined) missing.add(context + 1);
     if (missing.size === 0) return;
     const rows = query(data, () =>
-      data.db
-        .prepare(NAMES_BY_ID)
-        .raw(true)
-        .all(JSON.stringify([...missing])),
+      data.db.prepare(NAMES_BY_ID).all(JSON.stringify([...missing])),
     ) as Row[];
-    for (const [id, name] of rows) {
+    for (const { id, context: name } of rows) {
       if (typeof id === "number" && missing.has(id) && typeof name === "string") {
         names[id - 1] = name;
         missing.delete(id);
@@ -567,16 +548,6 @@ class SqliteCoverageSource implements CoverageSource {
     if (rows === 0) return;
     if (!(packed instanceof Uint8Array)) throw unreadable(data, path);
     const contextIndex = data.contextIndex as Int32Array;
-    const wanted = this.pairs.wanted();
-    if (wanted !== null) {
-      const scan = scanPackedLines(packed, rows, contextIndex, wanted);
-      if (scan !== null) {
-        this.ensureScratch(scan.union.length);
-        this.pairs.addScan(scan, source);
-        return;
-      }
-    }
-    // All lines wanted, or rows the scanner leaves to us: read here, and name any problem.
     const end = packed.length;
     let offset = 0;
     let seen = 0;
@@ -599,9 +570,9 @@ class SqliteCoverageSource implements CoverageSource {
     const contextIndex = data.contextIndex as Int32Array;
     query(data, () => {
       for (const row of data.rowsForFile.iterate(fileId) as IterableIterator<Row>) {
-        const bits = row[1];
+        const bits = row.numbits;
         if (!(bits instanceof Uint8Array)) throw unreadable(data, path);
-        const context = contextId(data, contextIndex, row[0]);
+        const context = contextId(data, contextIndex, row.context_id);
         this.addNumbits(data, path, context, bits, 0, bits.length, source);
       }
     });
@@ -636,11 +607,10 @@ class SqliteCoverageSource implements CoverageSource {
     fileId: number,
     wanted: ReadonlySet<number>,
   ): void {
-    const row = query(data, () => {
-      data.wantedArcs ??= data.db.prepare(WANTED_ARCS).raw(true);
-      return data.wantedArcs.get({ file: fileId, wanted: JSON.stringify([...wanted]) });
-    }) as Row;
-    const [rows, froms, tos, touching] = row;
+    const { rows, froms, tos, touching } = query(data, () => {
+      data.wantedArcs ??= data.db.prepare(WANTED_ARCS);
+      return data.wantedArcs.get({ file: fileId, wanted: JSON.stringify([...wanted]) }) as Row;
+    });
     if (rows === 0) return;
     for (const ends of [froms, tos]) {
       if (typeof ends !== "string") throw unreadable(data, path);
@@ -730,19 +700,20 @@ const NAME_SEPARATOR = "\u0001";
  * separator, none is NULL); any other table is read row by row.
  */
 function readContextTable(data: DataFile): ContextTable {
-  const [rows, minId, maxId, notText, joined] = query(data, () =>
-    data.db
-      .prepare(
-        // The subquery delivers the rows in id order without a sort (a table scan is in
-        // rowid order); an ORDER BY inside group_concat would sort them again (10 ms more
-        // for 20,000 names).
-        `SELECT count(*), min(id), max(id), sum(typeof(context) <> 'text'),
-                group_concat(context, char(1))
-         FROM (SELECT id, context FROM context NOT INDEXED ORDER BY id)`,
-      )
-      .raw(true)
-      .get(),
-  ) as [number, unknown, unknown, unknown, unknown];
+  const { rows, minId, maxId, notText, joined } = query(
+    data,
+    () =>
+      data.db
+        .prepare(
+          // The subquery delivers the rows in id order without a sort (a table scan is in
+          // rowid order); an ORDER BY inside group_concat would sort them again (10 ms more
+          // for 20,000 names).
+          `SELECT count(*) AS rows, min(id) AS minId, max(id) AS maxId,
+                  sum(typeof(context) <> 'text') AS notText, group_concat(context, char(1)) AS joined
+           FROM (SELECT id, context FROM context NOT INDEXED ORDER BY id)`,
+        )
+        .get() as Row,
+  );
   if (rows === 0) return { ids: null, names: [] };
   if (minId === 1 && maxId === rows && notText === 0 && typeof joined === "string") {
     const names = joined.split(NAME_SEPARATOR);
@@ -750,25 +721,22 @@ function readContextTable(data: DataFile): ContextTable {
   }
   const ids: number[] = [];
   const names: string[] = [];
-  const all = query(data, () =>
-    data.db.prepare("SELECT id, context FROM context").raw(true).all(),
-  ) as Row[];
-  for (const row of all) {
-    const id = row[0];
-    if (typeof id !== "number" || !Number.isInteger(id) || id < 0 || typeof row[1] !== "string") {
+  const all = query(data, () => data.db.prepare("SELECT id, context FROM context").all()) as Row[];
+  for (const { id, context } of all) {
+    if (typeof id !== "number" || !Number.isInteger(id) || id < 0 || typeof context !== "string") {
       throw new InputError(`${data.path} has a malformed row in its context table`, {
         fix: RERUN_FIX,
       });
     }
     ids.push(id);
-    names.push(row[1]);
+    names.push(context);
   }
   return { ids, names };
 }
 
 function packedRows(data: DataFile, fileId: number): [rows: number, packed: unknown] {
   const row = query(data, () => data.rowsForFile.get(fileId)) as Row;
-  return [row[0] as number, row[1]];
+  return [row.rows as number, row.packed];
 }
 
 function unreadable(data: DataFile, path: string): InputError {
@@ -890,20 +858,6 @@ class LinePairs {
         this.add(line, context, source);
       }
     }
-  }
-
-  /** The wanted lines in ascending order, or null when every line is wanted. */
-  wanted(): Int32Array | null {
-    return this.wantedLines;
-  }
-
-  /** What scanPackedLines found in one file's rows: as addNumbits of each row. */
-  addScan(scan: PackedLinesScan, source: number): void {
-    const { pairs, union: rows } = scan;
-    for (let i = 0; i < pairs.length; i += 2) {
-      this.add(pairs[i] as number, pairs[i + 1] as number, source);
-    }
-    this.orIntoUnion(rows, 0, rows.length);
   }
 
   /** ORs `length` bytes of numbits from `start` of `bytes` into the union (see addNumbits). */
@@ -1041,16 +995,12 @@ function contextId(data: DataFile, index: Int32Array, raw: unknown): number {
 
 function openDataFile(path: string): DataFile {
   checkHeader(path);
-  let db: Database.Database;
+  let db: DatabaseSync;
   try {
-    const Driver = driver();
-    db = new Driver(path, {
-      readonly: true,
-      fileMustExist: true,
-      ...(addonPath === undefined ? {} : { nativeBinding: addonPath }),
-    });
-    db.pragma(`cache_size = -${CACHE_KIB}`);
+    db = openReadOnly(path);
+    db.exec(`PRAGMA cache_size = -${CACHE_KIB}; PRAGMA busy_timeout = ${BUSY_WAIT_MS}`);
   } catch (error) {
+    if (sqliteResultCode(error) === null) throw error;
     throw (
       lockProblem(path, error) ??
       new InputError(`cannot open coverage data file ${path}: ${messageOf(error)}`, {
@@ -1067,12 +1017,12 @@ function openDataFile(path: string): DataFile {
   }
 }
 
-function readDataFile(path: string, db: Database.Database): DataFile {
+function readDataFile(path: string, db: DatabaseSync): DataFile {
   const partial = { path, db };
   const tables = new Set(
     query(partial, () =>
-      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck(true).all(),
-    ) as string[],
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all(),
+    ).map((row) => row.name),
   );
   if (!tables.has("coverage_schema")) {
     throw new InputError(
@@ -1081,8 +1031,8 @@ function readDataFile(path: string, db: Database.Database): DataFile {
     );
   }
   const versions = query(partial, () =>
-    db.prepare("SELECT version FROM coverage_schema").pluck(true).all(),
-  );
+    db.prepare("SELECT version FROM coverage_schema").all(),
+  ).map((row) => row.version);
   if (versions.length !== 1) {
     throw new InputError(
       `${path} is not a usable coverage.py data file: coverage_schema has ${versions.length} rows, expected 1`,
@@ -1105,10 +1055,8 @@ function readDataFile(path: string, db: Database.Database): DataFile {
   }
 
   const meta = new Map<string, unknown>();
-  const metaRows = query(partial, () =>
-    db.prepare("SELECT key, value FROM meta").raw(true).all(),
-  ) as Row[];
-  for (const row of metaRows) meta.set(String(row[0]), row[1]);
+  const metaRows = query(partial, () => db.prepare("SELECT key, value FROM meta").all()) as Row[];
+  for (const row of metaRows) meta.set(String(row.key), row.value);
 
   const hasArcsValue = meta.get("has_arcs");
   let hasArcs: boolean;
@@ -1120,7 +1068,10 @@ function readDataFile(path: string, db: Database.Database): DataFile {
     // none; look at the arc table anyway rather than trust that blindly.
     kindKnown = false;
     hasArcs =
-      query(partial, () => db.prepare("SELECT EXISTS (SELECT 1 FROM arc)").pluck(true).get()) === 1;
+      query(
+        partial,
+        () => db.prepare("SELECT EXISTS (SELECT 1 FROM arc) AS found").get()?.found,
+      ) === 1;
   } else {
     throw new InputError(
       `${path} has an unreadable has_arcs value ${JSON.stringify(hasArcsValue)} in its meta table`,
@@ -1131,8 +1082,9 @@ function readDataFile(path: string, db: Database.Database): DataFile {
   // name would be ignored, and every line they hold would read as never run.
   if (kindKnown) {
     const other = hasArcs ? "line_bits" : "arc";
-    const stray = query(partial, () =>
-      db.prepare(`SELECT EXISTS (SELECT 1 FROM ${other})`).pluck(true).get(),
+    const stray = query(
+      partial,
+      () => db.prepare(`SELECT EXISTS (SELECT 1 FROM ${other}) AS found`).get()?.found,
     );
     if (stray === 1) {
       throw new InputError(
@@ -1143,30 +1095,26 @@ function readDataFile(path: string, db: Database.Database): DataFile {
   }
 
   const fileIds = new Map<string, number>();
-  const fileRows = query(partial, () =>
-    db.prepare("SELECT id, path FROM file").raw(true).all(),
-  ) as Row[];
+  const fileRows = query(partial, () => db.prepare("SELECT id, path FROM file").all()) as Row[];
   for (const row of fileRows) {
-    if (typeof row[0] !== "number" || typeof row[1] !== "string") {
+    if (typeof row.id !== "number" || typeof row.path !== "string") {
       throw new InputError(`${path} has a malformed row in its file table`, { fix: RERUN_FIX });
     }
-    fileIds.set(row[1], row[0]);
+    fileIds.set(row.path, row.id);
   }
 
   // Packed line blobs need SQLite to pass blob bytes through text unchanged, which holds
   // for UTF-8 databases (coverage.py's, through Python's sqlite3) and nothing else.
-  const encoding = query(partial, () => db.pragma("encoding", { simple: true }));
+  const encoding = query(partial, () => db.prepare("PRAGMA encoding").get()?.encoding);
   const rowFormat = hasArcs ? "packed-arcs" : encoding === "UTF-8" ? "packed-lines" : "line-rows";
   const rowsForFile = query(partial, () =>
-    db
-      .prepare(
-        rowFormat === "packed-arcs"
-          ? PACKED_ARCS
-          : rowFormat === "packed-lines"
-            ? PACKED_LINE_BITS
-            : LINE_BITS_ROWS,
-      )
-      .raw(true),
+    db.prepare(
+      rowFormat === "packed-arcs"
+        ? PACKED_ARCS
+        : rowFormat === "packed-lines"
+          ? PACKED_LINE_BITS
+          : LINE_BITS_ROWS,
+    ),
   );
 
   const versionValue = meta.get("version");
@@ -1284,15 +1232,20 @@ function startsWith(buffer: Buffer, prefix: Buffer): boolean {
   return buffer.length >= prefix.length && buffer.subarray(0, prefix.length).equals(prefix);
 }
 
-/** Runs a SQLite call, turning driver errors into an InputError that names the file. */
+/**
+ * Runs a SQLite call, turning SQLite's errors into an InputError that names the file. So is
+ * an integer beyond JavaScript's safe range (node:sqlite refuses to round it), which no
+ * coverage.py data holds.
+ */
 function query<T>(data: { path: string }, run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (error instanceof driver().SqliteError) {
+    const outOfRange = (error as { code?: unknown } | null)?.code === "ERR_OUT_OF_RANGE";
+    if (sqliteResultCode(error) !== null || outOfRange) {
       const problem = lockProblem(data.path, error);
       if (problem !== null) throw problem;
-      throw new InputError(`cannot read coverage data file ${data.path}: ${error.message}`, {
+      throw new InputError(`cannot read coverage data file ${data.path}: ${messageOf(error)}`, {
         fix: RERUN_FIX,
         cause: error,
       });
@@ -1304,20 +1257,21 @@ function query<T>(data: { path: string }, run: () => T): T {
 /**
  * The two ways a writer gets in the way of a read-only reader, said plainly (SQLite's own
  * words, "database is locked" and "attempt to write a readonly database", name neither the
- * writer nor the journal): a writer still holding its lock (after better-sqlite3's 5 s wait),
+ * writer nor the journal): a writer still holding its lock (after a wait of BUSY_WAIT_MS),
  * or a hot rollback journal, left by a writer that crashed mid-write, which only a writable
  * connection may roll back.
  */
 function lockProblem(path: string, error: unknown): InputError | null {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== "string") return null;
-  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
+  const code = sqliteResultCode(error);
+  if (code === null) return null;
+  // The low byte is the primary result code; the extended codes add detail above it.
+  if ((code & 0xff) === SQLITE_BUSY || (code & 0xff) === SQLITE_LOCKED) {
     return new InputError(
       `coverage data file ${path} is locked by another process (a test run still writing it?)`,
       { fix: "wait for the test run to finish, then run freezegate again", cause: error },
     );
   }
-  if (code === "SQLITE_READONLY_ROLLBACK") {
+  if (code === SQLITE_READONLY_ROLLBACK) {
     return new InputError(
       `coverage data file ${path} has a leftover rollback journal ${path}-journal: a coverage.py process crashed while writing it, so its data may be incomplete`,
       {

@@ -16,7 +16,6 @@ import {
   resolveCommit,
   workTreeBlobIds,
 } from "../adapters/git.js";
-import { rowScans } from "../adapters/packed-lines-scan.js";
 import {
   directorySpellings,
   fileExists,
@@ -123,7 +122,7 @@ import {
   frozenOnlyAtBase,
 } from "./patch-settings.js";
 import { testGlobsWithPythonFiles } from "./pytest-test-files.js";
-import { mark, note } from "./timing.js";
+import { mark } from "./timing.js";
 
 export type PatchRequest =
   | { kind: "range"; base: string; head?: string; early?: EarlyRange }
@@ -1498,9 +1497,6 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       wanted,
     );
     mark("executed lines");
-    note(
-      `row scans: ${rowScans.answered} by WebAssembly, ${rowScans.declined} declined, ${rowScans.withoutWebAssembly} without WebAssembly`,
-    );
     // What is left is short unless many files need the statement model (a changed statement
     // no test ran): each is tokenized and parsed, which pays for optimized code on a large
     // patch (the 900-line bench patch: 119 -> 215 ms of verdicts without it).

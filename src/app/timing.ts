@@ -29,8 +29,3 @@ export function mark(phase: string): void {
   );
   last = now;
 }
-
-/** A line of its own in the timing log (what a phase did, not how long it took). */
-export function note(text: string): void {
-  if (enabled) process.stderr.write(`timing: ${text}\n`);
-}

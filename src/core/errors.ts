@@ -31,6 +31,9 @@ export class InputError extends FreezegateError {}
 /** git failed or the repository cannot answer the question (shallow clone, unknown base). */
 export class GitError extends FreezegateError {}
 
+/** The Node.js freezegate runs on cannot do what the run needs (no node:sqlite, say). */
+export class EnvironmentError extends FreezegateError {}
+
 /** A bug in freezegate itself; reported as such, with the cause. */
 export class InternalError extends FreezegateError {}
 

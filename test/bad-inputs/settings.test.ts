@@ -5,7 +5,7 @@
 
 import { copyFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { expectOneLineError, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
@@ -72,7 +72,7 @@ function audit(args: string[] = []) {
 function dataWithout(name: string, path: string): string {
   const copy = join(repo.dir, name);
   copyFileSync(join(repo.dir, ".coverage"), copy);
-  const db = new Database(copy);
+  const db = new DatabaseSync(copy);
   const row = db.prepare("SELECT id FROM file WHERE path LIKE ?").get(`%${path}`) as { id: number };
   for (const table of ["line_bits", "arc", "tracer"]) {
     db.prepare(`DELETE FROM ${table} WHERE file_id = ?`).run(row.id);
@@ -292,7 +292,7 @@ describePython("doctor on data that lacks a changed source file", () => {
   function dataWithBadName(name: string, path: string): string {
     const copy = join(repo.dir, name);
     copyFileSync(join(repo.dir, ".coverage"), copy);
-    const db = new Database(copy);
+    const db = new DatabaseSync(copy);
     const row = db.prepare("SELECT id, path FROM file WHERE path LIKE ?").get(`%${path}`) as {
       id: number;
       path: string;

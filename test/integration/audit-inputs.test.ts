@@ -6,7 +6,7 @@
 
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import Database from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { expectOneLineError, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
@@ -213,7 +213,7 @@ describe("one file recorded under two roots", () => {
   function twoRoots(r: TempRepo): string {
     const data = join(r.dir, "two-roots.coverage");
     copyFileSync(join(r.dir, ".coverage"), data);
-    const db = new Database(data);
+    const db = new DatabaseSync(data);
     try {
       const id = db
         .prepare("INSERT INTO file (path) VALUES (?)")
@@ -274,8 +274,8 @@ describe("one file recorded under two roots", () => {
       ["doctor", "--base", "base", "--coverage", data, "--path-map", "/elsewhere/=."],
       { cwd: r.dir },
     );
-    const measured = new Database(data, { readonly: true });
-    const paths = measured.prepare("SELECT count(*) FROM file").pluck().get();
+    const measured = new DatabaseSync(data, { readOnly: true });
+    const paths = measured.prepare("SELECT count(*) AS n FROM file").get()?.n;
     measured.close();
     expect(doctor.stdout).toContain(
       `ok    paths: all ${paths} data paths map onto repository files`,
@@ -407,7 +407,7 @@ describe("data files coverage.py would not write", () => {
     ] as const) {
       const data = join(r.dir, name);
       copyFileSync(join(r.dir, ".coverage"), data);
-      const db = new Database(data);
+      const db = new DatabaseSync(data);
       db.prepare(edit).run();
       db.close();
       const line = expectOneLineError(
@@ -619,7 +619,7 @@ describe("a patch none of whose changed files is in the data", () => {
     // The data as a run of a build/lib copy made at the merge base writes it.
     const built = join(r.dir, "built.coverage");
     copyFileSync(join(r.dir, ".coverage"), built);
-    const db = new Database(built);
+    const db = new DatabaseSync(built);
     db.prepare("UPDATE file SET path = replace(path, 'src/', 'build/lib/')").run();
     db.close();
     r.write(

@@ -10,19 +10,17 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   statSync,
   truncateSync,
   writeFileSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { discoverCoverage, openCoverage } from "../../src/adapters/coverage-discovery.js";
 import { openCoverageJson } from "../../src/adapters/coverage-json.js";
-import { findAddon, openCoverageSqlite } from "../../src/adapters/coverage-sqlite.js";
+import { openCoverageSqlite } from "../../src/adapters/coverage-sqlite.js";
 import { InputError } from "../../src/core/errors.js";
 import type { CoverageSource } from "../../src/core/model.js";
 import { numbitsToLines } from "../../src/core/numbits.js";
@@ -121,10 +119,10 @@ function copyData(name: string, dir: string, as = name): string {
   return target;
 }
 
-function writableCopy(name: string, edit: (db: Database.Database) => void): string {
+function writableCopy(name: string, edit: (db: DatabaseSync) => void): string {
   const dir = makeTempDir("bad-data");
   const target = copyData(name, dir);
-  const db = new Database(target);
+  const db = new DatabaseSync(target);
   try {
     edit(db);
   } finally {
@@ -165,9 +163,9 @@ describe("committed coverage.py 6.5 data files", () => {
 
   it("reads branch data from the arc table (line_bits is empty there)", () => {
     const path = join(DATA, "branch.coverage");
-    const raw = new Database(path, { readonly: true });
-    expect(raw.prepare("SELECT count(*) FROM line_bits").pluck().get()).toBe(0);
-    expect(raw.prepare("SELECT count(*) FROM arc").pluck().get()).toBeGreaterThan(0);
+    const raw = new DatabaseSync(path, { readOnly: true });
+    expect(raw.prepare("SELECT count(*) AS n FROM line_bits").get()?.n).toBe(0);
+    expect(raw.prepare("SELECT count(*) AS n FROM arc").get()?.n).toBeGreaterThan(0);
     raw.close();
     withSource(openCoverageSqlite([path]), (source) => {
       expect(source.meta.hasArcs).toBe(true);
@@ -176,13 +174,13 @@ describe("committed coverage.py 6.5 data files", () => {
   });
 
   it("drops line 0, which coverage.py 6.5 records for an empty __init__.py", () => {
-    const raw = new Database(join(DATA, "lines.coverage"), { readonly: true });
+    const raw = new DatabaseSync(join(DATA, "lines.coverage"), { readOnly: true });
     const blobs = raw
       .prepare(
         "SELECT numbits FROM line_bits JOIN file ON file.id = line_bits.file_id WHERE path = ?",
       )
-      .pluck()
-      .all(INIT) as Buffer[];
+      .all(INIT)
+      .map((row) => row.numbits as Uint8Array);
     raw.close();
     expect(blobs.flatMap((blob) => numbitsToLines(blob))).toContain(0);
     withSource(openCoverageSqlite([join(DATA, "lines.coverage")]), (source) => {
@@ -193,8 +191,8 @@ describe("committed coverage.py 6.5 data files", () => {
   });
 
   it("takes recordedAt from meta.when, read as local time", () => {
-    const raw = new Database(join(DATA, "lines.coverage"), { readonly: true });
-    const when = raw.prepare("SELECT value FROM meta WHERE key = 'when'").pluck().get() as string;
+    const raw = new DatabaseSync(join(DATA, "lines.coverage"), { readOnly: true });
+    const when = raw.prepare("SELECT value FROM meta WHERE key = 'when'").get()?.value as string;
     raw.close();
     withSource(openCoverageSqlite([join(DATA, "lines.coverage")]), (source) => {
       expect(source.meta.recordedAt).not.toBeNull();
@@ -249,24 +247,30 @@ describe("committed coverage.py 6.5 data files", () => {
   it("reads a UTF-16 database row by row with the same result", () => {
     // coverage.py's files are UTF-8, where one file's rows are fetched packed into one
     // blob; any other encoding takes the plain row-by-row path, which must agree.
-    const source = new Database(join(DATA, "lines.coverage"), { readonly: true });
+    const source = new DatabaseSync(join(DATA, "lines.coverage"), { readOnly: true });
     const path = join(makeTempDir("utf16"), "utf16.coverage");
-    const target = new Database(path);
-    target.pragma("encoding = 'UTF-16le'");
-    target.pragma("foreign_keys = OFF");
+    const target = new DatabaseSync(path);
+    target.exec("PRAGMA encoding = 'UTF-16le'");
+    target.exec("PRAGMA foreign_keys = OFF");
     const tables = source
       .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
       .all() as { name: string; sql: string }[];
     for (const { name, sql } of tables) {
       target.exec(sql);
-      const rows = source.prepare(`SELECT * FROM ${name}`).raw(true).all() as unknown[][];
-      if (rows.length === 0) continue;
-      const insert = target.prepare(
-        `INSERT INTO ${name} VALUES (${rows[0]?.map(() => "?").join(", ")})`,
-      );
-      for (const row of rows) insert.run(...row);
+      // Each row as SQL literals (quote()), not bound values: Node 22.13's node:sqlite binds an
+      // empty Uint8Array as NULL, and coverage.py writes empty numbits.
+      const columns = source
+        .prepare(`SELECT name FROM pragma_table_info('${name}')`)
+        .all()
+        .map((row) => `quote(${row.name})`);
+      const inserts = source
+        .prepare(
+          `SELECT 'INSERT INTO ${name} VALUES (' || ${columns.join(" || ', ' || ")} || ')' AS sql FROM ${name}`,
+        )
+        .all();
+      for (const insert of inserts) target.exec(insert.sql as string);
     }
-    expect(target.pragma("encoding", { simple: true })).toBe("UTF-16le");
+    expect(target.prepare("PRAGMA encoding").get()?.encoding).toBe("UTF-16le");
     source.close();
     target.close();
     withSource(openCoverageSqlite([path]), (utf16) => {
@@ -278,8 +282,11 @@ describe("committed coverage.py 6.5 data files", () => {
     // Rebuild `arc` without its unique index and with the rows shuffled, so that SQLite
     // returns them in an order coverage.py's own files never give.
     const path = writableCopy("branch.coverage", (db) => {
-      db.pragma("foreign_keys = OFF");
-      const rows = db.prepare("SELECT file_id, context_id, fromno, tono FROM arc").raw().all();
+      db.exec("PRAGMA foreign_keys = OFF");
+      const rows = db
+        .prepare("SELECT file_id, context_id, fromno, tono FROM arc")
+        .all()
+        .map((row) => Object.values(row) as SQLInputValue[]);
       let state = 7;
       const shuffled = rows.map((row) => {
         state = (Math.imul(state, 1103515245) + 12345) >>> 0;
@@ -290,7 +297,7 @@ describe("committed coverage.py 6.5 data files", () => {
         "DROP TABLE arc; CREATE TABLE arc (file_id integer, context_id integer, fromno integer, tono integer)",
       );
       const insert = db.prepare("INSERT INTO arc VALUES (?, ?, ?, ?)");
-      for (const { row } of shuffled) insert.run(...(row as unknown[]));
+      for (const { row } of shuffled) insert.run(...row);
     });
     withSource(openCoverageSqlite([path]), (source) => {
       expect(dumpSource(source)).toEqual(expectedFromFile("branch.expected.json"));
@@ -432,7 +439,7 @@ describe("unusable coverage data is an InputError naming the file", () => {
 
   it("a SQLite database that is not coverage data", () => {
     const path = join(makeTempDir("bad"), ".coverage");
-    const db = new Database(path);
+    const db = new DatabaseSync(path);
     db.exec("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('hi');");
     db.close();
     expectInputError(
@@ -453,7 +460,7 @@ describe("unusable coverage data is an InputError naming the file", () => {
 
   it("a data file missing one of its tables", () => {
     const path = writableCopy("lines.coverage", (db) => {
-      db.pragma("foreign_keys = OFF");
+      db.exec("PRAGMA foreign_keys = OFF");
       db.exec("DROP TABLE arc");
     });
     expectInputError(() => openCoverageSqlite([path]), /table arc is missing/);
@@ -461,7 +468,7 @@ describe("unusable coverage data is an InputError naming the file", () => {
 
   it("a data file that measured nothing", () => {
     const path = writableCopy("lines.coverage", (db) => {
-      db.pragma("foreign_keys = OFF");
+      db.exec("PRAGMA foreign_keys = OFF");
       db.exec("DELETE FROM line_bits; DELETE FROM tracer; DELETE FROM file;");
     });
     expectInputError(() => openCoverageSqlite([path]), /measured no files at all/);
@@ -502,7 +509,7 @@ describe("unusable coverage data is an InputError naming the file", () => {
       "4294967297",
     ]) {
       const odd = writableCopy("lines.coverage", (db) => {
-        db.pragma("foreign_keys = OFF");
+        db.exec("PRAGMA foreign_keys = OFF");
         db.exec(
           `UPDATE line_bits SET context_id = ${value} WHERE file_id = (SELECT id FROM file WHERE path = 'src/billing/tax.py') AND context_id = (SELECT min(context_id) FROM line_bits)`,
         );
@@ -518,14 +525,14 @@ describe("unusable coverage data is an InputError naming the file", () => {
     // "3,"...), with another row's NULL numbits keeping the row count: refused, never read
     // as lines of context 3.
     const spelled = writableCopy("lines.coverage", (db) => {
-      db.pragma("foreign_keys = OFF");
+      db.exec("PRAGMA foreign_keys = OFF");
       const tax = "(SELECT id FROM file WHERE path = 'src/billing/tax.py')";
       const [first, second] = db
         .prepare(
           `SELECT context_id FROM line_bits WHERE file_id = ${tax} ORDER BY context_id LIMIT 2`,
         )
-        .pluck(true)
-        .all() as number[];
+        .all()
+        .map((row) => row.context_id as number);
       db.exec(
         `UPDATE line_bits SET context_id = '${second},0,${second}' WHERE file_id = ${tax} AND context_id = ${first}`,
       );
@@ -573,7 +580,7 @@ describe("unusable coverage data is an InputError naming the file", () => {
       );
     });
     const orphan = writableCopy("lines.coverage", (db) => {
-      db.pragma("foreign_keys = OFF");
+      db.exec("PRAGMA foreign_keys = OFF");
       db.exec("DELETE FROM context WHERE context = 'tests/test_tax.py::test_rate_for|run'");
     });
     withSource(openCoverageSqlite([orphan]), (source) => {
@@ -608,7 +615,7 @@ describe("unusable coverage data is an InputError naming the file", () => {
       );
     });
     const orphanArcs = writableCopy("branch.coverage", (db) => {
-      db.pragma("foreign_keys = OFF");
+      db.exec("PRAGMA foreign_keys = OFF");
       db.exec("DELETE FROM context WHERE context = 'tests/test_tax.py::test_rate_for|run'");
     });
     let lines: number[] = [];
@@ -999,9 +1006,9 @@ describe("a large data file (about 80 MB of branch data, 20,000 contexts, 500 fi
     // Start from a real coverage.py file so the schema is coverage.py's own; rows go in
     // context by context, as coverage.py writes them, which scatters each file's rows.
     path = writableCopy("branch.coverage", (db) => {
-      db.pragma("foreign_keys = OFF");
-      db.pragma("journal_mode = OFF");
-      db.pragma("synchronous = OFF");
+      db.exec("PRAGMA foreign_keys = OFF");
+      db.exec("PRAGMA journal_mode = OFF");
+      db.exec("PRAGMA synchronous = OFF");
       db.exec(`
         DELETE FROM line_bits; DELETE FROM arc; DELETE FROM tracer;
         DELETE FROM context; DELETE FROM file;
@@ -1067,16 +1074,5 @@ describe("a large data file (about 80 MB of branch data, 20,000 contexts, 500 fi
     expect(new Map([...lines].map(([line, names]) => [line, [...names].sort()]))).toEqual(
       new Map([...expected].sort(([a], [b]) => a - b).map(([l, n]) => [l, n.sort()])),
     );
-  });
-});
-
-describe("the SQLite driver's addon", () => {
-  it("is the file Node's own resolution finds", () => {
-    const found = findAddon();
-    expect(found).toBeDefined();
-    const resolved = createRequire(import.meta.url).resolve(
-      "better-sqlite3/build/Release/better_sqlite3.node",
-    );
-    expect(realpathSync(found as string)).toBe(realpathSync(resolved));
   });
 });

@@ -4,7 +4,7 @@
 
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { openCoverageSqlite } from "../../src/adapters/coverage-sqlite.js";
 import { indexContexts, isPlainTestId } from "../../src/core/contexts.js";
@@ -22,10 +22,10 @@ const renamedIn = (names: readonly string[], to: string) =>
   names.map((n) => (n === RENAMED ? to : n)).sort();
 
 /** A copy of the fixture with RENAMED's name changed to `to` (after `edit`, if given). */
-function copyWithRenamed(to: string, edit: (db: Database.Database) => void = () => {}): string {
+function copyWithRenamed(to: string, edit: (db: DatabaseSync) => void = () => {}): string {
   const file = join(makeTempDir("ctx-names"), ".coverage");
   copyFileSync(FIXTURE, file);
-  const db = new Database(file);
+  const db = new DatabaseSync(file);
   edit(db);
   db.prepare("UPDATE context SET context = ? WHERE context = ?").run(to, RENAMED);
   db.close();
@@ -36,8 +36,8 @@ function copyWithRenamed(to: string, edit: (db: Database.Database) => void = () 
 function editedCopy(sql: string): string {
   const file = join(makeTempDir("ctx-edited"), ".coverage");
   copyFileSync(FIXTURE, file);
-  const db = new Database(file);
-  db.pragma("foreign_keys = OFF");
+  const db = new DatabaseSync(file);
+  db.exec("PRAGMA foreign_keys = OFF");
   db.exec(sql);
   db.close();
   return file;
@@ -91,7 +91,7 @@ describe("context names", () => {
       const file = copyWithRenamed(odd, (db) => {
         if (!sparse) return;
         // ids 2, 4, 6, ... instead of 1, 2, 3, ...; the line rows follow
-        db.pragma("foreign_keys = OFF");
+        db.exec("PRAGMA foreign_keys = OFF");
         db.exec("UPDATE context SET id = id + 100000");
         db.exec("UPDATE context SET id = (id - 100000) * 2");
         db.exec("UPDATE line_bits SET context_id = context_id + 100000");
@@ -117,7 +117,7 @@ describe("context names", () => {
     const dir = makeTempDir("ctx-bad");
     const file = join(dir, ".coverage");
     copyFileSync(FIXTURE, file);
-    const db = new Database(file);
+    const db = new DatabaseSync(file);
     db.exec(`UPDATE context SET context = ${value} WHERE id = (SELECT max(id) FROM context)`);
     db.close();
     const source = openCoverageSqlite([file]);

@@ -4,7 +4,7 @@
 
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { openCoverageSqlite } from "../../src/adapters/coverage-sqlite.js";
 import { REPO_ROOT } from "../helpers/cli.js";
@@ -81,16 +81,14 @@ describe("line data", () => {
   it("gives every executed line of a module with more of them than fit a first buffer", () => {
     const copy = join(makeTempDir("wanted-long"), ".coverage");
     copyFileSync(join(FIXTURES, "lines.coverage"), copy);
-    const db = new Database(copy);
+    const db = new DatabaseSync(copy);
     // One row's bitmap becomes lines 1 to 1,599 (200 bytes of 0xff; bit 0 is line 0, no line).
-    const [fileId] = db
-      .prepare("SELECT file_id FROM line_bits ORDER BY rowid LIMIT 1")
-      .raw(true)
-      .get() as [number];
+    const fileId = db.prepare("SELECT file_id FROM line_bits ORDER BY rowid LIMIT 1").get()
+      ?.file_id as number;
     db.prepare(
       "UPDATE line_bits SET numbits = ? WHERE rowid = (SELECT min(rowid) FROM line_bits)",
     ).run(Buffer.alloc(200, 0xff));
-    const path = db.prepare("SELECT path FROM file WHERE id = ?").pluck(true).get(fileId) as string;
+    const path = db.prepare("SELECT path FROM file WHERE id = ?").get(fileId)?.path as string;
     db.close();
     // The wanted lines first, in a source of their own: nothing has needed room for 1,599
     // lines before.

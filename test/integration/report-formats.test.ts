@@ -19,7 +19,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
@@ -361,7 +361,7 @@ describe("progress while large data is read", () => {
     const data = join(out, "big", ".coverage");
     mkdirSync(join(out, "big"));
     copyFileSync(join(repo.dir, ".coverage"), data);
-    const db = new Database(data);
+    const db = new DatabaseSync(data);
     db.prepare("INSERT INTO meta (key, value) VALUES (?, ?)").run("padding", "x".repeat(9_000_000));
     db.close();
     const args = [...AUDIT_ARGS, "--coverage", data];

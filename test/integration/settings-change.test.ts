@@ -6,7 +6,7 @@
 
 import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { expectOneLineError, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
@@ -124,7 +124,7 @@ describe("a patch that changes coverage.py's configuration", () => {
   // Data as coverage.py writes it once an omit takes the changed file out: no rows for it.
   function withoutProration(r: TempRepo): void {
     copyFileSync(join(r.dir, ".coverage"), join(r.dir, "omitted.coverage"));
-    const db = new Database(join(r.dir, "omitted.coverage"));
+    const db = new DatabaseSync(join(r.dir, "omitted.coverage"));
     db.exec(
       "DELETE FROM line_bits WHERE file_id = 2; DELETE FROM arc WHERE file_id = 2; DELETE FROM tracer WHERE file_id = 2; DELETE FROM file WHERE id = 2;",
     );

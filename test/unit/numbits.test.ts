@@ -39,7 +39,7 @@ describe("numbitsToLines", () => {
     expect(numbitsToLines(bytes("0180"))).toEqual([0, 15]);
   });
 
-  it("accepts a Buffer view into a larger allocation (as better-sqlite3 returns blobs)", () => {
+  it("accepts a Buffer view into a larger allocation (as a SQLite driver may return blobs)", () => {
     const backing = Buffer.from("ffff0201ffff", "hex");
     expect(numbitsToLines(backing.subarray(2, 4))).toEqual([1, 8]);
   });
