@@ -74,6 +74,8 @@ export default class FreezegateReporter {
     const sections = new Map();
     let unmapped = 0;
     let overlap = false;
+    const pools = new Set();
+    let isolated = true;
     const modules = [...testModules].sort((a, b) =>
       a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0,
     );
@@ -93,8 +95,11 @@ export default class FreezegateReporter {
       const fileIndex = ranFiles.length;
       ranFiles.push(file);
       const base = tests.length;
-      for (const t of data.tests) tests.push({ ...t, file });
+      for (const t of data.tests)
+        tests.push(data.project ? { ...t, file, project: data.project } : { ...t, file });
       unmapped += data.unmappedStatements ?? 0;
+      if (data.pool) pools.add(data.pool);
+      if (data.isolate === false) isolated = false;
       overlap ||= Boolean(data.overlap);
       for (const [source, part] of Object.entries(data.sources)) {
         const key = rel(source);
@@ -126,8 +131,9 @@ export default class FreezegateReporter {
       runId: randomBytes(8).toString("hex"),
       vitest: ctx.version ?? null,
       provider: "istanbul",
-      pool: config.pool ?? null,
-      isolate: isolationOf(config),
+      // Projects choose their own pool and isolation: the data is isolated only if every file was.
+      pool: pools.size ? [...pools].sort().join(",") : (config.pool ?? null),
+      isolate: pools.size ? isolated : isolationOf(config),
       root: posix(root),
       shard,
       reason: reason ?? null,

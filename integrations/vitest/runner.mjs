@@ -537,6 +537,13 @@ function finishFile(fg, file, config) {
   return {
     version: DATA_VERSION,
     file: file.filepath,
+    project: config.name || null,
+    pool: config.pool ?? null,
+    // Vitest 4 has one `isolate` option; 3.2 has one per pool.
+    isolate:
+      typeof config.isolate === "boolean"
+        ? config.isolate
+        : (config.poolOptions?.[config.pool]?.isolate ?? true),
     tests,
     sources,
     unmappedStatements: unmapped,

@@ -251,12 +251,17 @@ describe("Vitest recorder on a real project (forks, isolated)", () => {
   });
 
   it.each([
-    ["threads", ["--pool", "threads"]],
-    ["no isolation", ["--no-isolate", "--maxWorkers", "1"]],
-    ["threads without isolation", ["--pool", "threads", "--no-isolate", "--maxWorkers", "1"]],
-    ["hooks in list order", ["--sequence.hooks", "list"]],
-  ])("records the same lines per test with %s", (_name, args) => {
-    const other = recordOk(...args);
+    ["threads", ["--pool", "threads"], true],
+    ["no isolation", ["--no-isolate", "--maxWorkers", "1"], false],
+    [
+      "threads without isolation",
+      ["--pool", "threads", "--no-isolate", "--maxWorkers", "1"],
+      false,
+    ],
+    ["hooks in list order", ["--sequence.hooks", "list"], true],
+  ])("records the same lines per test with %s", (_name, args, isolate) => {
+    const other = recordOk(...(args as string[]));
+    expect(other.header.isolate).toBe(isolate);
     expect(testLines(other)).toEqual(testLines(data));
     // Without isolation a module's top level runs in the first file that imports it; the
     // lines that ran outside tests are the same over the run.
