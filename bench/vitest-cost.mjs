@@ -6,13 +6,14 @@
 //   node bench/vitest-cost.mjs --root DIR [--rounds N] [--config FILE] [-- VITEST_ARGS...]
 //
 // Both runs write istanbul's json report (FG_COVERAGE_REPORTER=json); the recorded run also
-// writes freezegate's data file. Prints each run with the load average before it, and the
-// ratio of the median times.
+// writes freezegate's data file. Prints each run with its wall time, the CPU time of Vitest
+// and its workers, and the load average before it; then the ratios of the medians.
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { rmSync, statSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { vitestBin, wrapperConfig } from "../scripts/vitest-oracle.mjs";
 
 const args = process.argv.slice(2);
@@ -33,12 +34,25 @@ if (!opts.root) throw new Error("--root DIR is required");
 const bin = vitestBin(opts);
 const configs = { plain: wrapperConfig(opts, "plain"), record: wrapperConfig(opts, "record") };
 const times = { plain: [], record: [] };
+const cpu = { plain: [], record: [] };
+
+// CPU seconds of all waited-for children (Vitest and its workers), from /proc: less
+// sensitive to other jobs on the machine than wall time.
+function childCpuSeconds() {
+  try {
+    const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
 const runs = [];
 try {
   for (let round = 0; round < opts.rounds; round++) {
     for (const mode of ["plain", "record"]) {
       const load = loadavg()[0].toFixed(2);
       const started = process.hrtime.bigint();
+      const cpuBefore = childCpuSeconds();
       const res = spawnSync(
         process.execPath,
         [bin, "run", "--root", opts.root, "--config", configs[mode], ...opts.extra],
@@ -50,7 +64,9 @@ try {
         },
       );
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const tests = /Tests\s+(.*)/.exec(res.stdout)?.[1]?.trim() ?? "?";
+      const cpuSeconds = childCpuSeconds() - cpuBefore;
+      cpu[mode].push(cpuSeconds);
+      const tests = /Tests\s+(.*)/.exec(stripVTControlCharacters(res.stdout))?.[1]?.trim() ?? "?";
       times[mode].push(seconds);
       const data = join(opts.root, ".freezegate/vitest-coverage.jsonl");
       let size = "";
@@ -61,7 +77,7 @@ try {
       }
       runs.push({ round, mode, seconds, load, exit: res.status, tests, size });
       console.log(
-        `${mode.padEnd(6)} ${seconds.toFixed(1).padStart(6)}s  load ${load}  exit ${res.status}  ${tests}  ${size}`,
+        `${mode.padEnd(6)} ${seconds.toFixed(1).padStart(6)}s  cpu ${cpuSeconds.toFixed(1).padStart(6)}s  load ${load}  exit ${res.status}  ${tests}  ${size}`,
       );
     }
   }
@@ -79,5 +95,5 @@ try {
   cpus = execFileSync("nproc", { encoding: "utf8" }).trim();
 } catch {}
 console.log(
-  `median plain ${median(times.plain).toFixed(1)}s, record ${median(times.record).toFixed(1)}s: ${ratio.toFixed(2)}x (${opts.rounds} rounds, ${cpus} cores)`,
+  `median plain ${median(times.plain).toFixed(1)}s, record ${median(times.record).toFixed(1)}s: ${ratio.toFixed(2)}x wall time; cpu ${median(cpu.plain).toFixed(1)}s against ${median(cpu.record).toFixed(1)}s: ${(median(cpu.record) / median(cpu.plain)).toFixed(2)}x (${opts.rounds} rounds, ${cpus} cores)`,
 );
