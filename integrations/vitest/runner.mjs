@@ -240,9 +240,25 @@ export default class FreezegateRunner extends BaseRunner {
     return super.onBeforeRunSuite?.(suite);
   }
 
+  /**
+   * A test that skipped itself (`ctx.skip()`) ends without onAfterRunTask: its window closes
+   * at the next boundary, where what ran since its body was its teardown.
+   */
+  closeSkipped() {
+    const fg = this.fg;
+    for (const test of fg?.open ?? []) {
+      if (test.result?.state !== "skip") continue;
+      this.flush("test-end");
+      fg.open.delete(test);
+      recordOf(fg, test).state = "skip";
+      this.enter({ kind: "between", suite: test.suite ?? test.file });
+    }
+  }
+
   async onBeforeRunTask(test) {
     await super.onBeforeRunTask?.(test);
     const fg = this.fg;
+    this.closeSkipped();
     if (!fg || (test.mode !== "run" && test.mode !== "queued")) return;
     this.flush("child");
     if (fg.open.size > 0) {
@@ -298,6 +314,7 @@ export default class FreezegateRunner extends BaseRunner {
   async onAfterRunSuite(suite) {
     const fg = this.fg;
     if (fg) {
+      this.closeSkipped();
       this.flush({ suiteEnd: suite });
       if (suite === suite.file) {
         suite.meta[META_KEY] = finishFile(fg, suite, this.config);
