@@ -3,11 +3,17 @@
 // `.freezegate/vitest-coverage.jsonl` at the Vitest root, or, for a shard of a sharded run,
 // `.freezegate/vitest-coverage.<index>-of-<count>.jsonl`, one per shard.
 //
-// Runs in Vitest's main process. Self-contained: it imports only Node.js.
+// It also applies the freeze ledger (ledger.mjs): it reads the ledger, hands the freezes in
+// force to freezegate's runner in the workers, and at the end prints the summary and writes
+// the applied record and the samples artifact.
+//
+// Runs in Vitest's main process. It imports Node.js and, for the ledger, the freezegate
+// package the project installed.
 
 import { randomBytes } from "node:crypto";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { LedgerSession } from "./ledger.mjs";
 
 const META_KEY = "freezegate";
 const FORMAT = "freezegate-vitest-coverage";
@@ -35,6 +41,7 @@ export function dataPath(root, shard, outputFile) {
 export default class FreezegateReporter {
   constructor(options = {}) {
     this.outputFile = options.outputFile ?? process.env.FREEZEGATE_VITEST_DATA ?? null;
+    this.ledger = new LedgerSession(options);
   }
 
   onInit(ctx) {
@@ -54,6 +61,7 @@ export default class FreezegateReporter {
         `freezegate: the "${coverage.provider ?? "v8"}" coverage provider keeps no counters inside the test process, so no per-test coverage can be recorded: set test.coverage.provider to "istanbul" (npm i -D @vitest/coverage-istanbul at Vitest's exact version)`,
       );
     }
+    this.ledger.init(ctx);
   }
 
   async onTestRunEnd(testModules, _errors, reason) {
@@ -168,6 +176,7 @@ export default class FreezegateReporter {
     const temp = `${target}.${process.pid}.tmp`;
     writeFileSync(temp, `${lines.join("\n")}\n`);
     renameSync(temp, target);
+    this.ledger.finish(modules, reason);
   }
 }
 

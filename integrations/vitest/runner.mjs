@@ -16,8 +16,10 @@
 // Self-contained: it imports only Vitest and its sibling source-map module, because it runs
 // inside the user's project.
 
-import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import * as vitest from "vitest";
+import { taskNames, testIdOf } from "./ids.mjs";
+import { withLedger } from "./ledger-runner.mjs";
 import { decodeMappings, mapLocation } from "./sourcemap.mjs";
 
 const COUNTERS = "__VITEST_COVERAGE__";
@@ -107,18 +109,6 @@ class Hits {
   }
 }
 
-/** The names from the outermost suite to the test, as the task tree has them. */
-function taskNames(task) {
-  const names = [];
-  for (let t = task; t && t !== task.file; t = t.suite) names.unshift(t.name);
-  return names;
-}
-
-/** The test's name as Vitest prints it: suites without a name are left out. */
-function printedName(names) {
-  return names.filter((name, i) => name !== "" || i === names.length - 1).join(" > ");
-}
-
 function ancestors(task) {
   const list = [];
   for (let s = task.suite; s; s = s.suite) list.push(s);
@@ -168,7 +158,7 @@ function statementLines(fc) {
   return out;
 }
 
-export default class FreezegateRunner extends BaseRunner {
+class FreezegateRunner extends BaseRunner {
   constructor(config) {
     super(config);
     // Concurrent tests share one set of counters, so no diff could tell them apart: the
@@ -494,7 +484,7 @@ function finishFile(fg, file, config) {
   for (const test of all) {
     const rec = fg.tests.get(test);
     const names = taskNames(test);
-    const id = `${relative(root, file.filepath).split("\\").join("/")}::${printedName(names)}`;
+    const id = testIdOf(root, test);
     const entry = {
       id,
       taskId: test.id,
@@ -567,3 +557,6 @@ function finishFile(fg, file, config) {
     overlap: fg.overlap,
   };
 }
+
+// The ledger is applied on top of the recording (ledger-runner.mjs): Vitest takes one runner.
+export default withLedger(FreezegateRunner);
