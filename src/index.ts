@@ -2,9 +2,11 @@
 // application services that read a repository, and the report builders. The CLI is built on
 // exactly these.
 
+export { readLedgerFile } from "./adapters/ledger-file.js";
 export { type AuditRequest, type AuditRun, runAudit } from "./app/run-audit.js";
 export { type CheckRequest, type CheckRun, runCheck } from "./app/run-check.js";
 export { type ContextIndex, indexContexts, parsePytestCovContext } from "./core/contexts.js";
+export { daysBetween, isDay, todayUtc, utcDayOfInstant } from "./core/dates.js";
 export {
   ConfigError,
   FreezegateError,
@@ -14,7 +16,13 @@ export {
   UsageError,
 } from "./core/errors.js";
 export { FINDING_CODES, type Finding, type FindingCode, type GateResult } from "./core/findings.js";
-export { parseFrozenList, resolveFrozen } from "./core/frozen.js";
+export {
+  frozenListOf,
+  globToRegExp,
+  lookupOf,
+  parseFrozenList,
+  resolveFrozen,
+} from "./core/frozen.js";
 export { parseLedger, serializeLedger } from "./core/ledger.js";
 export type { Freeze, Ledger, LedgerPolicy, Property } from "./core/ledger-model.js";
 export { checkShape } from "./core/ledger-shape.js";
@@ -33,6 +41,7 @@ export {
   type QueueCheckInput,
   type QueueResult,
 } from "./core/queue.js";
+export { parseSamples } from "./core/samples.js";
 export {
   auditShadow,
   type FileResult,

@@ -95,7 +95,8 @@ function dedupe(ids: string[]): FrozenEntry[] {
   return [...new Set(ids)].map((pattern) => ({ pattern, isGlob: pattern.includes("*") }));
 }
 
-function globToRegExp(glob: string): RegExp {
+/** The regular expression a frozen "*" entry matches test ids with (a test runner applies it too). */
+export function globToRegExp(glob: string): RegExp {
   const body = glob
     .split("*")
     .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))

@@ -12,6 +12,7 @@ import { REPO_ROOT } from "../helpers/cli.js";
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
   bin: Record<string, string>;
   scripts: Record<string, string>;
+  exports: Record<string, Record<string, string>>;
 };
 
 /** The tarball's file list, without running prepack (the tests built dist/ already). */
@@ -37,6 +38,15 @@ describe("the npm package", () => {
     for (const path of [...Object.values(pkg.bin), "dist/index.js", "dist/index.d.ts"]) {
       expect(files, path).toContain(normalize(path));
     }
+  });
+
+  it("ships every entry point of package.json's exports and the Vitest integration's modules", () => {
+    const targets = Object.values(pkg.exports).flatMap((entry) => Object.values(entry));
+    const vitest = readdirSync(join(REPO_ROOT, "integrations/vitest"))
+      .filter((name) => name.endsWith(".mjs"))
+      .map((name) => `integrations/vitest/${name}`);
+    expect(vitest).toContain("integrations/vitest/runner.mjs");
+    for (const path of [...targets, ...vitest]) expect(files, path).toContain(normalize(path));
   });
 
   it("ships the docs and schemas the packaged Markdown links to and the --help texts name", () => {

@@ -1,0 +1,455 @@
+#!/usr/bin/env node
+// The independent truth for freezegate's Vitest recorder.
+//
+//   node scripts/vitest-oracle.mjs record --root DIR [--config FILE] [-- VITEST_ARGS...]
+//       runs the project's whole suite once with the recorder (its own config, plus
+//       freezegate's runner and reporter, coverage on with istanbul) and writes
+//       DIR/.freezegate/vitest-coverage.jsonl.
+//   node scripts/vitest-oracle.mjs check --root DIR [--config FILE] [--data FILE]
+//       [--jobs N] [--only REGEX] [--max-per-id N] [--report FILE] [-- VITEST_ARGS...]
+//       runs every recorded test alone, in a fresh process, with plain Vitest (no freezegate
+//       runner) and `--coverage` (istanbul, json reporter), and compares per test the
+//       recorder's lines (run + setup + teardown + the lines its file ran outside tests)
+//       with the lines istanbul's report says ran. Prints matches/total and every mismatch.
+//       --expect-out FILE also writes the isolated runs' lines per Vitest task id (the
+//       expectations of freezegate's own fixture tests).
+//
+// A test is isolated with `-t` and an exact regular expression of the name Vitest matches
+// (file name and suite names joined by spaces). When another test of the file has the same
+// such name (duplicates, or names that collide once joined by spaces), it is run by its
+// Vitest task id through Vitest's node API instead, which -t cannot express.
+
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { stripVTControlCharacters } from "node:util";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const integration = resolve(here, "../integrations/vitest");
+const posix = (p) => p.split("\\").join("/");
+
+function parseArgs(argv) {
+  const [command, ...rest] = argv;
+  const opts = { command, extra: [], jobs: 1 };
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (a === "--") {
+      opts.extra = rest.slice(i + 1);
+      break;
+    }
+    const value = () => rest[++i];
+    if (a === "--root") opts.root = resolve(value());
+    else if (a === "--config") opts.config = resolve(value());
+    else if (a === "--data") {
+      opts.data ??= [];
+      opts.data.push(resolve(value()));
+    } else if (a === "--jobs") opts.jobs = Number(value());
+    else if (a === "--only") opts.only = new RegExp(value());
+    else if (a === "--max-per-id") opts.maxPerId = Number(value());
+    else if (a === "--report") opts.report = resolve(value());
+    else if (a === "--expect-out") opts.expectOut = resolve(value());
+    else if (a === "--vitest") opts.vitest = resolve(value());
+    else throw new Error(`unknown option ${a}`);
+  }
+  if (!opts.root) throw new Error("--root DIR is required");
+  return opts;
+}
+
+const CONFIG_NAMES = ["vitest.config", "vite.config"].flatMap((b) =>
+  ["ts", "mts", "cts", "js", "mjs", "cjs"].map((e) => `${b}.${e}`),
+);
+
+function projectConfig(opts) {
+  if (opts.config) return opts.config;
+  for (const name of CONFIG_NAMES) {
+    const p = join(opts.root, name);
+    if (existsSync(p)) return p;
+  }
+  return null;
+}
+
+export function vitestBin(opts) {
+  if (opts.vitest) return opts.vitest;
+  // The project's own Vitest, else the one next to this script.
+  for (const base of [opts.root, resolve(here, "..")]) {
+    const p = join(base, "node_modules/vitest/vitest.mjs");
+    if (existsSync(p)) return p;
+  }
+  throw new Error("no vitest found: install it in the project");
+}
+
+/**
+ * A config next to the project's that takes the project's config and changes only what the
+ * mode needs: `record` adds freezegate's runner and reporter; `plain` is the same run with
+ * istanbul coverage and no freezegate (the baseline of the cost bench); `oracle` removes any
+ * runner and writes istanbul's json report into FG_ORACLE_OUT. Coverage reporters in
+ * `record` and `plain`: FG_COVERAGE_REPORTER (one name), else none.
+ */
+export function wrapperConfig(opts, mode) {
+  const base = projectConfig(opts);
+  const path = join(opts.root, `.freezegate-${mode}.vitest.config.mjs`);
+  const imported = base
+    ? `import * as base from ${JSON.stringify(pathToFileURL(base).href)};`
+    : "const base = {};";
+  const coverageReporter =
+    "reporter: process.env.FG_COVERAGE_REPORTER ? [process.env.FG_COVERAGE_REPORTER] : []";
+  const body =
+    mode === "record"
+      ? `test.runner = ${JSON.stringify(join(integration, "runner.mjs"))};
+test.reporters = ["default", ${JSON.stringify(join(integration, "reporter.mjs"))}];
+test.coverage = { ...(test.coverage ?? {}), enabled: true, provider: "istanbul", ${coverageReporter}, thresholds: undefined };`
+      : mode === "plain"
+        ? `delete test.runner;
+test.reporters = ["default"];
+test.coverage = { ...(test.coverage ?? {}), enabled: true, provider: "istanbul", ${coverageReporter}, thresholds: undefined };`
+        : `delete test.runner;
+test.reporters = ["dot"];
+test.passWithNoTests = true;
+test.coverage = { ...(test.coverage ?? {}), enabled: true, provider: "istanbul", reporter: [["json", { file: "coverage-final.json" }]], reportsDirectory: process.env.FG_ORACLE_OUT, reportOnFailure: true, clean: true, thresholds: undefined };`;
+  writeFileSync(
+    path,
+    `// generated by freezegate's scripts/vitest-oracle.mjs; safe to delete
+${imported}
+let config = base.default ?? base;
+if (typeof config === "function") config = await config({ command: "serve", mode: "test" });
+config = await config;
+const test = { ...(config.test ?? {}) };
+${body}
+if (test.reporters && test.reporters.length === 0) delete test.reporters;
+// Inline projects take the runner from their own test options.
+if (Array.isArray(test.projects)) {
+  test.projects = test.projects.map((p) => {
+    if (!p || typeof p !== "object" || !p.test) return p;
+    const own = { ...p.test };
+    if (${JSON.stringify(mode)} === "record") own.runner = test.runner;
+    else delete own.runner;
+    return { ...p, test: own };
+  });
+}
+export default { ...config, test };
+`,
+  );
+  return path;
+}
+
+function run(cmd, args, options) {
+  return new Promise((resolvePromise) => {
+    const child = spawn(cmd, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    child.stderr.on("data", (d) => {
+      out += d;
+    });
+    child.on("close", (code) => resolvePromise({ code, out }));
+  });
+}
+
+/**
+ * Reads freezegate Vitest data files (JSON Lines: a header, then one line per source file)
+ * and combines the shards of one run: tests and test files are concatenated, each source's
+ * statements, outside lines and per-test lines are joined.
+ */
+export function readData(...paths) {
+  let header = null;
+  const sources = new Map();
+  for (const path of paths) {
+    const lines = readFileSync(path, "utf8").split("\n").filter(Boolean);
+    const h = JSON.parse(lines[0]);
+    const testBase = header ? header.tests.length : 0;
+    const fileBase = header ? header.ranFiles.length : 0;
+    if (!header) header = { ...h, tests: [], ranFiles: [], failedFiles: [], sources: [] };
+    header.tests.push(...h.tests);
+    header.ranFiles.push(...h.ranFiles);
+    header.failedFiles.push(...h.failedFiles);
+    for (const line of lines.slice(1)) {
+      const s = JSON.parse(line);
+      let into = sources.get(s.source);
+      if (!into) {
+        into = { source: s.source, hash: s.hash, statements: [], outside: {}, tests: {} };
+        sources.set(s.source, into);
+      }
+      const spans = new Set(into.statements.map(([a, b]) => `${a}:${b}`));
+      for (const span of s.statements)
+        if (!spans.has(`${span[0]}:${span[1]}`)) into.statements.push(span);
+      for (const [f, ls] of Object.entries(s.outside)) into.outside[fileBase + Number(f)] = ls;
+      for (const [t, phases] of Object.entries(s.tests)) into.tests[testBase + Number(t)] = phases;
+    }
+  }
+  header.sources = [...sources.keys()].sort();
+  return { header, sources };
+}
+
+/**
+ * The recorder's lines for test index i (source -> Set), and the lines to leave out of the
+ * comparison (source -> Set). Without isolation a module's top level runs once per worker,
+ * in the collection of the first file that imports it, so a test's file cannot be credited
+ * with it: then the lines the run ran outside tests are compared on neither side.
+ */
+export function recordedLines(data, i) {
+  const test = data.header.tests[i];
+  const fileIndex = data.header.ranFiles.indexOf(test.file);
+  const shared = data.header.isolate === false;
+  const out = new Map();
+  const exclude = new Map();
+  for (const [source, s] of data.sources) {
+    const lines = new Set();
+    const phases = s.tests[i];
+    if (phases) for (const phase of phases) for (const l of phase) lines.add(l);
+    if (shared) {
+      const all = new Set(Object.values(s.outside).flat());
+      if (all.size) exclude.set(source, all);
+      for (const l of all) lines.delete(l);
+    } else for (const l of s.outside[fileIndex] ?? []) lines.add(l);
+    if (lines.size) out.set(source, lines);
+  }
+  out.exclude = exclude;
+  return out;
+}
+
+/** The lines istanbul's json report says ran (statement start lines with a count): source -> Set. */
+export function reportLines(report, root) {
+  const out = new Map();
+  const statements = new Map();
+  for (const [path, fc] of Object.entries(report)) {
+    const key = posix(isAbsolute(path) ? relative(root, path) : path);
+    const lines = new Set();
+    const spans = new Set();
+    for (const [k, loc] of Object.entries(fc.statementMap)) {
+      spans.add(`${loc.start.line}:${Math.max(loc.start.line, loc.end.line)}`);
+      if (fc.s[k] > 0) lines.add(loc.start.line);
+    }
+    if (lines.size) out.set(key, lines);
+    statements.set(key, spans);
+  }
+  return { lines: out, statements };
+}
+
+function escapeRegExp(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+async function isolatedRun(opts, data, i, config, bin, outDir) {
+  const test = data.header.tests[i];
+  // -t matches suite and test names joined by single spaces; the file filter matches any
+  // path that contains it.
+  const full = test.names.join(" ");
+  const collides = data.header.tests.some(
+    (t, j) => j !== i && t.file.includes(test.file) && t.names.join(" ") === full,
+  );
+  const env = { ...process.env, FG_ORACLE_OUT: outDir, FORCE_COLOR: "0", CI: "1" };
+  if (!collides) {
+    const args = [
+      bin,
+      "run",
+      "--root",
+      opts.root,
+      "--config",
+      config,
+      test.file,
+      "-t",
+      `^${escapeRegExp(full)}$`,
+      ...opts.extra,
+    ];
+    return { how: "-t", ...(await run(process.execPath, args, { cwd: opts.root, env })) };
+  }
+  const script = join(outDir, "by-id.mjs");
+  writeFileSync(
+    script,
+    `import { createVitest } from ${JSON.stringify(pathToFileURL(join(dirname(bin), "dist/node.js")).href)};
+const vitest = await createVitest("test", { root: ${JSON.stringify(opts.root)}, config: ${JSON.stringify(config)}, watch: false });
+const project = vitest.projects.find((p) => p.name === ${JSON.stringify(test.project ?? "")}) ?? vitest.getRootProject();
+const spec = project.createSpecification(${JSON.stringify(join(opts.root, test.file))}, { testIds: [${JSON.stringify(test.taskId)}] });
+await (vitest.standalone ?? vitest.init).call(vitest);
+await vitest.runTestSpecifications([spec]);
+await vitest.close();
+`,
+  );
+  return { how: "task id", ...(await run(process.execPath, [script], { cwd: opts.root, env })) };
+}
+
+async function check(opts) {
+  const dataFile = opts.data ?? [join(opts.root, ".freezegate/vitest-coverage.jsonl")];
+  const data = readData(...dataFile);
+  const config = wrapperConfig(opts, "oracle");
+  const bin = vitestBin(opts);
+  const work = mkdtempSync(join(tmpdir(), "fg-oracle-"));
+  const perId = new Map();
+  const indices = data.header.tests
+    .map((_t, i) => i)
+    .filter((i) => {
+      const t = data.header.tests[i];
+      if (t.state !== "pass" && t.state !== "fail") return false;
+      if (opts.only && !opts.only.test(t.id)) return false;
+      // A loop that defines hundreds of tests of one name: compare the first few.
+      const seen = (perId.get(t.id) ?? 0) + 1;
+      perId.set(t.id, seen);
+      return !opts.maxPerId || seen <= opts.maxPerId;
+    });
+  const results = new Array(indices.length);
+  let next = 0;
+  const started = Date.now();
+  const worker = async () => {
+    while (next < indices.length) {
+      const k = next++;
+      const i = indices[k];
+      const outDir = join(work, String(i));
+      mkdirSync(outDir, { recursive: true });
+      const res = await isolatedRun(opts, data, i, config, bin, outDir);
+      const reportFile = join(outDir, "coverage-final.json");
+      const test = data.header.tests[i];
+      if (process.env.FG_ORACLE_DEBUG) console.error(res.out);
+      if (!existsSync(reportFile)) {
+        results[k] = {
+          i,
+          id: test.id,
+          taskId: test.taskId,
+          state: test.state,
+          ok: false,
+          how: res.how,
+          reason: `no coverage report (exit ${res.code}): ${res.out.slice(-400)}`,
+        };
+        continue;
+      }
+      const report = reportLines(JSON.parse(readFileSync(reportFile, "utf8")), opts.root);
+      const mine = recordedLines(data, i);
+      const diffs = [];
+      for (const source of new Set([...mine.keys(), ...report.lines.keys()])) {
+        const a = mine.get(source) ?? new Set();
+        const left = mine.exclude.get(source);
+        const b = new Set([...(report.lines.get(source) ?? [])].filter((l) => !left?.has(l)));
+        const extra = [...a].filter((l) => !b.has(l)).sort((x, y) => x - y);
+        const missing = [...b].filter((l) => !a.has(l)).sort((x, y) => x - y);
+        if (extra.length || missing.length) diffs.push({ source, extra, missing });
+      }
+      // The statement spans the recorder mapped must be the report's, for every file both have.
+      const spanDiffs = [];
+      for (const [source, spans] of report.statements) {
+        const s = data.sources.get(source);
+        if (!s) continue;
+        const mineSpans = new Set(s.statements.map(([a, b]) => `${a}:${b}`));
+        const only = [...spans].filter((x) => !mineSpans.has(x));
+        const onlyMine = [...mineSpans].filter((x) => !spans.has(x));
+        if (only.length || onlyMine.length)
+          spanDiffs.push({ source, report: only, recorder: onlyMine });
+      }
+      // A test passes or fails the same way alone: a different outcome explains a mismatch.
+      const plainOut = stripVTControlCharacters(res.out);
+      const outcomeAlone = /Tests\s+1 failed/.test(plainOut)
+        ? "fail"
+        : /Tests\s+1 passed/.test(plainOut)
+          ? "pass"
+          : "?";
+      results[k] = {
+        i,
+        id: test.id,
+        taskId: test.taskId,
+        how: res.how,
+        ok: diffs.length === 0,
+        diffs,
+        spanDiffs,
+        state: test.state,
+        outcomeAlone,
+      };
+      if (opts.expectOut) {
+        const sorted = (set) => [...set].sort((x, y) => x - y);
+        results[k].isolated = {
+          id: test.id,
+          lines: Object.fromEntries([...report.lines].map(([f, ls]) => [f, sorted(ls)]).sort()),
+          statements: Object.fromEntries(
+            [...report.statements]
+              .filter(([f]) => report.lines.has(f))
+              .map(([f, spans]) => [f, [...spans].sort()])
+              .sort(),
+          ),
+        };
+      }
+      process.stderr.write(
+        `${k + 1}/${indices.length} ${results[k].ok ? "ok  " : "DIFF"} ${test.id}\n`,
+      );
+      rmSync(outDir, { recursive: true, force: true });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.jobs) }, worker));
+  rmSync(config, { force: true });
+  rmSync(work, { recursive: true, force: true });
+  const matches = results.filter((r) => r.ok).length;
+  const summary = {
+    root: opts.root,
+    data: dataFile,
+    vitest: data.header.vitest,
+    pool: data.header.pool,
+    isolate: data.header.isolate,
+    tests: data.header.tests.length,
+    compared: results.length,
+    matches,
+    byTaskId: results.filter((r) => r.how === "task id").length,
+    seconds: Math.round((Date.now() - started) / 1000),
+    mismatches: results.filter((r) => !r.ok),
+    spanMismatches: results
+      .filter((r) => r.spanDiffs?.length)
+      .map((r) => ({ id: r.id, spanDiffs: r.spanDiffs })),
+  };
+  if (opts.report) writeFileSync(opts.report, `${JSON.stringify(summary, null, 2)}\n`);
+  if (opts.expectOut) {
+    const byTask = Object.fromEntries(
+      results.filter((r) => r.isolated).map((r) => [r.taskId, r.isolated]),
+    );
+    writeFileSync(
+      opts.expectOut,
+      `${JSON.stringify({ vitest: data.header.vitest, tests: byTask }, null, 1)}\n`,
+    );
+  }
+  console.log(
+    `${matches}/${results.length} tests match the isolated runs (${summary.byTaskId} isolated by task id; ${summary.tests - results.length} not run: skipped or todo) in ${summary.seconds}s`,
+  );
+  for (const m of summary.mismatches) {
+    console.log(
+      `MISMATCH ${m.id} [${m.taskId}] (${m.how}; ${m.state} in the run, ${m.outcomeAlone} alone)`,
+    );
+    if (m.reason) console.log(`  ${m.reason}`);
+    for (const d of m.diffs ?? []) {
+      console.log(
+        `  ${d.source}: recorder only ${JSON.stringify(d.extra)}, isolated run only ${JSON.stringify(d.missing)}`,
+      );
+    }
+  }
+  if (summary.spanMismatches.length) {
+    console.log(
+      `${summary.spanMismatches.length} tests saw statement spans that differ from the report's (first: ${JSON.stringify(summary.spanMismatches[0])})`,
+    );
+  }
+  return matches === results.length && summary.spanMismatches.length === 0 ? 0 : 1;
+}
+
+async function record(opts) {
+  const config = wrapperConfig(opts, "record");
+  const bin = vitestBin(opts);
+  const started = Date.now();
+  const res = await run(
+    process.execPath,
+    [bin, "run", "--root", opts.root, "--config", config, ...opts.extra],
+    {
+      cwd: opts.root,
+      env: { ...process.env, FORCE_COLOR: "0" },
+    },
+  );
+  rmSync(config, { force: true });
+  process.stdout.write(res.out.split("\n").slice(-12).join("\n"));
+  console.log(`\nrecorded in ${((Date.now() - started) / 1000).toFixed(1)}s (exit ${res.code})`);
+  return res.code ?? 1;
+}
+
+const isMain = process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  const opts = parseArgs(process.argv.slice(2));
+  if (opts.command === "record") process.exitCode = await record(opts);
+  else if (opts.command === "check") process.exitCode = await check(opts);
+  else {
+    console.error("usage: vitest-oracle.mjs record|check --root DIR [options] [-- vitest args]");
+    process.exitCode = 2;
+  }
+}
