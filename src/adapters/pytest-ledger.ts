@@ -13,6 +13,7 @@ import { ConfigError, FreezegateError, InputError } from "../core/errors.js";
 import { frozenListOf, lookupOf, resolveFrozen } from "../core/frozen.js";
 import type { Ledger } from "../core/ledger-model.js";
 import { sampleOf } from "../core/listing.js";
+import { type AppliedRecord, parseAppliedRecord } from "../core/queue.js";
 import {
   LEDGER_OPTION,
   type LedgerSetting,
@@ -24,8 +25,7 @@ import {
   pytestConfigOf,
   RECORD_OPTION,
   SAMPLES_OPTION,
-} from "../core/pytest-config.js";
-import { type AppliedRecord, parseAppliedRecord } from "../core/queue.js";
+} from "../runners/pytest/pytest-config.js";
 import { readFileBytes, readJsonFile, readTextFile } from "./repo-files.js";
 
 /** The plugin's default ledger name in pytest's rootdir (integrations/pytest ledger.py). */

@@ -9,7 +9,7 @@ import { readTextIfExists } from "../adapters/repo-files.js";
 import { withPythonFiles } from "../core/globs.js";
 import type { Patch } from "../core/model.js";
 import { normalizePath } from "../core/path-map.js";
-import { pytestConfigNames, pytestPythonFiles } from "../core/pytest-config.js";
+import { pytestConfigNames, pytestPythonFiles } from "../runners/pytest/pytest-config.js";
 import { baseRevisionOf } from "./patch-guards.js";
 
 /** "" or "dir/" for the test root; null for one outside the repository. */

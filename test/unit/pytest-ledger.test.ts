@@ -1,5 +1,5 @@
 // Which ledger the freezegate pytest plugin reads, from pytest's configuration as pytest
-// chooses it (src/core/pytest-config.ts, src/adapters/pytest-ledger.ts), and the applied
+// chooses it (src/runners/pytest/pytest-config.ts, src/adapters/pytest-ledger.ts), and the applied
 // record's comparison with the ledger a command judges.
 
 import { createHash } from "node:crypto";
@@ -21,7 +21,7 @@ import {
   parseIni,
   pytestConfigOf,
   shlexSplit,
-} from "../../src/core/pytest-config.js";
+} from "../../src/runners/pytest/pytest-config.js";
 
 describe("parseIni (iniconfig's rules)", () => {
   it("reads sections, key = value and key: value, continuation lines and comment lines", () => {

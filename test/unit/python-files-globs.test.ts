@@ -5,7 +5,7 @@ import {
   pythonFilesTestGlob,
   withPythonFiles,
 } from "../../src/core/globs.js";
-import { pytestPythonFiles, pythonFilesSetting } from "../../src/core/pytest-config.js";
+import { pytestPythonFiles, pythonFilesSetting } from "../../src/runners/pytest/pytest-config.js";
 
 /** A reader of a directory holding `files`. */
 const dir =
