@@ -4,7 +4,7 @@
 
 import { basename, posix } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { parseIni } from "../runners/pytest/pytest-config.js";
+import { parseIni } from "./ini.js";
 import { normalizePath } from "./path-map.js";
 import { DEFAULT_EXCLUDE } from "./python-statements.js";
 

@@ -14,13 +14,13 @@ import {
   refuseForeignPluginLedger,
 } from "../../src/adapters/pytest-ledger.js";
 import { FreezegateError, formatError } from "../../src/core/errors.js";
+import { IniSyntaxError, parseIni } from "../../src/core/ini.js";
 import type { Ledger } from "../../src/core/ledger-model.js";
+import { shlexSplit } from "../../src/core/shlex.js";
 import {
   ledgerSetting,
   PytestConfigUnreadable,
-  parseIni,
   pytestConfigOf,
-  shlexSplit,
 } from "../../src/runners/pytest/pytest-config.js";
 
 describe("parseIni (iniconfig's rules)", () => {
@@ -43,7 +43,7 @@ describe("parseIni (iniconfig's rules)", () => {
   });
 
   it("refuses what iniconfig refuses: a duplicate name, a value before any section", () => {
-    expect(() => parseIni("[pytest]\na = 1\na = 2\n")).toThrow(PytestConfigUnreadable);
+    expect(() => parseIni("[pytest]\na = 1\na = 2\n")).toThrow(IniSyntaxError);
     expect(() => parseIni("a = 1\n")).toThrow("no section header defined");
   });
 });

@@ -22,6 +22,8 @@ import { findRepoRoot } from "../../adapters/git.js";
 import { readTextIfExists } from "../../adapters/repo-files.js";
 import { writeFileAtomic } from "../../adapters/write-file.js";
 import { ConfigError, GitError, UsageError } from "../../core/errors.js";
+import { type IniSection, IniSyntaxError, iniSections, textLines } from "../../core/ini.js";
+import { ShlexError, shlexSplit } from "../../core/shlex.js";
 import {
   boolOpt,
   type CommandIo,
@@ -58,61 +60,18 @@ export type WiringResult =
 // ---------------------------------------------------------------------------------------------
 // Arguments as pytest reads them (addopts is shlex.split in POSIX mode when it is a string).
 
-/** Python's shlex.split (POSIX mode, no comments). Throws on an unclosed quote, as shlex does. */
-export function shlexSplit(text: string, label: string): string[] {
-  const out: string[] = [];
-  let token: string | null = null;
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i] as string;
-    if (/\s/.test(ch)) {
-      if (token !== null) out.push(token);
-      token = null;
-      i += 1;
-    } else if (ch === "'") {
-      const end = text.indexOf("'", i + 1);
-      if (end < 0)
-        throw new ConfigError(`${label}: addopts has no closing quotation`, {
-          fix: "close the quote",
-        });
-      token = (token ?? "") + text.slice(i + 1, end);
-      i = end + 1;
-    } else if (ch === '"') {
-      let j = i + 1;
-      let value = "";
-      for (;;) {
-        if (j >= text.length) {
-          throw new ConfigError(`${label}: addopts has no closing quotation`, {
-            fix: "close the quote",
-          });
-        }
-        const c = text[j] as string;
-        if (c === '"') break;
-        if (c === "\\" && (text[j + 1] === '"' || text[j + 1] === "\\")) {
-          value += text[j + 1];
-          j += 2;
-        } else {
-          value += c;
-          j += 1;
-        }
-      }
-      token = (token ?? "") + value;
-      i = j + 1;
-    } else if (ch === "\\") {
-      if (i + 1 >= text.length) {
-        throw new ConfigError(`${label}: addopts ends with an escape character`, {
+/** Python's shlex.split, as pytest splits addopts; its refusals said for the file `label`. */
+function shlexArgs(text: string, label: string): string[] {
+  try {
+    return shlexSplit(text);
+  } catch (error) {
+    if (!(error instanceof ShlexError)) throw error;
+    throw error.reason === "no closing quotation"
+      ? new ConfigError(`${label}: addopts has no closing quotation`, { fix: "close the quote" })
+      : new ConfigError(`${label}: addopts ends with an escape character`, {
           fix: "remove the trailing backslash",
         });
-      }
-      token = (token ?? "") + (text[i + 1] as string);
-      i += 2;
-    } else {
-      token = (token ?? "") + ch;
-      i += 1;
-    }
   }
-  if (token !== null) out.push(token);
-  return out;
 }
 
 /** Whether the arguments load the plugin (`-p freezegate_pytest` or `-pfreezegate_pytest`). */
@@ -140,86 +99,23 @@ function refuseBlocked(args: readonly string[], where: string): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// INI files, read the way pytest's iniconfig 1.x reads them.
-
-interface IniEntry {
-  name: string;
-  value: string;
-  /** Index of the `name = value` line. */
-  line: number;
-  /** Index of its last continuation line (== line when there is none). */
-  lastLine: number;
-}
-
-interface IniSection {
-  name: string;
-  line: number;
-  entries: IniEntry[];
-}
-
-/** Lines with their own terminators, so that an edit keeps LF or CRLF as the file has it. */
-function splitLines(text: string): string[] {
-  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
-}
+// INI files, read the way pytest's iniconfig reads them (src/core/ini.ts).
 
 function stripEol(line: string): string {
-  return line.replace(/\r?\n$/, "");
+  return line.replace(/\r?\n$|\r$/, "");
 }
 
-export function parseIni(text: string, label: string): IniSection[] {
-  const sections: IniSection[] = [];
-  let last: IniEntry | null = null;
-  let current: IniSection | null = null;
-  const fail = (index: number, what: string) =>
-    new ConfigError(`${label}:${index + 1}: ${what} (pytest cannot read this file either)`, {
-      fix: "fix the file's syntax",
-    });
-  splitLines(text).forEach((raw, index) => {
-    const stripped = stripEol(raw);
-    const first = stripped.trimStart()[0];
-    // iniconfig treats blank lines and lines starting with # or ; as comments.
-    if (first === undefined || first === "#" || first === ";") return;
-    const line = stripped.trimEnd();
-    if (line.startsWith("[")) {
-      const head = (line.split("#")[0] ?? "").split(";")[0]?.trimEnd() ?? "";
-      if (!head.endsWith("]")) throw fail(index, `unexpected line: ${JSON.stringify(line)}`);
-      const name = head.slice(1, -1);
-      if (name === "") throw fail(index, "empty section name");
-      if (sections.some((s) => s.name === name))
-        throw fail(index, `duplicate section ${JSON.stringify(name)}`);
-      current = { name, line: index, entries: [] };
-      sections.push(current);
-      last = null;
-      return;
-    }
-    if (/^\s/.test(line)) {
-      if (last === null) throw fail(index, "unexpected value continuation");
-      const entry: IniEntry = last;
-      entry.value = entry.value ? `${entry.value}\n${line.trim()}` : line.trim();
-      entry.lastLine = index;
-      return;
-    }
-    let name: string;
-    let value: string;
-    const eq = line.indexOf("=");
-    if (eq >= 0 && !line.slice(0, eq).includes(":")) {
-      name = line.slice(0, eq);
-      value = line.slice(eq + 1);
-    } else {
-      const colon = line.indexOf(":");
-      if (colon < 0) throw fail(index, `unexpected line: ${JSON.stringify(line)}`);
-      name = line.slice(0, colon);
-      value = line.slice(colon + 1);
-    }
-    const section: IniSection | null = current;
-    if (section === null) throw fail(index, "no section header defined");
-    name = name.trim();
-    if (section.entries.some((e) => e.name === name))
-      throw fail(index, `duplicate name ${JSON.stringify(name)}`);
-    last = { name, value: value.trim(), line: index, lastLine: index };
-    section.entries.push(last);
-  });
-  return sections;
+/** The file's sections; iniconfig's refusals said for the file `label`. */
+function parseIniFile(text: string, label: string): IniSection[] {
+  try {
+    return iniSections(text);
+  } catch (error) {
+    if (!(error instanceof IniSyntaxError)) throw error;
+    throw new ConfigError(
+      `${label}:${error.line}: ${error.describe((s) => JSON.stringify(s))} (pytest cannot read this file either)`,
+      { fix: "fix the file's syntax" },
+    );
+  }
 }
 
 /** The section pytest reads in a file of this kind. */
@@ -230,10 +126,10 @@ function iniSectionName(kind: PytestConfigKind): string {
 /** Add the plugin to addopts in an INI-style file (pytest.ini, .pytest.ini, tox.ini, setup.cfg). */
 export function wireIni(text: string, kind: PytestConfigKind, label: string): WiringResult {
   const sectionName = iniSectionName(kind);
-  const before = parseIni(text, label);
+  const before = parseIniFile(text, label);
   const section = before.find((s) => s.name === sectionName);
   const where = `[${sectionName}]`;
-  const lines = splitLines(text);
+  const lines = textLines(text);
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   let changed: number[];
   if (!section) {
@@ -242,12 +138,12 @@ export function wireIni(text: string, kind: PytestConfigKind, label: string): Wi
     const sep = text.trim() === "" ? "" : eol;
     lines.push(`${prefix}${sep}[${sectionName}]${eol}`, `addopts = ${PLUGIN_TEXT}${eol}`);
     const newText = lines.join("");
-    changed = [splitLines(newText).length - 1];
+    changed = [textLines(newText).length - 1];
     return verifyIni(text, newText, kind, label, where, changed);
   }
   const addopts = section.entries.find((e) => e.name === "addopts");
   if (addopts) {
-    const args = shlexSplit(addopts.value, label);
+    const args = shlexArgs(addopts.value, label);
     refuseBlocked(args, `${where} in ${label}`);
     if (loadsPlugin(args) === "loads") return { kind: "already", section: where };
     if (addopts.lastLine > addopts.line) {
@@ -282,10 +178,10 @@ function verifyIni(
       name: s.name,
       entries: s.entries.map((e) => ({
         name: e.name,
-        value: s.name === name && e.name === "addopts" ? shlexSplit(e.value, label) : e.value,
+        value: s.name === name && e.name === "addopts" ? shlexArgs(e.value, label) : e.value,
       })),
     }));
-  const expected = flatten(parseIni(oldText, label));
+  const expected = flatten(parseIniFile(oldText, label));
   let section = expected.find((s) => s.name === name);
   if (!section) {
     section = { name, entries: [] };
@@ -294,7 +190,7 @@ function verifyIni(
   const entry = section.entries.find((e) => e.name === "addopts");
   if (entry) entry.value = [...(entry.value as string[]), ...PLUGIN_ARGS];
   else section.entries.unshift({ name: "addopts", value: [...PLUGIN_ARGS] });
-  const actual = flatten(parseIni(newText, label));
+  const actual = flatten(parseIniFile(newText, label));
   const sort = (x: ReturnType<typeof flatten>) =>
     x.map((s) => ({ ...s, entries: [...s.entries].sort((a, b) => (a.name < b.name ? -1 : 1)) }));
   if (JSON.stringify(sort(actual)) !== JSON.stringify(sort(expected))) {
@@ -367,7 +263,7 @@ function nativeToml(where: string): ConfigError {
 
 /** The arguments pytest takes from a TOML addopts value (a string is shlex-split). */
 function tomlArgs(value: unknown, label: string): string[] {
-  if (typeof value === "string") return shlexSplit(value, label);
+  if (typeof value === "string") return shlexArgs(value, label);
   if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
   throw new ConfigError(
     `${label}: [tool.pytest.ini_options] addopts is neither a string nor a list of strings`,
@@ -630,11 +526,11 @@ function configuresPytest(kind: PytestConfigKind, text: string, label: string): 
       return true;
     case ".pytest.ini":
     case "tox.ini":
-      return parseIni(text, label).some((s) => s.name === "pytest");
+      return parseIniFile(text, label).some((s) => s.name === "pytest");
     case "pyproject.toml":
       return pyprojectConfiguresPytest(text, label);
     case "setup.cfg": {
-      const sections = parseIni(text, label);
+      const sections = parseIniFile(text, label);
       if (sections.some((s) => s.name === "tool:pytest")) return true;
       if (sections.some((s) => s.name === "pytest")) {
         throw new ConfigError(

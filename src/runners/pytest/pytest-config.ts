@@ -7,6 +7,8 @@
 // judged both ways.
 
 import { parse as parseToml } from "smol-toml";
+import { IniSyntaxError, parseIni } from "../../core/ini.js";
+import { ShlexError, shlexSplit } from "../../core/shlex.js";
 
 export type PytestDialect = 7 | 9;
 
@@ -26,59 +28,27 @@ export interface PytestConfig {
 /** A file the readers here cannot read, although pytest might. */
 export class PytestConfigUnreadable extends Error {}
 
-const COMMENT = /^[#;]/;
-
 /**
- * An ini file as iniconfig (pytest's ini reader) reads it: comment lines start with # or ;
- * (after indentation), an indented line continues the previous value (joined by a newline),
- * a key ends at the first "=" (or ":" when the part before "=" holds one), no inline comments.
- * Throws PytestConfigUnreadable where iniconfig raises.
+ * An ini file's sections as pytest reads them (iniconfig's rules, src/core/ini.ts). Throws
+ * PytestConfigUnreadable where iniconfig raises.
  */
-export function parseIni(text: string): Map<string, Map<string, string>> {
-  const sections = new Map<string, Map<string, string>>();
-  let section: Map<string, string> | null = null;
-  let last: string | null = null;
-  const lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
-  lines.forEach((raw, i) => {
-    const fail = (why: string): never => {
-      throw new PytestConfigUnreadable(`line ${i + 1}: ${why}`);
-    };
-    if (COMMENT.test(raw.trimStart()) || raw.trim() === "") return;
-    const line = raw.trimEnd();
-    let name: string | null = null;
-    let data: string | null = null;
-    if (line.startsWith("[")) {
-      const head = line.split("#")[0]?.split(";")[0]?.trimEnd() ?? "";
-      if (head.endsWith("]")) name = head.slice(1, -1);
-      else data = line.trim();
-    } else if (!/^\s/.test(line)) {
-      const eq = line.indexOf("=");
-      const colon = line.indexOf(":");
-      const at = eq >= 0 && !line.slice(0, eq).includes(":") ? eq : colon;
-      if (at < 0) fail(`unexpected line: ${line}`);
-      name = line.slice(0, at).trim();
-      data = line.slice(at + 1).trim();
-    } else data = line.trim();
-    if (name !== null && data === null) {
-      if (name === "") fail("empty section name");
-      if (sections.has(name)) fail(`duplicate section ${name}`);
-      section = new Map();
-      sections.set(name, section);
-      last = null;
-    } else if (name !== null) {
-      if (section === null) fail("no section header defined");
-      const current = section as Map<string, string>;
-      if (current.has(name)) fail(`duplicate name ${name}`);
-      current.set(name, data as string);
-      last = name;
-    } else {
-      if (section === null || last === null) fail("unexpected value continuation");
-      const current = section as Map<string, string>;
-      const before = current.get(last as string) ?? "";
-      current.set(last as string, before === "" ? (data as string) : `${before}\n${data}`);
-    }
-  });
-  return sections;
+function iniOf(text: string): Map<string, Map<string, string>> {
+  try {
+    return parseIni(text);
+  } catch (error) {
+    if (error instanceof IniSyntaxError) throw new PytestConfigUnreadable(error.message);
+    throw error;
+  }
+}
+
+/** Python's shlex.split, as pytest splits a setting; PytestConfigUnreadable where it raises. */
+function shlexWords(text: string): string[] {
+  try {
+    return shlexSplit(text);
+  } catch (error) {
+    if (error instanceof ShlexError) throw new PytestConfigUnreadable(error.reason);
+    throw error;
+  }
 }
 
 function isTable(value: unknown): value is Record<string, unknown> {
@@ -95,7 +65,7 @@ export function pytestConfigOf(
   dialect: PytestDialect,
 ): PytestConfig | null {
   const fromIni = (section: string, always: boolean): PytestConfig | null => {
-    const values = parseIni(text).get(section);
+    const values = iniOf(text).get(section);
     if (values !== undefined) {
       return { section: `${name} [${section}]`, values: Object.fromEntries(values) };
     }
@@ -106,9 +76,13 @@ export function pytestConfigOf(
     return fromIni("pytest", name === "pytest.ini" || (dialect === 9 && name === ".pytest.ini"));
   }
   if (name.endsWith(".cfg")) return fromIni("tool:pytest", false);
+  // tomllib, unlike the TOML reader here, refuses a byte-order mark: pytest stops there.
+  if (text.startsWith("\uFEFF")) {
+    throw new PytestConfigUnreadable("a byte-order mark before the first statement");
+  }
   let doc: Record<string, unknown>;
   try {
-    doc = parseToml(text.replace(/^\uFEFF/, "")) as Record<string, unknown>;
+    doc = parseToml(text) as Record<string, unknown>;
   } catch (error) {
     throw new PytestConfigUnreadable(String((error as Error).message).split("\n")[0] as string);
   }
@@ -125,41 +99,6 @@ export function pytestConfigOf(
   }
   if (!isTable(ini)) return null;
   return { section: `${name} [tool.pytest.ini_options]`, values: ini };
-}
-
-/**
- * Python's shlex.split (POSIX mode, no comments), as pytest splits an addopts string: single
- * quotes keep everything, a backslash escapes the next character outside quotes and only
- * `"` and `\` inside double quotes. Throws PytestConfigUnreadable on an unclosed quote.
- */
-export function shlexSplit(text: string): string[] {
-  const out: string[] = [];
-  let token: string | null = null;
-  let quote: string | null = null;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (quote === "'") {
-      if (c === "'") quote = null;
-      else token = `${token ?? ""}${c}`;
-    } else if (quote === '"') {
-      if (c === '"') quote = null;
-      else if (c === "\\" && (text[i + 1] === '"' || text[i + 1] === "\\")) {
-        token = `${token ?? ""}${text[++i]}`;
-      } else token = `${token ?? ""}${c}`;
-    } else if (/\s/.test(c)) {
-      if (token !== null) out.push(token);
-      token = null;
-    } else if (c === "'" || c === '"') {
-      quote = c;
-      token ??= "";
-    } else if (c === "\\") {
-      if (i + 1 >= text.length) throw new PytestConfigUnreadable("no escaped character");
-      token = (token ?? "") + text[++i];
-    } else token = (token ?? "") + c;
-  }
-  if (quote !== null) throw new PytestConfigUnreadable("no closing quotation");
-  if (token !== null) out.push(token);
-  return out;
 }
 
 /** Where a plugin ledger setting came from, and what its relative path is relative to. */
@@ -197,7 +136,7 @@ export const SAMPLES_OPTION: PluginPathOption = {
 function addoptsArgs(values: Record<string, unknown>): string[] {
   const addopts = values.addopts;
   if (addopts === undefined) return [];
-  if (typeof addopts === "string") return shlexSplit(addopts);
+  if (typeof addopts === "string") return shlexWords(addopts);
   if (Array.isArray(addopts) && addopts.every((a) => typeof a === "string")) return addopts;
   throw new PytestConfigUnreadable("addopts is not text");
 }
@@ -282,10 +221,10 @@ export function pythonFilesSetting(values: Record<string, unknown>): string[] | 
       override = value.slice(KEY.length + 1);
     }
   }
-  if (override !== null) return shlexSplit(override);
+  if (override !== null) return shlexWords(override);
   const ini = values[KEY];
   if (ini === undefined) return null;
-  if (typeof ini === "string") return shlexSplit(ini);
+  if (typeof ini === "string") return shlexWords(ini);
   if (Array.isArray(ini) && ini.every((glob) => typeof glob === "string")) return ini;
   throw new PytestConfigUnreadable(`${KEY} is neither text nor a list of text`);
 }
