@@ -9,13 +9,9 @@ import { IniSyntaxError, iniSections, parseIni } from "../../src/core/ini.js";
 import { ShlexError, shlexSplit } from "../../src/core/shlex.js";
 import { describePython, makeTempDir, runPython } from "../helpers/python.js";
 
-/** Python's repr of a string, for the characters these cases hold. */
+/** Python's repr of a string, for the characters these cases hold (a byte-order mark). */
 function pyRepr(text: string): string {
-  const escaped = text.replace(/[\x00-\x1f\uFEFF]/g, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`;
-  });
-  return `'${escaped}'`;
+  return `'${text.replaceAll("\uFEFF", "\\ufeff")}'`;
 }
 
 /** What iniconfig makes of a text: its sections' values, or its error (line, message). */
