@@ -333,6 +333,20 @@ export function modifiedTime(path: string): Date | null {
   }
 }
 
+/** `path` with its symbolic links resolved; throws as the file system does (no such path). */
+export function realPath(path: string): string {
+  return realpathSync(path);
+}
+
+/** `path` with its symbolic links resolved, or as given when that cannot be done. */
+export function realPathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /** The spellings of an absolute directory: as given and as resolved through symlinks. */
 export function directorySpellings(dir: string): string[] {
   const out = new Set([dir]);

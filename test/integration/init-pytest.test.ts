@@ -6,8 +6,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadsPlugin, wireIni, wirePyproject } from "../../src/cli/commands/init.js";
 import { ShlexError, shlexSplit } from "../../src/core/shlex.js";
+import { loadsPlugin, wireIni, wirePyproject } from "../../src/runners/pytest/plugin-wiring.js";
 import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeTempRepo, runGit, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, makeTempDir, runPython } from "../helpers/python.js";

@@ -19,8 +19,11 @@ import type { Ledger } from "../../src/core/ledger-model.js";
 import { shlexSplit } from "../../src/core/shlex.js";
 import {
   ledgerSetting,
+  locatePytestConfig,
+  PytestConfigFileUnreadable,
   PytestConfigUnreadable,
   pytestConfigOf,
+  pytestRootdir,
 } from "../../src/runners/pytest/pytest-config.js";
 
 describe("parseIni (iniconfig's rules)", () => {
@@ -53,13 +56,17 @@ describe("pytestConfigOf: the file pytest takes its settings from", () => {
     expect(pytestConfigOf("pytest.ini", "", 7)).toEqual({ section: "pytest.ini", values: {} });
   });
 
-  it("tox.ini only with [pytest], setup.cfg only with [tool:pytest]", () => {
+  it("tox.ini only with [pytest], setup.cfg only with [tool:pytest] (and never [pytest])", () => {
     expect(pytestConfigOf("tox.ini", "[tox]\nenvlist = py3\n", 7)).toBeNull();
     expect(pytestConfigOf("tox.ini", "[pytest]\nfreezegate_ledger = a.json\n", 7)).toEqual({
       section: "tox.ini [pytest]",
       values: { freezegate_ledger: "a.json" },
     });
-    expect(pytestConfigOf("setup.cfg", "[pytest]\nfreezegate_ledger = a.json\n", 7)).toBeNull();
+    // pytest stops on a setup.cfg with [pytest] (init refuses it too): nothing is read from it.
+    expect(() => pytestConfigOf("setup.cfg", "[pytest]\nfreezegate_ledger = a.json\n", 7)).toThrow(
+      PytestConfigUnreadable,
+    );
+    expect(pytestConfigOf("setup.cfg", "[flake8]\nmax-line-length = 99\n", 7)).toBeNull();
     expect(pytestConfigOf("setup.cfg", "[tool:pytest]\nfreezegate_ledger = b.json\n", 7)).toEqual({
       section: "setup.cfg [tool:pytest]",
       values: { freezegate_ledger: "b.json" },
@@ -81,6 +88,43 @@ describe("pytestConfigOf: the file pytest takes its settings from", () => {
     expect(pytestConfigOf("pyproject.toml", native, 9)?.values).toEqual({
       freezegate_ledger: "n.json",
     });
+  });
+});
+
+describe("locatePytestConfig and pytestRootdir: pytest's rootdir choice", () => {
+  const files: Record<string, string> = {
+    "a/b/tox.ini": "[tox]\nenvlist = py3\n",
+    "a/b/pyproject.toml": '[project]\nname = "x"\n',
+    "a/setup.cfg": "[tool:pytest]\naddopts = -q\n",
+    "setup.py": "",
+  };
+  const read = (dir: string, name: string) => files[`${dir}/${name}`.replace(/^\//, "")] ?? null;
+  const isFile = (dir: string, name: string) => read(dir, name) !== null;
+
+  it("the first directory upwards with a file that holds pytest settings", () => {
+    const located = locatePytestConfig(["a/b", "a", ""], 7, read);
+    expect(located).toMatchObject({ dir: "a", name: "setup.cfg", values: { addopts: "-q" } });
+    expect(pytestRootdir(["a/b", "a", ""], 9, located, isFile)).toBe("a");
+  });
+
+  it("without one: pytest 9 the first pyproject.toml's directory, both then a setup.py's", () => {
+    expect(locatePytestConfig(["a/b", ""], 7, read)).toBeNull();
+    expect(pytestRootdir(["a/b", ""], 9, null, isFile)).toBe("a/b");
+    expect(pytestRootdir(["a/b", ""], 7, null, isFile)).toBe("");
+    expect(pytestRootdir(["a/b"], 7, null, () => false)).toBe("a/b");
+  });
+
+  it("names the file pytest stops on", () => {
+    const broken = { "x/pytest.ini": "[pytest]\na = 1\na = 2\n" } as Record<string, string>;
+    const error = (() => {
+      try {
+        locatePytestConfig(["x"], 7, (dir, name) => broken[`${dir}/${name}`] ?? null);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(PytestConfigFileUnreadable);
+    expect((error as PytestConfigFileUnreadable).file.name).toBe("pytest.ini");
   });
 });
 

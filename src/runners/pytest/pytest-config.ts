@@ -75,7 +75,14 @@ export function pytestConfigOf(
     // pytest.ini is pytest's even without a [pytest] section; .pytest.ini only from pytest 8.
     return fromIni("pytest", name === "pytest.ini" || (dialect === 9 && name === ".pytest.ini"));
   }
-  if (name.endsWith(".cfg")) return fromIni("tool:pytest", false);
+  if (name.endsWith(".cfg")) {
+    const config = fromIni("tool:pytest", false);
+    // pytest stops on a setup.cfg whose pytest settings are under [pytest].
+    if (config === null && iniOf(text).has("pytest")) {
+      throw new PytestConfigUnreadable(SETUP_CFG_PYTEST_SECTION);
+    }
+    return config;
+  }
   // tomllib, unlike the TOML reader here, refuses a byte-order mark: pytest stops there.
   if (text.startsWith("\uFEFF")) {
     throw new PytestConfigUnreadable("a byte-order mark before the first statement");
@@ -90,15 +97,95 @@ export function pytestConfigOf(
     const table = doc.pytest;
     return { section: `${name} [pytest]`, values: isTable(table) ? table : {} };
   }
-  const tool = isTable(doc.tool) ? doc.tool : {};
-  const pytest = isTable(tool.pytest) ? tool.pytest : null;
-  if (pytest === null) return null;
-  const { ini_options: ini, ...native } = pytest;
-  if (dialect === 9 && Object.keys(native).length > 0) {
+  const { iniOptions, native } = pyprojectPytestTables(doc);
+  if (dialect === 9 && native !== null) {
     return { section: `${name} [tool.pytest]`, values: native };
   }
-  if (!isTable(ini)) return null;
-  return { section: `${name} [tool.pytest.ini_options]`, values: ini };
+  if (iniOptions === null) return null;
+  return { section: `${name} [tool.pytest.ini_options]`, values: iniOptions };
+}
+
+/** Why pytest refuses a setup.cfg. */
+export const SETUP_CFG_PYTEST_SECTION = "a [pytest] section, which pytest refuses in setup.cfg";
+
+/**
+ * A pyproject.toml's pytest tables: [tool.pytest.ini_options] (pytest 7's, and pytest 9's
+ * ini mode) and pytest 9's native [tool.pytest] keys beside it; null for one it lacks.
+ */
+export function pyprojectPytestTables(doc: Record<string, unknown>): {
+  iniOptions: Record<string, unknown> | null;
+  native: Record<string, unknown> | null;
+} {
+  const tool = isTable(doc.tool) ? doc.tool : {};
+  const pytest = isTable(tool.pytest) ? tool.pytest : {};
+  const { ini_options: ini, ...native } = pytest;
+  return {
+    iniOptions: isTable(ini) ? ini : null,
+    native: Object.keys(native).length > 0 ? native : null,
+  };
+}
+
+/** The config file pytest takes its settings from, and where it lies. */
+export interface LocatedPytestConfig extends PytestConfig {
+  dir: string;
+  name: string;
+  text: string;
+}
+
+/** A config file pytest cannot read, and which file it is. */
+export class PytestConfigFileUnreadable extends PytestConfigUnreadable {
+  constructor(
+    message: string,
+    readonly file: { dir: string; name: string; text: string },
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The config file pytest takes its settings from when it starts in `dirs[0]` without path
+ * arguments (findpaths.py's locate_config): in each of `dirs` in turn (the start, then its
+ * parents), the first of pytestConfigNames(dialect) that holds pytest settings. Null when none
+ * does. `read(dir, name)`: the text of a regular file, null when there is none. Throws
+ * PytestConfigFileUnreadable for the first file pytest would stop on.
+ */
+export function locatePytestConfig(
+  dirs: readonly string[],
+  dialect: PytestDialect,
+  read: (dir: string, name: string) => string | null,
+): LocatedPytestConfig | null {
+  for (const dir of dirs) {
+    for (const name of pytestConfigNames(dialect)) {
+      const text = read(dir, name);
+      if (text === null) continue;
+      let config: PytestConfig | null;
+      try {
+        config = pytestConfigOf(name, text, dialect);
+      } catch (error) {
+        if (!(error instanceof PytestConfigUnreadable)) throw error;
+        throw new PytestConfigFileUnreadable(error.message, { dir, name, text });
+      }
+      if (config !== null) return { ...config, dir, name, text };
+    }
+  }
+  return null;
+}
+
+/**
+ * pytest's rootdir when it starts in `dirs[0]` without path arguments (determine_setup): the
+ * directory of the config file it located; without one, pytest 9 takes the first
+ * pyproject.toml's directory, both then the first directory that holds a setup.py, else the
+ * start. `isFile(dir, name)`: whether that regular file exists.
+ */
+export function pytestRootdir(
+  dirs: readonly string[],
+  dialect: PytestDialect,
+  located: LocatedPytestConfig | null,
+  isFile: (dir: string, name: string) => boolean,
+): string {
+  if (located !== null) return located.dir;
+  const pyproject = dialect === 9 ? dirs.find((dir) => isFile(dir, "pyproject.toml")) : undefined;
+  return pyproject ?? dirs.find((dir) => isFile(dir, "setup.py")) ?? (dirs[0] as string);
 }
 
 /** Where a plugin ledger setting came from, and what its relative path is relative to. */
@@ -238,21 +325,14 @@ export function pythonFilesSetting(values: Record<string, unknown>): string[] | 
 export function pytestPythonFiles(read: (name: string) => string | null): string[] | null {
   const perDialect: string[][] = [];
   for (const dialect of [7, 9] as const) {
-    let globs: string[] = [...PYTEST_DEFAULT_PYTHON_FILES];
-    for (const name of pytestConfigNames(dialect)) {
-      const text = read(name);
-      if (text === null) continue;
-      try {
-        const config = pytestConfigOf(name, text, dialect);
-        if (config === null) continue;
-        globs = pythonFilesSetting(config.values) ?? globs;
-      } catch (error) {
-        if (error instanceof PytestConfigUnreadable) return null;
-        throw error;
-      }
-      break;
+    try {
+      const located = locatePytestConfig([""], dialect, (_dir, name) => read(name));
+      const globs = located === null ? null : pythonFilesSetting(located.values);
+      perDialect.push(globs ?? [...PYTEST_DEFAULT_PYTHON_FILES]);
+    } catch (error) {
+      if (error instanceof PytestConfigUnreadable) return null;
+      throw error;
     }
-    perDialect.push(globs);
   }
   const [seven, nine] = perDialect as [string[], string[]];
   return [...new Set(seven.filter((glob) => nine.includes(glob)))];
