@@ -32,7 +32,7 @@ export function testGlobsOnDisk(
 ): string[] {
   const prefix = testRootPrefix(testRoot);
   if (prefix === null) return [...testGlobs];
-  return withPythonFiles(testGlobs, pytestPythonFiles(diskReader(root, prefix)));
+  return withPythonFiles(testGlobs, pytestPythonFiles(diskReader(root, prefix), "both"));
 }
 
 /**
@@ -72,7 +72,7 @@ export async function testGlobsWithPythonFiles(
     names.map((path) => ({ rev: base, path })),
   );
   const atBase = new Map(names.map((path, i) => [path.slice(prefix.length), blobs[i] ?? null]));
-  const baseFiles = pytestPythonFiles((name) => atBase.get(name)?.toString("utf8") ?? null);
+  const baseFiles = pytestPythonFiles((name) => atBase.get(name)?.toString("utf8") ?? null, "both");
   return {
     testGlobs,
     baseTestGlobs: withPythonFiles(globs.baseTestGlobs ?? globs.testGlobs, baseFiles),

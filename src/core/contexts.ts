@@ -11,7 +11,9 @@
 // test* that a source module defines ran outside tests, and so did unittest's
 // testPartExecutor; anything else is refused.
 
+import { pytestPythonFiles } from "../runners/pytest/pytest-config.js";
 import { InputError } from "./errors.js";
+import { compileGlobs, compilePythonFilesGlob, type PathMatcher } from "./globs.js";
 import type { ContextOverview, ParsedContext, TestPhase } from "./model.js";
 
 const PHASES = new Set(["run", "setup", "teardown"]);
@@ -359,66 +361,6 @@ interface SourceFacts {
   fixture(id: string): "fixture" | "test" | "unknown";
 }
 
-/** pytest.ini and the like, where a `python_files` setting would change what is collected. */
-const PYTEST_CONFIGS = ["pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"];
-
-/** A `python_files` glob: fnmatch, against the basename, or a path's tail when it has a "/". */
-interface FileGlob {
-  re: RegExp;
-  path: boolean;
-}
-
-function fileGlob(glob: string): FileGlob {
-  let out = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i] as string;
-    const close = c === "[" ? glob.indexOf("]", i + 2) : -1;
-    if (c === "*") out += ".*";
-    else if (c === "?") out += ".";
-    else if (close > 0) {
-      const set = glob.slice(i + 1, close).replace(/\\/g, "\\\\");
-      out += `[${set.startsWith("!") ? `^${set.slice(1)}` : set}]`;
-      i = close;
-    } else out += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  const path = glob.includes("/");
-  return { re: new RegExp(path ? `(?:^|/)${out}$` : `^${out}$`, "s"), path };
-}
-
-/**
- * The `python_files` globs the test root's pytest configuration sets (as a setting, or in
- * addopts' `-o python_files=`): none when it sets none; null when the value cannot be read
- * here (then any module may be collected).
- */
-function configuredPythonFiles(read: TestRootReader): FileGlob[] | null {
-  const globs: FileGlob[] = [];
-  for (const name of PYTEST_CONFIGS) {
-    const text = read(name);
-    if (text === null) continue;
-    const lines = text.split(/\r?\n/);
-    for (let i = 0; i < lines.length; i++) {
-      const at = (lines[i] as string).indexOf("python_files");
-      if (at < 0) continue;
-      // The value: its line and indented continuation lines (ini lists, TOML arrays).
-      let value = (lines[i] as string).slice(at + "python_files".length);
-      while (i + 1 < lines.length && /^[ \t]+[^\s=]+[^=]*$/.test(lines[i + 1] as string)) {
-        value += ` ${lines[++i]}`;
-      }
-      // A quoted string holds whitespace-separated globs too (pytest splits a TOML string
-      // such as "check_*.py test_*.py" shell-style).
-      const quoted = [...value.matchAll(/"([^"]*)"|'([^']*)'/g)].flatMap((m) =>
-        (m[1] ?? m[2] ?? "").split(/\s+/),
-      );
-      const tokens = (
-        quoted.length > 0 ? quoted : value.replace(/^[\s=:]+/, "").split(/[\s,"'[\]]+/)
-      ).filter((token) => token !== "");
-      if (tokens.length === 0) return null;
-      globs.push(...tokens.map(fileGlob));
-    }
-  }
-  return globs;
-}
-
 /** `class Name(bases):` anywhere in a file (nested ones too); bases by their last name part. */
 const CLASS_DEF = /^[ \t]*class[ \t]+([A-Za-z_]\w*)[ \t]*(?:\(([^)]*)\))?[ \t]*:/gm;
 
@@ -527,13 +469,16 @@ function fixtureKind(text: string, id: string): "fixture" | "test" | "unknown" {
 function sourceFacts(modules: ModuleIndex): SourceFacts {
   const read = modules.read;
   const files = () => [...modules.values()].flat();
-  let pythonFiles: FileGlob[] | null | undefined;
+  // The test root's python_files, as pytest 7 or pytest 9 reads them; null: any module may
+  // be collected (a configuration not read here).
+  let pythonFiles: PathMatcher | null | undefined;
   const collectedByConfig = (file: string) => {
     if (read === undefined) return true;
-    if (pythonFiles === undefined) pythonFiles = configuredPythonFiles(read);
-    if (pythonFiles === null) return true;
-    const base = file.slice(file.lastIndexOf("/") + 1);
-    return pythonFiles.some((glob) => glob.re.test(glob.path ? file : base));
+    if (pythonFiles === undefined) {
+      const globs = pytestPythonFiles(read, "either");
+      pythonFiles = globs === null ? null : compileGlobs(globs, compilePythonFilesGlob);
+    }
+    return pythonFiles === null || pythonFiles(file);
   };
   let topLevel: Set<string> | null = null;
   return {

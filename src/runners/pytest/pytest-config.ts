@@ -318,11 +318,19 @@ export function pythonFilesSetting(values: Record<string, unknown>): string[] | 
 
 /**
  * The `python_files` globs pytest collects test modules by in the directory whose config files
- * `read` gives (null for a missing file): the globs both pytest 7 and pytest 9 read there (a
- * configuration that sets none counts as pytest's default), so that either one collects a
- * module one of them matches. Null when a config file cannot be read here.
+ * `read` gives (null for a missing file), as pytest 7 and pytest 9 read them there (a
+ * configuration that sets none counts as pytest's default):
+ * - "both": the globs both read, so that either one collects a module one of them matches
+ *   (to widen the test files, which takes lines out of the audit);
+ * - "either": the globs either one reads (to tell whether a module may be a test); null for
+ *   an empty `python_files`, with which pytest collects only the modules its command line
+ *   names, whichever they are.
+ * Null when a config file cannot be read here.
  */
-export function pytestPythonFiles(read: (name: string) => string | null): string[] | null {
+export function pytestPythonFiles(
+  read: (name: string) => string | null,
+  dialects: "both" | "either",
+): string[] | null {
   const perDialect: string[][] = [];
   for (const dialect of [7, 9] as const) {
     try {
@@ -335,5 +343,7 @@ export function pytestPythonFiles(read: (name: string) => string | null): string
     }
   }
   const [seven, nine] = perDialect as [string[], string[]];
-  return [...new Set(seven.filter((glob) => nine.includes(glob)))];
+  if (dialects === "both") return [...new Set(seven.filter((glob) => nine.includes(glob)))];
+  if (seven.length === 0 || nine.length === 0) return null;
+  return [...new Set([...seven, ...nine])];
 }
