@@ -104,6 +104,7 @@ import {
   type ParsedDiff,
   parseDiff,
 } from "../core/unified-diff.js";
+import { pytestCovConfig } from "../runners/pytest/pytest-config.js";
 import { type EmptyPatchReason, emptyPatchReason } from "./empty-patch.js";
 import {
   type ExecutedOf,
@@ -1340,28 +1341,16 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       [...new Set([prefix, ""])].find((dir) =>
         COVERAGE_CONFIG_FILES.some((name) => fileExists(join(root, dir, name))),
       ) ?? "";
-    // pytest-cov's --cov-config names coverage.py's file (read like a .coveragerc, or a
-    // pyproject.toml when it is TOML); one that cannot be read excludes nothing (review 39).
-    const covConfig = ["pytest.ini", ".pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml"]
-      .map((name) => readTextOrNull(join(root, prefix, name)))
-      .map((text) =>
-        // The last one counts, as for pytest-cov; `=`, a space, a line break, or a TOML list's
-        // `", "` may stand between option and file (review 40). Comment lines aside.
-        text === null
-          ? undefined
-          : [
-              ...text
-                .replace(/^[ \t]*[#;][^\n]*/gm, "")
-                .matchAll(/--cov-config[=\s"',]+([^\s"',\]]+)/g),
-            ].at(-1)?.[1],
-      )
-      .find((file) => file !== undefined);
+    // pytest-cov's --cov-config in pytest's addopts names coverage.py's file (read like a
+    // .coveragerc, or a pyproject.toml when it is TOML); one that cannot be read, or that
+    // pytest 7 and 9 would name differently, excludes nothing.
+    const covConfig = pytestCovConfig((name) => readTextOrNull(join(root, prefix, name)));
     const covConfigText =
-      covConfig === undefined ? null : readTextOrNull(join(root, prefix, covConfig));
+      typeof covConfig === "string" ? readTextOrNull(join(root, prefix, covConfig)) : null;
     const excludePattern =
       covConfig === undefined
         ? coverageExclusion((name) => readTextOrNull(join(root, configDir, name)))
-        : covConfigText === null
+        : covConfigText === null || covConfig === null
           ? null
           : coverageExclusion((name) =>
               name === (covConfig.endsWith(".toml") ? "pyproject.toml" : ".coveragerc")

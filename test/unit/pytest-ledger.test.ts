@@ -23,6 +23,7 @@ import {
   PytestConfigFileUnreadable,
   PytestConfigUnreadable,
   pytestConfigOf,
+  pytestCovConfig,
   pytestRootdir,
 } from "../../src/runners/pytest/pytest-config.js";
 
@@ -125,6 +126,46 @@ describe("locatePytestConfig and pytestRootdir: pytest's rootdir choice", () => 
     })();
     expect(error).toBeInstanceOf(PytestConfigFileUnreadable);
     expect((error as PytestConfigFileUnreadable).file.name).toBe("pytest.ini");
+  });
+});
+
+describe("pytestCovConfig: the --cov-config pytest's own configuration gives pytest-cov", () => {
+  const cov = (files: Record<string, string>) => pytestCovConfig((name) => files[name] ?? null);
+
+  it("from the addopts of the file pytest reads, the last one, in every spelling", () => {
+    expect(cov({ "pytest.ini": "[pytest]\naddopts = --cov-config=a.rc --cov-config b.rc\n" })).toBe(
+      "b.rc",
+    );
+    expect(
+      cov({
+        "pyproject.toml": '[tool.pytest.ini_options]\naddopts = ["--cov-config", "ci/c.ini"]\n',
+      }),
+    ).toBe("ci/c.ini");
+    expect(cov({ "pytest.ini": "[pytest]\n# addopts = --cov-config=old.rc\naddopts = -q\n" })).toBe(
+      undefined,
+    );
+  });
+
+  it("not from a file pytest does not read, nor from text that is no pytest setting", () => {
+    expect(
+      cov({
+        "pytest.ini": "[pytest]\naddopts = -q\n",
+        "setup.cfg": "[tool:pytest]\naddopts = --cov-config=ci.rc\n",
+      }),
+    ).toBe(undefined);
+    expect(cov({ "tox.ini": "[testenv]\ncommands = pytest --cov-config=tox.rc\n" })).toBe(
+      undefined,
+    );
+  });
+
+  it("cannot tell (null) for a file it cannot read, or pytest 7 and 9 reading different ones", () => {
+    expect(cov({ "pytest.ini": "[pytest]\naddopts = --cov-config='x\n" })).toBeNull();
+    expect(
+      cov({
+        "pytest.toml": '[pytest]\naddopts = ["--cov-config=nine.rc"]\n',
+        "pytest.ini": "[pytest]\naddopts = --cov-config=seven.rc\n",
+      }),
+    ).toBeNull();
   });
 });
 

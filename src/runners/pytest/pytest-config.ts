@@ -347,3 +347,46 @@ export function pytestPythonFiles(
   if (seven.length === 0 || nine.length === 0) return null;
   return [...new Set([...seven, ...nine])];
 }
+
+/**
+ * The coverage.py configuration file a config's addopts give pytest-cov (`--cov-config FILE`
+ * or `--cov-config=FILE`; the last one wins, as argparse takes it), or null when they give
+ * none. Throws PytestConfigUnreadable for addopts it cannot read.
+ */
+export function covConfigSetting(values: Record<string, unknown>): string | null {
+  const FLAG = "--cov-config";
+  const args = addoptsArgs(values);
+  let file: string | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === FLAG) {
+      const next = args[i + 1];
+      if (next === undefined) throw new PytestConfigUnreadable(`addopts ${FLAG} has no value`);
+      file = next;
+      i++;
+    } else if (arg.startsWith(`${FLAG}=`)) file = arg.slice(FLAG.length + 1);
+  }
+  return file;
+}
+
+/**
+ * The `--cov-config` file pytest-cov reads by the pytest configuration in the directory whose
+ * config files `read` gives (null for a missing file): the one the addopts of the file pytest
+ * 7 and pytest 9 take their settings from give. Undefined when they give none; null when that
+ * cannot be told (a config file not read here, or the two pytest versions reading different
+ * ones).
+ */
+export function pytestCovConfig(read: (name: string) => string | null): string | null | undefined {
+  const perDialect = new Set<string | null>();
+  for (const dialect of [7, 9] as const) {
+    try {
+      const located = locatePytestConfig([""], dialect, (_dir, name) => read(name));
+      perDialect.add(located === null ? null : covConfigSetting(located.values));
+    } catch (error) {
+      if (error instanceof PytestConfigUnreadable) return null;
+      throw error;
+    }
+  }
+  if (perDialect.size > 1) return null;
+  return [...perDialect][0] ?? undefined;
+}
