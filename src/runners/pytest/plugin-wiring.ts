@@ -12,6 +12,7 @@ import { canonicalToml, lineIndexAt, TomlScanError, tableEntries } from "../../c
 import {
   pyprojectPytestTables,
   pytestConfigNames,
+  pytestIniSection,
   SETUP_CFG_PYTEST_SECTION,
 } from "./pytest-config.js";
 
@@ -90,14 +91,9 @@ function parseIniFile(text: string, label: string): IniSection[] {
   }
 }
 
-/** The section pytest reads in a file of this kind. */
-function iniSectionName(name: string): string {
-  return name === "setup.cfg" ? "tool:pytest" : "pytest";
-}
-
 /** Add the plugin to addopts in an INI-style file (pytest.ini, .pytest.ini, tox.ini, setup.cfg). */
 export function wireIni(text: string, name: string, label: string): WiringResult {
-  const sectionName = iniSectionName(name);
+  const sectionName = pytestIniSection(name);
   const before = parseIniFile(text, label);
   const section = before.find((s) => s.name === sectionName);
   const where = `[${sectionName}]`;

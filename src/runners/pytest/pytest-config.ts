@@ -73,10 +73,13 @@ export function pytestConfigOf(
   };
   if (name.endsWith(".ini")) {
     // pytest.ini is pytest's even without a [pytest] section; .pytest.ini only from pytest 8.
-    return fromIni("pytest", name === "pytest.ini" || (dialect === 9 && name === ".pytest.ini"));
+    return fromIni(
+      pytestIniSection(name),
+      name === "pytest.ini" || (dialect === 9 && name === ".pytest.ini"),
+    );
   }
   if (name.endsWith(".cfg")) {
-    const config = fromIni("tool:pytest", false);
+    const config = fromIni(pytestIniSection(name), false);
     // pytest stops on a setup.cfg whose pytest settings are under [pytest].
     if (config === null && iniOf(text).has("pytest")) {
       throw new PytestConfigUnreadable(SETUP_CFG_PYTEST_SECTION);
@@ -103,6 +106,11 @@ export function pytestConfigOf(
   }
   if (iniOptions === null) return null;
   return { section: `${name} [tool.pytest.ini_options]`, values: iniOptions };
+}
+
+/** The section pytest reads in an ini-style file (pytest.ini, .pytest.ini, tox.ini, setup.cfg). */
+export function pytestIniSection(name: string): "pytest" | "tool:pytest" {
+  return name.endsWith(".cfg") ? "tool:pytest" : "pytest";
 }
 
 /** Why pytest refuses a setup.cfg. */
