@@ -45,6 +45,7 @@ import { foreignEncoding, pythonCodeText } from "../core/python-statements.js";
 import { parseSamples, type SamplesArtifact } from "../core/samples.js";
 import { deletedUnits } from "../core/test-blocks.js";
 import { checkWitnesses, frozenBy, frozenIds, withBaseProperties } from "../core/witness.js";
+import { classHeaders } from "../languages/python/class-headers.js";
 import type { KnownTests } from "./known-tests.js";
 
 export interface GateContext {
@@ -340,12 +341,8 @@ export interface WitnessGateOptions {
 
 /** class -> the names of its bases (a dotted base by its last name), from Python text. */
 function classBases(text: string, into: Map<string, string[]>): void {
-  const code = text.replace(/#[^\n]*/g, "");
-  for (const m of code.matchAll(/^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)/gm)) {
-    const bases = [...(m[2] as string).matchAll(/([\w.]+)(?![\w.]*[ \t]*=)/g)].map(
-      (w) => (w[1] as string).split(".").at(-1) as string,
-    );
-    into.set(m[1] as string, [...(into.get(m[1] as string) ?? []), ...bases]);
+  for (const { name, bases } of classHeaders(text)) {
+    into.set(name, [...(into.get(name) ?? []), ...bases]);
   }
 }
 

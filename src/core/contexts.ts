@@ -11,6 +11,7 @@
 // test* that a source module defines ran outside tests, and so did unittest's
 // testPartExecutor; anything else is refused.
 
+import { type ClassHeader, classHeaders } from "../languages/python/class-headers.js";
 import { pytestPythonFiles } from "../runners/pytest/pytest-config.js";
 import { InputError } from "./errors.js";
 import { compileGlobs, compilePythonFilesGlob, type PathMatcher } from "./globs.js";
@@ -361,26 +362,8 @@ interface SourceFacts {
   fixture(id: string): "fixture" | "test" | "unknown";
 }
 
-/** `class Name(bases):` anywhere in a file (nested ones too); bases by their last name part. */
-const CLASS_DEF = /^[ \t]*class[ \t]+([A-Za-z_]\w*)[ \t]*(?:\(([^)]*)\))?[ \t]*:/gm;
-
-interface ClassDef {
-  name: string;
+interface ClassDef extends ClassHeader {
   file: string;
-  bases: string[];
-}
-
-function classDefs(file: string, text: string): ClassDef[] {
-  const out: ClassDef[] = [];
-  for (const match of text.matchAll(CLASS_DEF)) {
-    const bases = (match[2] ?? "")
-      .split(",")
-      .filter((base) => !base.includes("="))
-      .map((base) => /([A-Za-z_]\w*)\s*$/.exec(base)?.[1])
-      .filter((base): base is string => base !== undefined);
-    out.push({ name: match[1] as string, file, bases });
-  }
-  return out;
 }
 
 /** Does `text` hold `def name(` (or `async def`), at module level or at any indentation? */
@@ -548,7 +531,8 @@ function sourceFacts(modules: ModuleIndex): SourceFacts {
           collectedByConfig(file);
         const text = testish ? read(file) : null;
         if (text === null) continue;
-        for (const def of classDefs(file, text)) {
+        for (const header of classHeaders(text)) {
+          const def: ClassDef = { ...header, file };
           defs.push(def);
           const list = byName.get(def.name);
           if (list) list.push(def);
