@@ -46,6 +46,7 @@ import { parseSamples, type SamplesArtifact } from "../core/samples.js";
 import { deletedUnits } from "../core/test-blocks.js";
 import { checkWitnesses, frozenBy, frozenIds, withBaseProperties } from "../core/witness.js";
 import { classHeaders } from "../languages/python/class-headers.js";
+import { withoutParameters } from "../runners/pytest/node-ids.js";
 import type { KnownTests } from "./known-tests.js";
 
 export interface GateContext {
@@ -364,7 +365,7 @@ function rebound(
   quietClasses: readonly string[],
   bases: ReadonlyMap<string, readonly string[]>,
 ): boolean {
-  const names = quietHere.map((id) => id.replace(/\[.*$/s, "").split("::").slice(1).join("::"));
+  const names = quietHere.map((id) => withoutParameters(id).split("::").slice(1).join("::"));
   const inherits = (cls: string, from: string, seen = new Set<string>()): boolean => {
     if (cls === from) return true;
     if (seen.has(cls)) return false;
@@ -460,7 +461,7 @@ async function witnessSuspects(
   const quietIn = (path: string) => quiet.filter((id) => pathOf.get(id) === path);
   // The classes of the quiet tests, and every class header they and the compared files hold.
   const quietClasses = [
-    ...new Set(quiet.flatMap((id) => id.replace(/\[.*$/s, "").split("::").slice(1, -1))),
+    ...new Set(quiet.flatMap((id) => withoutParameters(id).split("::").slice(1, -1))),
   ];
   const texts = new Map<string, string | null>();
   const textOf = (path: string) => {
@@ -618,7 +619,7 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
     );
   } else if (known !== null && restored.size > 0) {
     // test_function data names a parametrized test once, without its parameters.
-    const isTest = (w: string) => isCollected(w, known) || known.has(w.replace(/\[.*\]$/s, ""));
+    const isTest = (w: string) => isCollected(w, known) || known.has(withoutParameters(w));
     const properties = ledger.properties.map((p) => {
       const back = restored.get(p.id);
       return back === undefined

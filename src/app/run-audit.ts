@@ -104,6 +104,7 @@ import {
   type ParsedDiff,
   parseDiff,
 } from "../core/unified-diff.js";
+import { withoutParameters } from "../runners/pytest/node-ids.js";
 import { pytestCovConfig } from "../runners/pytest/pytest-config.js";
 import { type EmptyPatchReason, emptyPatchReason } from "./empty-patch.js";
 import {
@@ -590,8 +591,8 @@ function productionNamedLikeTests(
  * file: the module is library code (review 37).
  */
 function isDoctestId(id: string): boolean {
-  const parts = id.split("::");
-  return parts.length === 2 && (parts[1] as string).replace(/\[.*$/s, "").includes(".");
+  const parts = withoutParameters(id).split("::");
+  return parts.length === 2 && (parts[1] as string).includes(".");
 }
 
 export interface TestAndSourceGlobs {
@@ -1301,7 +1302,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     const alsoIds = [
       ...new Set(
         (request.alsoFrozen?.ids ?? []).map((id) =>
-          contexts.style === "test-function" ? id.replace(/\[.*\]$/s, "") : id,
+          contexts.style === "test-function" ? withoutParameters(id) : id,
         ),
       ),
     ];
