@@ -16,6 +16,7 @@ import { pytestPythonFiles } from "../runners/pytest/pytest-config.js";
 import { InputError } from "./errors.js";
 import { compileGlobs, compilePythonFilesGlob, type PathMatcher } from "./globs.js";
 import type { ContextOverview, ParsedContext, TestPhase } from "./model.js";
+import { dirOf } from "./path-map.js";
 
 const PHASES = new Set(["run", "setup", "teardown"]);
 
@@ -241,8 +242,6 @@ export function buildModuleIndex(
   return index;
 }
 
-const dirOf = (file: string) => file.slice(0, Math.max(0, file.lastIndexOf("/")));
-
 /**
  * The module name pytest's default import mode gives `file`: its directories up to the first
  * one without an `__init__.py` are its packages ("myapp/tests.py" in package myapp is
@@ -250,8 +249,9 @@ const dirOf = (file: string) => file.slice(0, Math.max(0, file.lastIndexOf("/"))
  */
 function packageModuleName(file: string, packages: ReadonlySet<string>): string {
   const parts = [file.slice(file.lastIndexOf("/") + 1, -3)];
-  for (let dir = dirOf(file); dir !== "" && packages.has(dir); dir = dirOf(dir)) {
-    parts.unshift(dir.slice(dir.lastIndexOf("/") + 1));
+  for (let dir = dirOf(file); dir !== "" && packages.has(dir); dir = dirOf(dir.slice(0, -1))) {
+    // "pkg/sub/": its own name, "sub"
+    parts.unshift(dir.slice(dirOf(dir.slice(0, -1)).length, -1));
   }
   return parts.join(".");
 }

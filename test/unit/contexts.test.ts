@@ -663,6 +663,20 @@ describe("test_function names and packages", () => {
     ).toEqual(["myapp/tests.py::test_x::test_d", "tests/test_x.py::test_d"]);
   });
 
+  it("names a module by every package above it", () => {
+    const modules = buildModuleIndex([
+      "x/src/__init__.py",
+      "x/src/app/__init__.py",
+      "x/src/app/checks/__init__.py",
+      "x/src/app/checks/test_x.py",
+      "y/src/app/checks/test_x.py",
+    ]);
+    // x's module is src.app.checks.test_x (its three packages); y's, without packages, test_x.
+    expect(dottedCandidates("src.app.checks.test_x.test_d", modules)).toEqual([
+      "x/src/app/checks/test_x.py::test_d",
+    ]);
+  });
+
   it("names --test-root in the fix for names that fit two directories", () => {
     const modules = buildModuleIndex(["svc_a/tests/test_api.py", "svc_b/tests/test_api.py"]);
     expect(() => indexContexts(["test_api.test_api"], modules)).toThrow(
