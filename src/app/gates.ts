@@ -3,7 +3,6 @@
 // report; the single-gate commands and `freezegate check` both call these, so a gate reads
 // the same inputs whichever command runs it.
 
-import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { isAbsolute, join, posix, relative } from "node:path";
 import { CONFIG_FILES, configFromTexts } from "../adapters/config-files.js";
 import { readHeadCommit } from "../adapters/git.js";
@@ -17,7 +16,17 @@ import {
   readBlobs,
 } from "../adapters/git-history.js";
 import { readLedgerFile } from "../adapters/ledger-file.js";
-import { fileExists, readFileBytes, readJsonFile, readTextOrNull } from "../adapters/repo-files.js";
+import {
+  entryExists,
+  fileExists,
+  isSymbolicLink,
+  linkTarget,
+  readFileBytes,
+  readJsonFile,
+  readTextOrNull,
+  realPath,
+  realPathOrNull,
+} from "../adapters/repo-files.js";
 import { checkDeposits, isCollected, nodeIdFile } from "../core/deposits.js";
 import { FreezegateError, InputError } from "../core/errors.js";
 import { type Finding, type GateResult, sortFindings } from "../core/findings.js";
@@ -93,16 +102,12 @@ export function repoPath(root: string, path: string): string | null {
 export function ledgerRepoPath(ctx: GateContext): string | null {
   const rel = repoPath(ctx.root, ctx.ledgerPath);
   if (rel === null) return null;
-  let real: string;
-  try {
-    real = realpathSync(ctx.ledgerPath);
-  } catch {
-    return rel; // missing (or a dangling link): reading it says so
-  }
-  const realRel = repoPath(realpathSync(ctx.root), real);
+  const real = realPathOrNull(ctx.ledgerPath);
+  if (real === null) return rel; // missing (or a dangling link): reading it says so
+  const realRel = repoPath(realPath(ctx.root), real);
   if (realRel !== rel) {
     const target = realRel ?? real;
-    const how = lstatSync(ctx.ledgerPath).isSymbolicLink()
+    const how = isSymbolicLink(ctx.ledgerPath)
       ? `is a symbolic link to ${target}`
       : `lies under a symbolic link (it is ${target})`;
     throw new InputError(
@@ -695,7 +700,7 @@ export interface DepositGateOptions {
 }
 
 export function readSamples(path: string): SamplesArtifact {
-  if (!existsSync(path)) {
+  if (!fileExists(path)) {
     // The usual cause: the pytest plugin ran inactive (it found no ledger), so it wrote none.
     throw new InputError(`samples artifact not found: ${path}`, {
       fix: "check the path; the freezegate pytest plugin writes it in every run in which it finds a ledger (pytest's freezegate_ledger setting, else freeze-ledger.json in pytest's rootdir): a ledger elsewhere needs freezegate_ledger = PATH in pytest's config",
@@ -764,15 +769,12 @@ export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions)
  */
 function readRepoFile(root: string, path: string): Buffer {
   const full = join(root, path);
-  let link: string | null = null;
-  try {
-    if (lstatSync(full).isSymbolicLink()) link = readlinkSync(full);
-  } catch (error) {
+  if (!entryExists(full)) {
     throw new InputError(`generator_lock file "${path}" does not exist in the work tree`, {
       fix: "restore it, or remove it from policy.generator_lock",
-      cause: error,
     });
   }
+  const link = linkTarget(full);
   if (link !== null) {
     throw new InputError(
       `generator_lock file "${path}" is a symbolic link (to ${link}): the lock would pin the link, not the generator's code`,

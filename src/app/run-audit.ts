@@ -3,7 +3,6 @@
 // Everything that could turn misread input into an empty result is checked here and raised
 // as an error instead.
 
-import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { CONFIG_FILES, loadConfig, refuseNestedConfig } from "../adapters/config-files.js";
 import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
@@ -698,7 +697,7 @@ function testRootOf(root: string, testRoot: string) {
     });
   }
   // A mistyped test root would only show as node ids naming missing files, or not at all.
-  if (normalized !== "" && !existsSync(join(root, normalized))) {
+  if (normalized !== "" && !fileExists(join(root, normalized))) {
     throw new UsageError(`--test-root "${testRoot}" does not exist in the repository`, {
       fix: "give pytest's rootdir (the rootdir: line pytest prints), relative to the repository root",
     });

@@ -12,7 +12,7 @@
 import { join, relative, resolve } from "node:path";
 import { findRepoRoot } from "../../adapters/git.js";
 import { findPytestConfig, pluginDirectory } from "../../adapters/pytest-files.js";
-import { realPath, realPathOr } from "../../adapters/repo-files.js";
+import { realPath, realPathOrNull } from "../../adapters/repo-files.js";
 import { writeFileAtomic } from "../../adapters/write-file.js";
 import { GitError, UsageError } from "../../core/errors.js";
 import {
@@ -71,7 +71,7 @@ Exit codes:
     // git reports the root with symlinks resolved; so must the directories we walk up.
     const dir = realPath(given);
     stop ??= dir;
-    const here = realPathOr(io.cwd);
+    const here = realPathOrNull(io.cwd) ?? io.cwd;
     const show = (path: string) => relative(here, path) || ".";
     const found = findPytestConfig(dir, stop, show);
     const out: string[] = [];
