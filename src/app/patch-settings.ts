@@ -219,7 +219,7 @@ export function frozenOnlyAtBase(
   const list =
     tests.style === "test-function" ? frozenForCollapsedContexts(atBase.list, label) : atBase.list;
   const only = [...resolveFrozen(list, tests).frozenTests].filter((id) => !frozenNow.has(id));
-  const bodiless = frozenWithoutRun(label, testsWithoutRun(only), format);
-  if (bodiless !== null) throw bodiless;
+  const notRun = frozenWithoutRun(label, testsWithoutRun(only), format);
+  if (notRun !== null) throw notRun;
   return only.sort();
 }
