@@ -18,6 +18,7 @@ import { IniSyntaxError, parseIni } from "../../src/core/ini.js";
 import type { Ledger } from "../../src/core/ledger-model.js";
 import { shlexSplit } from "../../src/core/shlex.js";
 import {
+  covConfigSetting,
   ledgerSetting,
   locatePytestConfig,
   PytestConfigFileUnreadable,
@@ -25,6 +26,7 @@ import {
   pytestConfigOf,
   pytestCovConfig,
   pytestRootdir,
+  pythonFilesSetting,
 } from "../../src/runners/pytest/pytest-config.js";
 
 describe("parseIni (iniconfig's rules)", () => {
@@ -166,6 +168,24 @@ describe("pytestCovConfig: the --cov-config pytest's own configuration gives pyt
         "pytest.ini": "[pytest]\naddopts = --cov-config=seven.rc\n",
       }),
     ).toBeNull();
+  });
+});
+
+describe("addopts read once, by pytest's argument parser's rules", () => {
+  it("an option without its value, or an override without '=', stops pytest: unreadable", () => {
+    expect(() => pythonFilesSetting({ addopts: "-o -q" })).toThrow(PytestConfigUnreadable);
+    expect(() => ledgerSetting({ addopts: "-o freezegate_ledger" })).toThrow(
+      PytestConfigUnreadable,
+    );
+    expect(() => covConfigSetting({ addopts: "--cov-config --cov" })).toThrow(
+      PytestConfigUnreadable,
+    );
+  });
+
+  it("an override's value may hold '=', and the last one wins", () => {
+    expect(
+      pythonFilesSetting({ addopts: "-o python_files=a.py --override-ini=python_files=b=c.py" }),
+    ).toEqual(["b=c.py"]);
   });
 });
 

@@ -237,6 +237,44 @@ function addoptsArgs(values: Record<string, unknown>): string[] {
 }
 
 /**
+ * What a config's addopts give, as pytest's argument parser reads them: the values of the
+ * options `flags` (`--flag VALUE` or `--flag=VALUE`), in order, and the `-o NAME=VALUE`
+ * (`--override-ini`) overrides by name, the last one winning. Throws PytestConfigUnreadable
+ * where pytest stops: an option without its value, an override without "=".
+ */
+function addoptsOptions(
+  values: Record<string, unknown>,
+  flags: readonly string[],
+): { given: Map<string, string[]>; overrides: Map<string, string> } {
+  const args = addoptsArgs(values);
+  const given = new Map<string, string[]>(flags.map((flag) => [flag, []]));
+  const overrides = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const next = () => {
+      const value = args[i + 1];
+      if (value === undefined || value.startsWith("-")) {
+        throw new PytestConfigUnreadable(`addopts ${arg} has no value`);
+      }
+      i++;
+      return value;
+    };
+    const flag = flags.find((f) => arg === f || arg.startsWith(`${f}=`));
+    let override: string | null = null;
+    if (flag !== undefined) {
+      given.get(flag)?.push(arg === flag ? next() : arg.slice(flag.length + 1));
+    } else if (arg === "-o" || arg === "--override-ini") override = next();
+    else if (arg.startsWith("--override-ini=")) override = arg.slice("--override-ini=".length);
+    else if (arg.startsWith("-o")) override = arg.slice(2);
+    if (override === null) continue;
+    const eq = override.indexOf("=");
+    if (eq < 0) throw new PytestConfigUnreadable(`addopts -o ${override} is not NAME=VALUE`);
+    overrides.set(override.slice(0, eq), override.slice(eq + 1));
+  }
+  return { given, overrides };
+}
+
+/**
  * The ledger the plugin reads by the config's settings, as the plugin ranks them: the
  * --freezegate-ledger flag (here: in addopts), else the ini value (an `-o freezegate_ledger=`
  * in addopts overrides the file's); null when neither names one (the plugin then reads
@@ -246,48 +284,22 @@ export function ledgerSetting(
   values: Record<string, unknown>,
   option: PluginPathOption = LEDGER_OPTION,
 ): LedgerSetting | null {
-  const LEDGER_FLAG = option.flag;
-  const LEDGER_INI = option.ini;
-  const args = addoptsArgs(values);
-  let flag: string | null = null;
-  let override: string | null = null;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    let value: string | null = null;
-    let kind: "flag" | "override" | null = null;
-    const next = () => {
-      const v = args[i + 1];
-      if (v === undefined || v.startsWith("-")) {
-        throw new PytestConfigUnreadable(`addopts ${arg} has no value`);
-      }
-      i++;
-      return v;
-    };
-    if (arg === LEDGER_FLAG) [kind, value] = ["flag", next()];
-    else if (arg.startsWith(`${LEDGER_FLAG}=`)) {
-      [kind, value] = ["flag", arg.slice(LEDGER_FLAG.length + 1)];
-    } else if (arg === "-o" || arg === "--override-ini") [kind, value] = ["override", next()];
-    else if (arg.startsWith("--override-ini=")) [kind, value] = ["override", arg.slice(15)];
-    else if (arg.startsWith("-o")) [kind, value] = ["override", arg.slice(2)];
-    if (kind === "flag") flag = value;
-    else if (kind === "override" && value !== null) {
-      const eq = value.indexOf("=");
-      if (eq >= 0 && value.slice(0, eq) === LEDGER_INI) override = value.slice(eq + 1);
-    }
-  }
+  const { given, overrides } = addoptsOptions(values, [option.flag]);
+  const flag = given.get(option.flag)?.at(-1) ?? null;
+  const override = overrides.get(option.ini) ?? null;
   // The plugin: a flag counts when not empty; an ini value when not blank once stripped.
   if (flag !== null && flag !== "") {
-    return { value: flag, base: "invocation", given: `addopts ${LEDGER_FLAG}` };
+    return { value: flag, base: "invocation", given: `addopts ${option.flag}` };
   }
   if (override !== null) {
     return override.trim() === ""
       ? null
-      : { value: override.trim(), base: "ini", given: `addopts -o ${LEDGER_INI}` };
+      : { value: override.trim(), base: "ini", given: `addopts -o ${option.ini}` };
   }
-  const ini = values[LEDGER_INI];
+  const ini = values[option.ini];
   if (ini === undefined) return null;
-  if (typeof ini !== "string") throw new PytestConfigUnreadable(`${LEDGER_INI} is not text`);
-  return ini.trim() === "" ? null : { value: ini.trim(), base: "ini", given: LEDGER_INI };
+  if (typeof ini !== "string") throw new PytestConfigUnreadable(`${option.ini} is not text`);
+  return ini.trim() === "" ? null : { value: ini.trim(), base: "ini", given: option.ini };
 }
 
 /** pytest's own `python_files`, used when its configuration sets none. */
@@ -301,21 +313,7 @@ export const PYTEST_DEFAULT_PYTHON_FILES = ["test_*.py", "*_test.py"] as const;
  */
 export function pythonFilesSetting(values: Record<string, unknown>): string[] | null {
   const KEY = "python_files";
-  const args = addoptsArgs(values);
-  let override: string | null = null;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    let value: string | null = null;
-    if (arg === "-o" || arg === "--override-ini") {
-      value = args[i + 1] ?? null;
-      if (value === null) throw new PytestConfigUnreadable(`addopts ${arg} has no value`);
-      i++;
-    } else if (arg.startsWith("--override-ini=")) value = arg.slice("--override-ini=".length);
-    else if (arg.startsWith("-o")) value = arg.slice(2);
-    if (value !== null && value.slice(0, value.indexOf("=")) === KEY && value.includes("=")) {
-      override = value.slice(KEY.length + 1);
-    }
-  }
+  const override = addoptsOptions(values, []).overrides.get(KEY) ?? null;
   if (override !== null) return shlexWords(override);
   const ini = values[KEY];
   if (ini === undefined) return null;
@@ -363,18 +361,7 @@ export function pytestPythonFiles(
  */
 export function covConfigSetting(values: Record<string, unknown>): string | null {
   const FLAG = "--cov-config";
-  const args = addoptsArgs(values);
-  let file: string | null = null;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (arg === FLAG) {
-      const next = args[i + 1];
-      if (next === undefined) throw new PytestConfigUnreadable(`addopts ${FLAG} has no value`);
-      file = next;
-      i++;
-    } else if (arg.startsWith(`${FLAG}=`)) file = arg.slice(FLAG.length + 1);
-  }
-  return file;
+  return addoptsOptions(values, [FLAG]).given.get(FLAG)?.at(-1) ?? null;
 }
 
 /**
