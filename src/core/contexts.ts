@@ -12,7 +12,7 @@
 // testPartExecutor; anything else is refused.
 
 import { type ClassHeader, classHeaders } from "../languages/python/class-headers.js";
-import { pytestPythonFiles } from "../runners/pytest/pytest-config.js";
+import { PYTEST_DEFAULT_PYTHON_FILES, pytestPythonFiles } from "../runners/pytest/pytest-config.js";
 import { InputError } from "./errors.js";
 import { compileGlobs, compilePythonFilesGlob, type PathMatcher } from "./globs.js";
 import type { ContextOverview, ParsedContext, TestPhase } from "./model.js";
@@ -289,7 +289,7 @@ export function dottedCandidates(dotted: string, modules: ModuleIndex): string[]
 }
 
 /** pytest's default `python_files`: the modules it collects tests from. */
-const TEST_MODULE = /^(?:test_[^/]*|[^/]*_test)\.py$/;
+const isTestModule = compileGlobs(PYTEST_DEFAULT_PYTHON_FILES, compilePythonFilesGlob);
 /** pytest's default `python_classes`. */
 const TEST_CLASS = /^Test/;
 /** A directory of tests ("tests/", "test/", "testing/" anywhere in the path). */
@@ -319,7 +319,7 @@ export function dottedTestKind(nodeId: string): "test" | "outside" | { refuse: s
   const file = parts[0] as string;
   const classes = parts.slice(1, -1);
   const base = file.slice(file.lastIndexOf("/") + 1);
-  if (TEST_MODULE.test(base)) {
+  if (isTestModule(file)) {
     const other = classes.find((name) => !TEST_CLASS.test(name));
     return other === undefined
       ? "test"
@@ -524,7 +524,7 @@ function sourceFacts(modules: ModuleIndex): SourceFacts {
       for (const file of files()) {
         const base = file.slice(file.lastIndexOf("/") + 1);
         const testish =
-          TEST_MODULE.test(base) ||
+          isTestModule(file) ||
           TEST_DIRECTORY.test(file) ||
           /test/i.test(base) ||
           base === "conftest.py" ||
