@@ -208,17 +208,6 @@ function parseTomlFile(text: string, label: string): Toml {
   }
 }
 
-/**
- * Whether pytest 7 takes its settings from this pyproject.toml (its [tool.pytest.ini_options]
- * table). pytest 9's native [tool.pytest] table is refused: a new pytest.ini would replace it,
- * and its TOML dialect is not ours to edit.
- */
-function pyprojectConfiguresPytest(text: string, label: string): boolean {
-  const { iniOptions, native } = pyprojectPytestTables(parseTomlFile(text, label));
-  if (native !== null) throw nativeToml(`${label} [tool.pytest]`);
-  return iniOptions !== null;
-}
-
 /** pytest 9's TOML configuration: init says what to add instead of editing it. */
 function nativeToml(where: string): ConfigError {
   return new ConfigError(
@@ -334,7 +323,11 @@ export function refusePytest9Config(label: string): never {
  */
 export function checkedConfigText(name: string, text: string, label: string): string {
   if (name === "pyproject.toml") {
-    pyprojectConfiguresPytest(text, label);
+    // pytest 9's native [tool.pytest] table: a new pytest.ini would replace it, and its TOML
+    // dialect is not ours to edit.
+    if (pyprojectPytestTables(parseTomlFile(text, label)).native !== null) {
+      throw nativeToml(`${label} [tool.pytest]`);
+    }
     return text;
   }
   const sections = parseIniFile(text, label);

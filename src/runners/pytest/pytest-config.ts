@@ -1,10 +1,11 @@
-// pytest's configuration as far as the freezegate pytest plugin's ledger depends on it: which
-// file pytest takes its settings from, and what that file (its `freezegate_ledger`, its
-// `addopts`) says. The plugin and the CLI each find a ledger of their own; when they are two
-// files, a freeze only pytest applies mutes a test the gate counts as live. Pure: the caller
-// reads the files. The readers follow pytest 7 (Debian's) and pytest 9 (which adds pytest.toml
-// and the native [tool.pytest] table), so a setup that either one would read differently is
-// judged both ways.
+// pytest's configuration, read once and by pytest's own rules (_pytest/config/findpaths.py,
+// iniconfig, shlex, its argument parser): which file pytest takes its settings from and its
+// rootdir (locatePytestConfig, pytestRootdir), and what the file says: the plugin's ledger and
+// record paths, `python_files`, pytest-cov's `--cov-config`. Pure: the caller reads the files.
+// The readers follow pytest 7 (Debian's) and pytest 9 (which adds pytest.toml and the native
+// [tool.pytest] table), so a setup that either one would read differently is judged both ways.
+// The plugin and the CLI each find a ledger of their own; when they are two files, a freeze
+// only pytest applies mutes a test the gate counts as live (src/adapters/pytest-ledger.ts).
 
 import { parse as parseToml } from "smol-toml";
 import { IniSyntaxError, parseIni } from "../../core/ini.js";
@@ -25,7 +26,7 @@ export interface PytestConfig {
   values: Record<string, unknown>;
 }
 
-/** A file the readers here cannot read, although pytest might. */
+/** A file pytest cannot read (it stops), or that the readers here cannot. */
 export class PytestConfigUnreadable extends Error {}
 
 /**
