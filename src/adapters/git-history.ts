@@ -10,7 +10,6 @@
 // parsed values cannot be fooled by formatting, and a commit whose ledger does not parse is
 // charged with every entry (it could have written any of them).
 
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { FreezegateError, GitError, InputError } from "../core/errors.js";
 import {
@@ -29,6 +28,7 @@ import {
   runGit,
   splitNul,
 } from "./git.js";
+import { readTextOrNull } from "./repo-files.js";
 
 /** On top of git.ts's pinned config: settings that change `git log` output. */
 const LOG_CONFIG = ["log.showSignature=false", "i18n.logOutputEncoding=UTF-8", "log.mailmap=false"];
@@ -253,12 +253,8 @@ export async function commitsInRange(
 async function refuseShallowEdge(root: string, commits: readonly CommitInfo[]): Promise<void> {
   if (!(await isShallowRepository(root))) return;
   const file = (await gitOkWith(root, ["rev-parse", "--git-path", "shallow"])).toString("utf8");
-  let edges: Set<string>;
-  try {
-    edges = new Set(readFileSync(resolve(root, file.trim()), "utf8").split(/\s+/));
-  } catch {
-    edges = new Set();
-  }
+  const shallow = readTextOrNull(resolve(root, file.trim()));
+  const edges = new Set(shallow === null ? [] : shallow.split(/\s+/));
   const edge = commits.find(
     (c) => c.parents.length === 0 && (edges.size === 0 || edges.has(c.sha)),
   );

@@ -13,19 +13,21 @@ import { ConfigError, FreezegateError, InputError } from "../core/errors.js";
 import { frozenListOf, lookupOf, resolveFrozen } from "../core/frozen.js";
 import type { Ledger } from "../core/ledger-model.js";
 import { sampleOf } from "../core/listing.js";
+import { type AppliedRecord, parseAppliedRecord } from "../core/queue.js";
 import {
   LEDGER_OPTION,
   type LedgerSetting,
+  type LocatedPytestConfig,
   ledgerSetting,
+  locatePytestConfig,
   type PluginPathOption,
+  PytestConfigFileUnreadable,
   PytestConfigUnreadable,
   type PytestDialect,
-  pytestConfigNames,
-  pytestConfigOf,
+  pytestRootdir,
   RECORD_OPTION,
   SAMPLES_OPTION,
-} from "../core/pytest-config.js";
-import { type AppliedRecord, parseAppliedRecord } from "../core/queue.js";
+} from "../runners/pytest/pytest-config.js";
 import { readFileBytes, readJsonFile, readTextFile } from "./repo-files.js";
 
 /** The plugin's default ledger name in pytest's rootdir (integrations/pytest ledger.py). */
@@ -143,54 +145,58 @@ function pluginPath(
   option: PluginPathOption,
   defaultPath: string,
 ): PluginLedger | null {
-  let pyproject: string | null = null;
-  for (const dir of upTo(root, start)) {
-    for (const name of pytestConfigNames(dialect)) {
-      const file = join(dir, name);
-      if (!isFile(file)) continue;
-      if (name === "pyproject.toml") pyproject ??= dir;
-      const text = readTextFile(file, "pytest configuration");
-      const label = show(root, file);
-      let setting: LedgerSetting | null;
-      let section: string;
-      try {
-        const config = pytestConfigOf(name, text, dialect);
-        if (config === null) continue;
-        section = label.slice(0, label.length - name.length) + config.section;
-        setting = ledgerSetting(config.values, option);
-      } catch (error) {
-        if (!(error instanceof PytestConfigUnreadable)) throw error;
-        // pytest stops on a config it cannot parse, and then runs nothing. Only where the
-        // file mentions the plugin could the two parsers' difference hide a ledger.
-        if (!/freezegate/i.test(text)) return null;
-        throw new ConfigError(
-          `cannot tell which ledger the freezegate pytest plugin reads: ${label} cannot be read here (${error.message})`,
-          { fix: `fix ${label}, or set the plugin's ledger plainly (freezegate_ledger = PATH)` },
-        );
-      }
-      if (setting === null) {
-        return {
-          path: join(dir, defaultPath),
-          given: `${defaultPath} in pytest's rootdir, ${show(root, dir)}`,
-          explicit: false,
-        };
-      }
-      return {
-        path: resolve(setting.base === "ini" ? dir : start, setting.value),
-        given: `${section} ${setting.given}`,
-        explicit: true,
-      };
+  const dirs = upTo(root, start);
+  let located: LocatedPytestConfig | null;
+  let setting: LedgerSetting | null = null;
+  try {
+    located = locatePytestConfig(dirs, dialect, (dir, name) =>
+      isFile(join(dir, name)) ? readTextFile(join(dir, name), "pytest configuration") : null,
+    );
+  } catch (error) {
+    if (!(error instanceof PytestConfigFileUnreadable)) throw error;
+    return unreadableConfig(root, error.file, error.message);
+  }
+  if (located !== null) {
+    try {
+      setting = ledgerSetting(located.values, option);
+    } catch (error) {
+      if (!(error instanceof PytestConfigUnreadable)) throw error;
+      return unreadableConfig(root, located, error.message);
     }
   }
-  // No config: pytest 9 takes a pyproject.toml's directory as rootdir, both a setup.py's,
-  // else the directory it runs in.
-  let rootdir = dialect === 9 ? pyproject : null;
-  rootdir ??= upTo(root, start).find((dir) => isFile(join(dir, "setup.py"))) ?? start;
+  if (setting === null) {
+    const rootdir = pytestRootdir(dirs, dialect, located, (dir, name) => isFile(join(dir, name)));
+    return {
+      path: join(rootdir, defaultPath),
+      given: `${defaultPath} in pytest's rootdir, ${show(root, rootdir)}`,
+      explicit: false,
+    };
+  }
+  const config = located as LocatedPytestConfig;
+  const label = show(root, join(config.dir, config.name));
+  const section = label.slice(0, label.length - config.name.length) + config.section;
   return {
-    path: join(rootdir, defaultPath),
-    given: `${defaultPath} in pytest's rootdir, ${show(root, rootdir)}`,
-    explicit: false,
+    path: resolve(setting.base === "ini" ? config.dir : start, setting.value),
+    given: `${section} ${setting.given}`,
+    explicit: true,
   };
+}
+
+/**
+ * pytest stops on a config it cannot parse, and then runs nothing (null). Only where the file
+ * mentions the plugin could the two parsers' difference hide a ledger: refused.
+ */
+function unreadableConfig(
+  root: string,
+  file: { dir: string; name: string; text: string },
+  why: string,
+): null {
+  if (!/freezegate/i.test(file.text)) return null;
+  const label = show(root, join(file.dir, file.name));
+  throw new ConfigError(
+    `cannot tell which ledger the freezegate pytest plugin reads: ${label} cannot be read here (${why})`,
+    { fix: `fix ${label}, or set the plugin's ledger plainly (freezegate_ledger = PATH)` },
+  );
 }
 
 function real(path: string): string {

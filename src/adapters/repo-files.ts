@@ -101,7 +101,7 @@ function openFailure(path: string, label: string, error: unknown, opts: ReadOpti
 }
 
 /** Where the symbolic link `path` points, or null when `path` is no link. */
-function linkTarget(path: string): string | null {
+export function linkTarget(path: string): string | null {
   try {
     return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : null;
   } catch {
@@ -328,6 +328,20 @@ export function isSymbolicLink(path: string): boolean {
 export function modifiedTime(path: string): Date | null {
   try {
     return statSync(path).mtime;
+  } catch {
+    return null;
+  }
+}
+
+/** `path` with its symbolic links resolved; throws as the file system does (no such path). */
+export function realPath(path: string): string {
+  return realpathSync(path);
+}
+
+/** `path` with its symbolic links resolved, or null when that cannot be done (no such path). */
+export function realPathOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
   } catch {
     return null;
   }

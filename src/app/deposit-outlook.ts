@@ -4,9 +4,9 @@
 // file is changed in BASE...HEAD or in the work tree. A preview only: it never refuses a
 // freeze, and the gate itself judges the samples of the commit it gates.
 
-import { existsSync } from "node:fs";
 import { changedFilesInRange, dirtyPaths } from "../adapters/git-history.js";
 import { samplesCandidates, show } from "../adapters/pytest-ledger.js";
+import { fileExists } from "../adapters/repo-files.js";
 import { checkDeposits, nodeIdFile } from "../core/deposits.js";
 import { FreezegateError } from "../core/errors.js";
 import type { Freeze, Ledger } from "../core/ledger-model.js";
@@ -31,7 +31,7 @@ type LastSamples =
 
 function lastSamples(root: string, testRoot: string): LastSamples {
   const places = samplesCandidates(root, testRoot);
-  const path = places.find((p) => existsSync(p));
+  const path = places.find((p) => fileExists(p));
   if (path === undefined) {
     return { samples: null, label: places[0] === undefined ? null : show(root, places[0]) };
   }

@@ -3,7 +3,6 @@
 // report; the single-gate commands and `freezegate check` both call these, so a gate reads
 // the same inputs whichever command runs it.
 
-import { existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { isAbsolute, join, posix, relative } from "node:path";
 import { CONFIG_FILES, configFromTexts } from "../adapters/config-files.js";
 import { readHeadCommit } from "../adapters/git.js";
@@ -17,7 +16,17 @@ import {
   readBlobs,
 } from "../adapters/git-history.js";
 import { readLedgerFile } from "../adapters/ledger-file.js";
-import { fileExists, readFileBytes, readJsonFile, readTextOrNull } from "../adapters/repo-files.js";
+import {
+  entryExists,
+  fileExists,
+  isSymbolicLink,
+  linkTarget,
+  readFileBytes,
+  readJsonFile,
+  readTextOrNull,
+  realPath,
+  realPathOrNull,
+} from "../adapters/repo-files.js";
 import { checkDeposits, isCollected, nodeIdFile } from "../core/deposits.js";
 import { FreezegateError, InputError } from "../core/errors.js";
 import { type Finding, type GateResult, sortFindings } from "../core/findings.js";
@@ -45,6 +54,8 @@ import { foreignEncoding, pythonCodeText } from "../core/python-statements.js";
 import { parseSamples, type SamplesArtifact } from "../core/samples.js";
 import { deletedUnits } from "../core/test-blocks.js";
 import { checkWitnesses, frozenBy, frozenIds, withBaseProperties } from "../core/witness.js";
+import { classHeaders } from "../languages/python/class-headers.js";
+import { withoutParameters } from "../runners/pytest/node-ids.js";
 import type { KnownTests } from "./known-tests.js";
 
 export interface GateContext {
@@ -91,16 +102,12 @@ export function repoPath(root: string, path: string): string | null {
 export function ledgerRepoPath(ctx: GateContext): string | null {
   const rel = repoPath(ctx.root, ctx.ledgerPath);
   if (rel === null) return null;
-  let real: string;
-  try {
-    real = realpathSync(ctx.ledgerPath);
-  } catch {
-    return rel; // missing (or a dangling link): reading it says so
-  }
-  const realRel = repoPath(realpathSync(ctx.root), real);
+  const real = realPathOrNull(ctx.ledgerPath);
+  if (real === null) return rel; // missing (or a dangling link): reading it says so
+  const realRel = repoPath(realPath(ctx.root), real);
   if (realRel !== rel) {
     const target = realRel ?? real;
-    const how = lstatSync(ctx.ledgerPath).isSymbolicLink()
+    const how = isSymbolicLink(ctx.ledgerPath)
       ? `is a symbolic link to ${target}`
       : `lies under a symbolic link (it is ${target})`;
     throw new InputError(
@@ -340,12 +347,8 @@ export interface WitnessGateOptions {
 
 /** class -> the names of its bases (a dotted base by its last name), from Python text. */
 function classBases(text: string, into: Map<string, string[]>): void {
-  const code = text.replace(/#[^\n]*/g, "");
-  for (const m of code.matchAll(/^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)/gm)) {
-    const bases = [...(m[2] as string).matchAll(/([\w.]+)(?![\w.]*[ \t]*=)/g)].map(
-      (w) => (w[1] as string).split(".").at(-1) as string,
-    );
-    into.set(m[1] as string, [...(into.get(m[1] as string) ?? []), ...bases]);
+  for (const { name, bases } of classHeaders(text)) {
+    into.set(name, [...(into.get(name) ?? []), ...bases]);
   }
 }
 
@@ -367,7 +370,7 @@ function rebound(
   quietClasses: readonly string[],
   bases: ReadonlyMap<string, readonly string[]>,
 ): boolean {
-  const names = quietHere.map((id) => id.replace(/\[.*$/s, "").split("::").slice(1).join("::"));
+  const names = quietHere.map((id) => withoutParameters(id).split("::").slice(1).join("::"));
   const inherits = (cls: string, from: string, seen = new Set<string>()): boolean => {
     if (cls === from) return true;
     if (seen.has(cls)) return false;
@@ -463,7 +466,7 @@ async function witnessSuspects(
   const quietIn = (path: string) => quiet.filter((id) => pathOf.get(id) === path);
   // The classes of the quiet tests, and every class header they and the compared files hold.
   const quietClasses = [
-    ...new Set(quiet.flatMap((id) => id.replace(/\[.*$/s, "").split("::").slice(1, -1))),
+    ...new Set(quiet.flatMap((id) => withoutParameters(id).split("::").slice(1, -1))),
   ];
   const texts = new Map<string, string | null>();
   const textOf = (path: string) => {
@@ -621,7 +624,7 @@ export async function runWitnessGate(ctx: GateContext, opts: WitnessGateOptions)
     );
   } else if (known !== null && restored.size > 0) {
     // test_function data names a parametrized test once, without its parameters.
-    const isTest = (w: string) => isCollected(w, known) || known.has(w.replace(/\[.*\]$/s, ""));
+    const isTest = (w: string) => isCollected(w, known) || known.has(withoutParameters(w));
     const properties = ledger.properties.map((p) => {
       const back = restored.get(p.id);
       return back === undefined
@@ -697,7 +700,7 @@ export interface DepositGateOptions {
 }
 
 export function readSamples(path: string): SamplesArtifact {
-  if (!existsSync(path)) {
+  if (!fileExists(path)) {
     // The usual cause: the pytest plugin ran inactive (it found no ledger), so it wrote none.
     throw new InputError(`samples artifact not found: ${path}`, {
       fix: "check the path; the freezegate pytest plugin writes it in every run in which it finds a ledger (pytest's freezegate_ledger setting, else freeze-ledger.json in pytest's rootdir): a ledger elsewhere needs freezegate_ledger = PATH in pytest's config",
@@ -766,15 +769,12 @@ export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions)
  */
 function readRepoFile(root: string, path: string): Buffer {
   const full = join(root, path);
-  let link: string | null = null;
-  try {
-    if (lstatSync(full).isSymbolicLink()) link = readlinkSync(full);
-  } catch (error) {
+  if (!entryExists(full)) {
     throw new InputError(`generator_lock file "${path}" does not exist in the work tree`, {
       fix: "restore it, or remove it from policy.generator_lock",
-      cause: error,
     });
   }
+  const link = linkTarget(full);
   if (link !== null) {
     throw new InputError(
       `generator_lock file "${path}" is a symbolic link (to ${link}): the lock would pin the link, not the generator's code`,

@@ -9,7 +9,8 @@ import { isTracked } from "../adapters/git.js";
 import { fileExists, isDirectory, readFileBytes, readTextOrNull } from "../adapters/repo-files.js";
 import { InputError } from "../core/errors.js";
 import type { ChangedFile, CoverageSource } from "../core/model.js";
-import { dirOf, importedModulesIn, matchOf, sameModuleTree } from "../core/python-imports.js";
+import { dirOf } from "../core/path-map.js";
+import { importedModulesIn, matchOf, sameModuleTree } from "../core/python-imports.js";
 import { pythonCodeText } from "../core/python-statements.js";
 
 function sameText(a: string, b: string): boolean {

@@ -9,11 +9,10 @@
 // either count. An edit of the list in place is no such choice: a test it unfreezes runs live
 // in the run that recorded the data (its failure fails that run), and is judged live.
 
-import { realpathSync } from "node:fs";
 import { isAbsolute, join, posix, resolve } from "node:path";
 import { CONFIG_FILES, configFromTexts, loadConfig } from "../adapters/config-files.js";
 import { readBlobs, treeFileAt } from "../adapters/git-history.js";
-import { fileExists, isSymbolicLink, readTextOrNull } from "../adapters/repo-files.js";
+import { fileExists, isSymbolicLink, readTextOrNull, realPath } from "../adapters/repo-files.js";
 import type { ConfigValues } from "../core/config.js";
 import { FreezegateError } from "../core/errors.js";
 import {
@@ -84,10 +83,10 @@ function shownPath(path: string, target: string | null): string {
  */
 function linkedOnDisk(root: string, path: string): string | null {
   try {
-    const real = realpathSync(path);
+    const real = realPath(path);
     const here = repoPath(root, path);
     if (here === null) return isSymbolicLink(path) ? real : null;
-    const rel = repoPath(realpathSync(root), real);
+    const rel = repoPath(realPath(root), real);
     return rel === here ? null : (rel ?? real);
   } catch {
     return null;
@@ -220,7 +219,7 @@ export function frozenOnlyAtBase(
   const list =
     tests.style === "test-function" ? frozenForCollapsedContexts(atBase.list, label) : atBase.list;
   const only = [...resolveFrozen(list, tests).frozenTests].filter((id) => !frozenNow.has(id));
-  const bodiless = frozenWithoutRun(label, testsWithoutRun(only), format);
-  if (bodiless !== null) throw bodiless;
+  const notRun = frozenWithoutRun(label, testsWithoutRun(only), format);
+  if (notRun !== null) throw notRun;
   return only.sort();
 }

@@ -9,7 +9,7 @@ import { readTextIfExists } from "../adapters/repo-files.js";
 import { withPythonFiles } from "../core/globs.js";
 import type { Patch } from "../core/model.js";
 import { normalizePath } from "../core/path-map.js";
-import { pytestConfigNames, pytestPythonFiles } from "../core/pytest-config.js";
+import { pytestConfigNames, pytestPythonFiles } from "../runners/pytest/pytest-config.js";
 import { baseRevisionOf } from "./patch-guards.js";
 
 /** "" or "dir/" for the test root; null for one outside the repository. */
@@ -32,7 +32,7 @@ export function testGlobsOnDisk(
 ): string[] {
   const prefix = testRootPrefix(testRoot);
   if (prefix === null) return [...testGlobs];
-  return withPythonFiles(testGlobs, pytestPythonFiles(diskReader(root, prefix)));
+  return withPythonFiles(testGlobs, pytestPythonFiles(diskReader(root, prefix), "both"));
 }
 
 /**
@@ -72,7 +72,7 @@ export async function testGlobsWithPythonFiles(
     names.map((path) => ({ rev: base, path })),
   );
   const atBase = new Map(names.map((path, i) => [path.slice(prefix.length), blobs[i] ?? null]));
-  const baseFiles = pytestPythonFiles((name) => atBase.get(name)?.toString("utf8") ?? null);
+  const baseFiles = pytestPythonFiles((name) => atBase.get(name)?.toString("utf8") ?? null, "both");
   return {
     testGlobs,
     baseTestGlobs: withPythonFiles(globs.baseTestGlobs ?? globs.testGlobs, baseFiles),

@@ -3,7 +3,6 @@
 // Everything that could turn misread input into an empty result is checked here and raised
 // as an error instead.
 
-import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { CONFIG_FILES, loadConfig, refuseNestedConfig } from "../adapters/config-files.js";
 import { discoverCoverage, openCoverage } from "../adapters/coverage-discovery.js";
@@ -103,6 +102,8 @@ import {
   type ParsedDiff,
   parseDiff,
 } from "../core/unified-diff.js";
+import { withoutParameters } from "../runners/pytest/node-ids.js";
+import { pytestCovConfig } from "../runners/pytest/pytest-config.js";
 import { type EmptyPatchReason, emptyPatchReason } from "./empty-patch.js";
 import {
   type ExecutedOf,
@@ -588,8 +589,8 @@ function productionNamedLikeTests(
  * file: the module is library code (review 37).
  */
 function isDoctestId(id: string): boolean {
-  const parts = id.split("::");
-  return parts.length === 2 && (parts[1] as string).replace(/\[.*$/s, "").includes(".");
+  const parts = withoutParameters(id).split("::");
+  return parts.length === 2 && (parts[1] as string).includes(".");
 }
 
 export interface TestAndSourceGlobs {
@@ -695,7 +696,7 @@ function testRootOf(root: string, testRoot: string) {
     });
   }
   // A mistyped test root would only show as node ids naming missing files, or not at all.
-  if (normalized !== "" && !existsSync(join(root, normalized))) {
+  if (normalized !== "" && !fileExists(join(root, normalized))) {
     throw new UsageError(`--test-root "${testRoot}" does not exist in the repository`, {
       fix: "give pytest's rootdir (the rootdir: line pytest prints), relative to the repository root",
     });
@@ -1299,7 +1300,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
     const alsoIds = [
       ...new Set(
         (request.alsoFrozen?.ids ?? []).map((id) =>
-          contexts.style === "test-function" ? id.replace(/\[.*\]$/s, "") : id,
+          contexts.style === "test-function" ? withoutParameters(id) : id,
         ),
       ),
     ];
@@ -1339,28 +1340,16 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       [...new Set([prefix, ""])].find((dir) =>
         COVERAGE_CONFIG_FILES.some((name) => fileExists(join(root, dir, name))),
       ) ?? "";
-    // pytest-cov's --cov-config names coverage.py's file (read like a .coveragerc, or a
-    // pyproject.toml when it is TOML); one that cannot be read excludes nothing (review 39).
-    const covConfig = ["pytest.ini", ".pytest.ini", "setup.cfg", "tox.ini", "pyproject.toml"]
-      .map((name) => readTextOrNull(join(root, prefix, name)))
-      .map((text) =>
-        // The last one counts, as for pytest-cov; `=`, a space, a line break, or a TOML list's
-        // `", "` may stand between option and file (review 40). Comment lines aside.
-        text === null
-          ? undefined
-          : [
-              ...text
-                .replace(/^[ \t]*[#;][^\n]*/gm, "")
-                .matchAll(/--cov-config[=\s"',]+([^\s"',\]]+)/g),
-            ].at(-1)?.[1],
-      )
-      .find((file) => file !== undefined);
+    // pytest-cov's --cov-config in pytest's addopts names coverage.py's file (read like a
+    // .coveragerc, or a pyproject.toml when it is TOML); one that cannot be read, or that
+    // pytest 7 and 9 would name differently, excludes nothing.
+    const covConfig = pytestCovConfig((name) => readTextOrNull(join(root, prefix, name)));
     const covConfigText =
-      covConfig === undefined ? null : readTextOrNull(join(root, prefix, covConfig));
+      typeof covConfig === "string" ? readTextOrNull(join(root, prefix, covConfig)) : null;
     const excludePattern =
       covConfig === undefined
         ? coverageExclusion((name) => readTextOrNull(join(root, configDir, name)))
-        : covConfigText === null
+        : covConfigText === null || covConfig === null
           ? null
           : coverageExclusion((name) =>
               name === (covConfig.endsWith(".toml") ? "pyproject.toml" : ".coveragerc")

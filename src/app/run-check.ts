@@ -4,7 +4,6 @@
 // an input error in any of them stops the whole check (exit 2): a gate that could not run must
 // never count as a gate that passed.
 
-import { existsSync } from "node:fs";
 import { readHeadCommit } from "../adapters/git.js";
 import { changedFilesInRange } from "../adapters/git-history.js";
 import {
@@ -15,6 +14,7 @@ import {
   show,
   type ThisRunsRecord,
 } from "../adapters/pytest-ledger.js";
+import { fileExists } from "../adapters/repo-files.js";
 import { InputError } from "../core/errors.js";
 import type { Finding, GateResult } from "../core/findings.js";
 import { gateFailed, sortFindings } from "../core/findings.js";
@@ -149,7 +149,7 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
   // without --samples: what the run muted counts whether or not deposits are judged).
   const candidates = recordCandidates(ctx.root, request.audit.testRoot, request.samplesPath);
   for (const recordPath of candidates) {
-    if (!existsSync(recordPath)) continue;
+    if (!fileExists(recordPath)) continue;
     thisRun = refuseForeignAppliedRecord({ ...agreement, recordPath, headCommit, ledger });
     if (thisRun !== null) break;
   }

@@ -1,7 +1,7 @@
 // Phase timings (and memory) on stderr when FREEZEGATE_TIMING=1: how the benchmark's
 // figures break down (start-up, git, data, statements, audit). Costs nothing when off.
 
-import { readFileSync } from "node:fs";
+import { readTextOrNull } from "../adapters/repo-files.js";
 
 const enabled = process.env.FREEZEGATE_TIMING === "1";
 // `performance` is read only when timing is on: its first use loads node:perf_hooks, which
@@ -10,13 +10,9 @@ let last = enabled ? performance.now() : 0;
 
 /** The process's peak resident set so far (Linux only; "?" elsewhere), what GNU time reports. */
 function peakRss(): string {
-  try {
-    const status = readFileSync("/proc/self/status", "utf8");
-    const kb = /^VmHWM:\s+(\d+) kB/m.exec(status)?.[1];
-    return kb === undefined ? "?" : (Number(kb) / 1024).toFixed(1);
-  } catch {
-    return "?";
-  }
+  const status = readTextOrNull("/proc/self/status");
+  const kb = status === null ? undefined : /^VmHWM:\s+(\d+) kB/m.exec(status)?.[1];
+  return kb === undefined ? "?" : (Number(kb) / 1024).toFixed(1);
 }
 
 export function mark(phase: string): void {

@@ -11,8 +11,12 @@
 // test* that a source module defines ran outside tests, and so did unittest's
 // testPartExecutor; anything else is refused.
 
+import { type ClassHeader, classHeaders } from "../languages/python/class-headers.js";
+import { PYTEST_DEFAULT_PYTHON_FILES, pytestPythonFiles } from "../runners/pytest/pytest-config.js";
 import { InputError } from "./errors.js";
+import { compileGlobs, compilePythonFilesGlob, type PathMatcher } from "./globs.js";
 import type { ContextOverview, ParsedContext, TestPhase } from "./model.js";
+import { dirOf } from "./path-map.js";
 
 const PHASES = new Set(["run", "setup", "teardown"]);
 
@@ -238,8 +242,6 @@ export function buildModuleIndex(
   return index;
 }
 
-const dirOf = (file: string) => file.slice(0, Math.max(0, file.lastIndexOf("/")));
-
 /**
  * The module name pytest's default import mode gives `file`: its directories up to the first
  * one without an `__init__.py` are its packages ("myapp/tests.py" in package myapp is
@@ -247,8 +249,9 @@ const dirOf = (file: string) => file.slice(0, Math.max(0, file.lastIndexOf("/"))
  */
 function packageModuleName(file: string, packages: ReadonlySet<string>): string {
   const parts = [file.slice(file.lastIndexOf("/") + 1, -3)];
-  for (let dir = dirOf(file); dir !== "" && packages.has(dir); dir = dirOf(dir)) {
-    parts.unshift(dir.slice(dir.lastIndexOf("/") + 1));
+  for (let dir = dirOf(file); dir !== "" && packages.has(dir); dir = dirOf(dir.slice(0, -1))) {
+    // "pkg/sub/": its own name, "sub"
+    parts.unshift(dir.slice(dirOf(dir.slice(0, -1)).length, -1));
   }
   return parts.join(".");
 }
@@ -286,7 +289,7 @@ export function dottedCandidates(dotted: string, modules: ModuleIndex): string[]
 }
 
 /** pytest's default `python_files`: the modules it collects tests from. */
-const TEST_MODULE = /^(?:test_[^/]*|[^/]*_test)\.py$/;
+const isTestModule = compileGlobs(PYTEST_DEFAULT_PYTHON_FILES, compilePythonFilesGlob);
 /** pytest's default `python_classes`. */
 const TEST_CLASS = /^Test/;
 /** A directory of tests ("tests/", "test/", "testing/" anywhere in the path). */
@@ -316,7 +319,7 @@ export function dottedTestKind(nodeId: string): "test" | "outside" | { refuse: s
   const file = parts[0] as string;
   const classes = parts.slice(1, -1);
   const base = file.slice(file.lastIndexOf("/") + 1);
-  if (TEST_MODULE.test(base)) {
+  if (isTestModule(file)) {
     const other = classes.find((name) => !TEST_CLASS.test(name));
     return other === undefined
       ? "test"
@@ -359,86 +362,8 @@ interface SourceFacts {
   fixture(id: string): "fixture" | "test" | "unknown";
 }
 
-/** pytest.ini and the like, where a `python_files` setting would change what is collected. */
-const PYTEST_CONFIGS = ["pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"];
-
-/** A `python_files` glob: fnmatch, against the basename, or a path's tail when it has a "/". */
-interface FileGlob {
-  re: RegExp;
-  path: boolean;
-}
-
-function fileGlob(glob: string): FileGlob {
-  let out = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i] as string;
-    const close = c === "[" ? glob.indexOf("]", i + 2) : -1;
-    if (c === "*") out += ".*";
-    else if (c === "?") out += ".";
-    else if (close > 0) {
-      const set = glob.slice(i + 1, close).replace(/\\/g, "\\\\");
-      out += `[${set.startsWith("!") ? `^${set.slice(1)}` : set}]`;
-      i = close;
-    } else out += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  const path = glob.includes("/");
-  return { re: new RegExp(path ? `(?:^|/)${out}$` : `^${out}$`, "s"), path };
-}
-
-/**
- * The `python_files` globs the test root's pytest configuration sets (as a setting, or in
- * addopts' `-o python_files=`): none when it sets none; null when the value cannot be read
- * here (then any module may be collected).
- */
-function configuredPythonFiles(read: TestRootReader): FileGlob[] | null {
-  const globs: FileGlob[] = [];
-  for (const name of PYTEST_CONFIGS) {
-    const text = read(name);
-    if (text === null) continue;
-    const lines = text.split(/\r?\n/);
-    for (let i = 0; i < lines.length; i++) {
-      const at = (lines[i] as string).indexOf("python_files");
-      if (at < 0) continue;
-      // The value: its line and indented continuation lines (ini lists, TOML arrays).
-      let value = (lines[i] as string).slice(at + "python_files".length);
-      while (i + 1 < lines.length && /^[ \t]+[^\s=]+[^=]*$/.test(lines[i + 1] as string)) {
-        value += ` ${lines[++i]}`;
-      }
-      // A quoted string holds whitespace-separated globs too (pytest splits a TOML string
-      // such as "check_*.py test_*.py" shell-style).
-      const quoted = [...value.matchAll(/"([^"]*)"|'([^']*)'/g)].flatMap((m) =>
-        (m[1] ?? m[2] ?? "").split(/\s+/),
-      );
-      const tokens = (
-        quoted.length > 0 ? quoted : value.replace(/^[\s=:]+/, "").split(/[\s,"'[\]]+/)
-      ).filter((token) => token !== "");
-      if (tokens.length === 0) return null;
-      globs.push(...tokens.map(fileGlob));
-    }
-  }
-  return globs;
-}
-
-/** `class Name(bases):` anywhere in a file (nested ones too); bases by their last name part. */
-const CLASS_DEF = /^[ \t]*class[ \t]+([A-Za-z_]\w*)[ \t]*(?:\(([^)]*)\))?[ \t]*:/gm;
-
-interface ClassDef {
-  name: string;
+interface ClassDef extends ClassHeader {
   file: string;
-  bases: string[];
-}
-
-function classDefs(file: string, text: string): ClassDef[] {
-  const out: ClassDef[] = [];
-  for (const match of text.matchAll(CLASS_DEF)) {
-    const bases = (match[2] ?? "")
-      .split(",")
-      .filter((base) => !base.includes("="))
-      .map((base) => /([A-Za-z_]\w*)\s*$/.exec(base)?.[1])
-      .filter((base): base is string => base !== undefined);
-    out.push({ name: match[1] as string, file, bases });
-  }
-  return out;
 }
 
 /** Does `text` hold `def name(` (or `async def`), at module level or at any indentation? */
@@ -527,13 +452,16 @@ function fixtureKind(text: string, id: string): "fixture" | "test" | "unknown" {
 function sourceFacts(modules: ModuleIndex): SourceFacts {
   const read = modules.read;
   const files = () => [...modules.values()].flat();
-  let pythonFiles: FileGlob[] | null | undefined;
+  // The test root's python_files, as pytest 7 or pytest 9 reads them; null: any module may
+  // be collected (a configuration not read here).
+  let pythonFiles: PathMatcher | null | undefined;
   const collectedByConfig = (file: string) => {
     if (read === undefined) return true;
-    if (pythonFiles === undefined) pythonFiles = configuredPythonFiles(read);
-    if (pythonFiles === null) return true;
-    const base = file.slice(file.lastIndexOf("/") + 1);
-    return pythonFiles.some((glob) => glob.re.test(glob.path ? file : base));
+    if (pythonFiles === undefined) {
+      const globs = pytestPythonFiles(read, "either");
+      pythonFiles = globs === null ? null : compileGlobs(globs, compilePythonFilesGlob);
+    }
+    return pythonFiles === null || pythonFiles(file);
   };
   let topLevel: Set<string> | null = null;
   return {
@@ -596,14 +524,15 @@ function sourceFacts(modules: ModuleIndex): SourceFacts {
       for (const file of files()) {
         const base = file.slice(file.lastIndexOf("/") + 1);
         const testish =
-          TEST_MODULE.test(base) ||
+          isTestModule(file) ||
           TEST_DIRECTORY.test(file) ||
           /test/i.test(base) ||
           base === "conftest.py" ||
           collectedByConfig(file);
         const text = testish ? read(file) : null;
         if (text === null) continue;
-        for (const def of classDefs(file, text)) {
+        for (const header of classHeaders(text)) {
+          const def: ClassDef = { ...header, file };
           defs.push(def);
           const list = byName.get(def.name);
           if (list) list.push(def);

@@ -4,8 +4,8 @@
 
 import { basename, posix } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { parseIni } from "./ini.js";
 import { normalizePath } from "./path-map.js";
-import { parseIni } from "./pytest-config.js";
 import { DEFAULT_EXCLUDE } from "./python-statements.js";
 
 /** The files coverage.py and pytest read their settings from, under their standard names. */

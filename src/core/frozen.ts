@@ -7,6 +7,7 @@
 // freezes that case and not its siblings. There is no suffix ("endswith") matching: it would
 // freeze tests nobody named.
 
+import { withoutParameters } from "../runners/pytest/node-ids.js";
 import { InputError } from "./errors.js";
 import { sampleOf } from "./listing.js";
 import type { CoverageFormat } from "./model.js";
@@ -165,7 +166,7 @@ export function frozenForCollapsedContexts(list: FrozenList, label: string): Fro
       ? { pattern, isGlob: false }
       : entry;
   });
-  const param = entries.find((e) => /\[.*\]$/s.test(e.pattern));
+  const param = entries.find((e) => withoutParameters(e.pattern) !== e.pattern);
   if (param) {
     const what = param.isGlob ? "parametrized cases" : "the parametrized case";
     throw new InputError(

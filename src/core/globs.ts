@@ -2,15 +2,24 @@
 // gitignore-like: "*" and "?" stay within one path segment, "**" spans segments, and a pattern
 // without "/" matches the file's basename anywhere ("test_*.py" matches "a/b/test_x.py").
 // A trailing "/**" matches everything below a directory ("tests/**"); a leading "**/" any
-// number of directories above it ("**/tests/**").
+// number of directories above it ("**/tests/**"). pytest's `python_files` globs are fnmatch
+// globs, compiled here too (compilePythonFilesGlob).
 
 export type PathMatcher = (path: string) => boolean;
 
-function segmentToRegExp(glob: string): string {
+/**
+ * A glob as the body of a regular expression. "path": the test and source globs here ("*" and
+ * "?" stay within a path segment, "**" spans segments). "fnmatch": Python's fnmatch, as pytest
+ * matches `python_files` ("*" and "?" span "/"). Both read `[set]` and `[!set]`; a "[" without
+ * its "]" is literal.
+ */
+function globToRegExp(glob: string, dialect: "path" | "fnmatch"): string {
   let out = "";
   for (let i = 0; i < glob.length; i++) {
     const ch = glob[i] as string;
-    if (ch === "*") {
+    if (ch === "*" && dialect === "fnmatch") {
+      out += ".*";
+    } else if (ch === "*") {
       if (glob[i + 1] === "*") {
         // "**/" spans zero or more directories; a bare "**" spans anything.
         if (glob[i + 2] === "/") {
@@ -24,7 +33,7 @@ function segmentToRegExp(glob: string): string {
         out += "[^/]*";
       }
     } else if (ch === "?") {
-      out += "[^/]";
+      out += dialect === "fnmatch" ? "." : "[^/]";
     } else if (ch === "[") {
       const close = glob.indexOf("]", i + 2);
       if (close < 0) {
@@ -45,13 +54,17 @@ function segmentToRegExp(glob: string): string {
 export function compileGlob(pattern: string): PathMatcher {
   const anchored = pattern.includes("/");
   const clean = pattern.replace(/^\.\//, "").replace(/^\//, "");
-  const body = segmentToRegExp(clean);
+  const body = globToRegExp(clean, "path");
   const re = anchored ? new RegExp(`^${body}$`, "s") : new RegExp(`(?:^|/)${body}$`, "s");
   return (path) => re.test(path);
 }
 
-export function compileGlobs(patterns: readonly string[]): PathMatcher {
-  const matchers = patterns.map(compileGlob);
+/** Any of the globs (`compile`: the path globs here, or compilePythonFilesGlob). */
+export function compileGlobs(
+  patterns: readonly string[],
+  compile: (pattern: string) => PathMatcher = compileGlob,
+): PathMatcher {
+  const matchers = patterns.map((pattern) => compile(pattern));
   return (path) => matchers.some((m) => m(path));
 }
 
@@ -101,10 +114,25 @@ export function globsUnderTestRoot(
 }
 
 /**
+ * A pytest `python_files` glob as pytest matches a file's repository path (relative to the
+ * test root) with it (fnmatch_ex): one without "/" against the basename, one with "/" against
+ * the end of the path; "*" and "?" span directories.
+ */
+export function compilePythonFilesGlob(glob: string): PathMatcher {
+  const body = globToRegExp(glob, "fnmatch");
+  if (glob.includes("/")) {
+    const re = new RegExp(`(?:^|/)${body}$`, "s");
+    return (path) => re.test(path);
+  }
+  const re = new RegExp(`^${body}$`, "s");
+  return (path) => re.test(path.slice(path.lastIndexOf("/") + 1));
+}
+
+/**
  * A pytest `python_files` glob as a test-file glob. pytest matches one without "/" against
  * a file's basename (fnmatch: the same as a glob here), and one with "/" against the end of
  * the file's path, its "*" spanning directories ("testing/check_*.py" matches
- * "x/testing/a/check_b.py"). Null for a glob not read here (a character set, an escape, an
+ * "x/testing/check_a/b.py"). Null for a glob not read here (a character set, an escape, an
  * absolute path): it then adds no test file.
  */
 export function pythonFilesTestGlob(glob: string): string | null {

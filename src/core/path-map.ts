@@ -106,6 +106,11 @@ function eitherSpelling(path: string): boolean {
   return path.includes("\\") && !path.includes("/") && !isWindowsPath(path);
 }
 
+/** The directory part of a repository path, with its "/" ("pkg/sub/" for pkg/sub/x.py; "" at the root). */
+export function dirOf(path: string): string {
+  return path.slice(0, path.lastIndexOf("/") + 1);
+}
+
 /**
  * A path with "/" separators: a Windows path's backslashes turned into "/" (and its drive
  * letter upper-cased: `c:\` and `C:\` are one drive), any other as is.

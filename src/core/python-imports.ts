@@ -2,6 +2,8 @@
 // the text side of the installed-copy checks (src/app/installed-copies.ts), which find the
 // files and read the coverage data.
 
+import { dirOf } from "./path-map.js";
+
 /** The line number (1-based, lines ended by LF) of a source offset of `text`. */
 export function lineOfOffset(text: string): (offset: number) => number {
   const starts = [0];
@@ -78,9 +80,4 @@ export function sameModuleTree(found: string, file: string): boolean {
     return true;
   }
   return file.endsWith("__init__.py") && found.startsWith(dirOf(file));
-}
-
-/** The directory part of a repository path, with its "/" ("pkg/sub/" for pkg/sub/x.py; "" at the root). */
-export function dirOf(path: string): string {
-  return path.slice(0, path.lastIndexOf("/") + 1);
 }

@@ -6,8 +6,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadsPlugin, shlexSplit, wireIni, wirePyproject } from "../../src/cli/commands/init.js";
-import { ConfigError } from "../../src/core/errors.js";
+import { ShlexError, shlexSplit } from "../../src/core/shlex.js";
+import { loadsPlugin, wireIni, wirePyproject } from "../../src/runners/pytest/plugin-wiring.js";
 import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeTempRepo, runGit, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, makeTempDir, runPython } from "../helpers/python.js";
@@ -328,7 +328,7 @@ describe("freezegate init pytest", () => {
 
 describe("the edit functions", () => {
   it("split addopts as Python's shlex.split does", () => {
-    expect(shlexSplit(`-ra -k "a and b" -m 'not slow' x\\ y "q\\"t"`, "f")).toEqual([
+    expect(shlexSplit(`-ra -k "a and b" -m 'not slow' x\\ y "q\\"t"`)).toEqual([
       "-ra",
       "-k",
       "a and b",
@@ -337,8 +337,8 @@ describe("the edit functions", () => {
       "x y",
       'q"t',
     ]);
-    expect(shlexSplit('"a\\nb"', "f")).toEqual(["a\\nb"]);
-    expect(() => shlexSplit("'open", "f")).toThrow(ConfigError);
+    expect(shlexSplit('"a\\nb"')).toEqual(["a\\nb"]);
+    expect(() => shlexSplit("'open")).toThrow(ShlexError);
   });
 
   it("recognise the plugin in every spelling pytest accepts", () => {

@@ -534,6 +534,26 @@ describe("test_function names checked against the source", () => {
     },
   );
 
+  it("reads python_files from the file pytest reads, by pytest 7's and pytest 9's rules", () => {
+    const refusal =
+      "(the python_files that pytest's configuration sets may collect checks/check_api.py)";
+    // pytest 9 takes its settings from pytest.toml (pytest 7 does not read it).
+    expect(() =>
+      indexContexts(
+        ["check_api.test_api"],
+        index({ "pytest.toml": '[pytest]\npython_files = ["check_*.py"]\n' }),
+      ),
+    ).toThrow(refusal);
+    // pytest reads pytest.ini, not tox.ini beside it; a comment or another tool's section
+    // sets nothing.
+    for (const extra of <Record<string, string>[]>[
+      { "pytest.ini": "[pytest]\n", "tox.ini": "[pytest]\npython_files = check_*.py\n" },
+      { "setup.cfg": "[flake8]\n# python_files = check_*.py\n" },
+    ]) {
+      expect(indexContexts(["check_api.test_api"], index(extra)).style).toBe("none");
+    }
+  });
+
   it("keeps helpers whose module the configured python_files do not collect", () => {
     const idx = indexContexts(
       ["check_api.test_api"],
@@ -641,6 +661,20 @@ describe("test_function names and packages", () => {
         buildModuleIndex(["myapp/tests.py", "tests/test_x.py"]),
       ).sort(),
     ).toEqual(["myapp/tests.py::test_x::test_d", "tests/test_x.py::test_d"]);
+  });
+
+  it("names a module by every package above it", () => {
+    const modules = buildModuleIndex([
+      "x/src/__init__.py",
+      "x/src/app/__init__.py",
+      "x/src/app/checks/__init__.py",
+      "x/src/app/checks/test_x.py",
+      "y/src/app/checks/test_x.py",
+    ]);
+    // x's module is src.app.checks.test_x (its three packages); y's, without packages, test_x.
+    expect(dottedCandidates("src.app.checks.test_x.test_d", modules)).toEqual([
+      "x/src/app/checks/test_x.py::test_d",
+    ]);
   });
 
   it("names --test-root in the fix for names that fit two directories", () => {

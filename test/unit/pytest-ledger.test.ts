@@ -1,5 +1,5 @@
 // Which ledger the freezegate pytest plugin reads, from pytest's configuration as pytest
-// chooses it (src/core/pytest-config.ts, src/adapters/pytest-ledger.ts), and the applied
+// chooses it (src/runners/pytest/pytest-config.ts, src/adapters/pytest-ledger.ts), and the applied
 // record's comparison with the ledger a command judges.
 
 import { createHash } from "node:crypto";
@@ -14,14 +14,20 @@ import {
   refuseForeignPluginLedger,
 } from "../../src/adapters/pytest-ledger.js";
 import { FreezegateError, formatError } from "../../src/core/errors.js";
+import { IniSyntaxError, parseIni } from "../../src/core/ini.js";
 import type { Ledger } from "../../src/core/ledger-model.js";
+import { shlexSplit } from "../../src/core/shlex.js";
 import {
+  covConfigSetting,
   ledgerSetting,
+  locatePytestConfig,
+  PytestConfigFileUnreadable,
   PytestConfigUnreadable,
-  parseIni,
   pytestConfigOf,
-  shlexSplit,
-} from "../../src/core/pytest-config.js";
+  pytestCovConfig,
+  pytestRootdir,
+  pythonFilesSetting,
+} from "../../src/runners/pytest/pytest-config.js";
 
 describe("parseIni (iniconfig's rules)", () => {
   it("reads sections, key = value and key: value, continuation lines and comment lines", () => {
@@ -43,7 +49,7 @@ describe("parseIni (iniconfig's rules)", () => {
   });
 
   it("refuses what iniconfig refuses: a duplicate name, a value before any section", () => {
-    expect(() => parseIni("[pytest]\na = 1\na = 2\n")).toThrow(PytestConfigUnreadable);
+    expect(() => parseIni("[pytest]\na = 1\na = 2\n")).toThrow(IniSyntaxError);
     expect(() => parseIni("a = 1\n")).toThrow("no section header defined");
   });
 });
@@ -53,13 +59,17 @@ describe("pytestConfigOf: the file pytest takes its settings from", () => {
     expect(pytestConfigOf("pytest.ini", "", 7)).toEqual({ section: "pytest.ini", values: {} });
   });
 
-  it("tox.ini only with [pytest], setup.cfg only with [tool:pytest]", () => {
+  it("tox.ini only with [pytest], setup.cfg only with [tool:pytest] (and never [pytest])", () => {
     expect(pytestConfigOf("tox.ini", "[tox]\nenvlist = py3\n", 7)).toBeNull();
     expect(pytestConfigOf("tox.ini", "[pytest]\nfreezegate_ledger = a.json\n", 7)).toEqual({
       section: "tox.ini [pytest]",
       values: { freezegate_ledger: "a.json" },
     });
-    expect(pytestConfigOf("setup.cfg", "[pytest]\nfreezegate_ledger = a.json\n", 7)).toBeNull();
+    // pytest stops on a setup.cfg with [pytest] (init refuses it too): nothing is read from it.
+    expect(() => pytestConfigOf("setup.cfg", "[pytest]\nfreezegate_ledger = a.json\n", 7)).toThrow(
+      PytestConfigUnreadable,
+    );
+    expect(pytestConfigOf("setup.cfg", "[flake8]\nmax-line-length = 99\n", 7)).toBeNull();
     expect(pytestConfigOf("setup.cfg", "[tool:pytest]\nfreezegate_ledger = b.json\n", 7)).toEqual({
       section: "setup.cfg [tool:pytest]",
       values: { freezegate_ledger: "b.json" },
@@ -81,6 +91,101 @@ describe("pytestConfigOf: the file pytest takes its settings from", () => {
     expect(pytestConfigOf("pyproject.toml", native, 9)?.values).toEqual({
       freezegate_ledger: "n.json",
     });
+  });
+});
+
+describe("locatePytestConfig and pytestRootdir: pytest's rootdir choice", () => {
+  const files: Record<string, string> = {
+    "a/b/tox.ini": "[tox]\nenvlist = py3\n",
+    "a/b/pyproject.toml": '[project]\nname = "x"\n',
+    "a/setup.cfg": "[tool:pytest]\naddopts = -q\n",
+    "setup.py": "",
+  };
+  const read = (dir: string, name: string) => files[`${dir}/${name}`.replace(/^\//, "")] ?? null;
+  const isFile = (dir: string, name: string) => read(dir, name) !== null;
+
+  it("the first directory upwards with a file that holds pytest settings", () => {
+    const located = locatePytestConfig(["a/b", "a", ""], 7, read);
+    expect(located).toMatchObject({ dir: "a", name: "setup.cfg", values: { addopts: "-q" } });
+    expect(pytestRootdir(["a/b", "a", ""], 9, located, isFile)).toBe("a");
+  });
+
+  it("without one: pytest 9 the first pyproject.toml's directory, both then a setup.py's", () => {
+    expect(locatePytestConfig(["a/b", ""], 7, read)).toBeNull();
+    expect(pytestRootdir(["a/b", ""], 9, null, isFile)).toBe("a/b");
+    expect(pytestRootdir(["a/b", ""], 7, null, isFile)).toBe("");
+    expect(pytestRootdir(["a/b"], 7, null, () => false)).toBe("a/b");
+  });
+
+  it("names the file pytest stops on", () => {
+    const broken = { "x/pytest.ini": "[pytest]\na = 1\na = 2\n" } as Record<string, string>;
+    const error = (() => {
+      try {
+        locatePytestConfig(["x"], 7, (dir, name) => broken[`${dir}/${name}`] ?? null);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(PytestConfigFileUnreadable);
+    expect((error as PytestConfigFileUnreadable).file.name).toBe("pytest.ini");
+  });
+});
+
+describe("pytestCovConfig: the --cov-config pytest's own configuration gives pytest-cov", () => {
+  const cov = (files: Record<string, string>) => pytestCovConfig((name) => files[name] ?? null);
+
+  it("from the addopts of the file pytest reads, the last one, in every spelling", () => {
+    expect(cov({ "pytest.ini": "[pytest]\naddopts = --cov-config=a.rc --cov-config b.rc\n" })).toBe(
+      "b.rc",
+    );
+    expect(
+      cov({
+        "pyproject.toml": '[tool.pytest.ini_options]\naddopts = ["--cov-config", "ci/c.ini"]\n',
+      }),
+    ).toBe("ci/c.ini");
+    expect(cov({ "pytest.ini": "[pytest]\n# addopts = --cov-config=old.rc\naddopts = -q\n" })).toBe(
+      undefined,
+    );
+  });
+
+  it("not from a file pytest does not read, nor from text that is no pytest setting", () => {
+    expect(
+      cov({
+        "pytest.ini": "[pytest]\naddopts = -q\n",
+        "setup.cfg": "[tool:pytest]\naddopts = --cov-config=ci.rc\n",
+      }),
+    ).toBe(undefined);
+    expect(cov({ "tox.ini": "[testenv]\ncommands = pytest --cov-config=tox.rc\n" })).toBe(
+      undefined,
+    );
+  });
+
+  it("cannot tell (null) for a file it cannot read, or pytest 7 and 9 reading different ones", () => {
+    expect(cov({ "pytest.ini": "[pytest]\naddopts = --cov-config='x\n" })).toBeNull();
+    expect(
+      cov({
+        "pytest.toml": '[pytest]\naddopts = ["--cov-config=nine.rc"]\n',
+        "pytest.ini": "[pytest]\naddopts = --cov-config=seven.rc\n",
+      }),
+    ).toBeNull();
+  });
+});
+
+describe("addopts read once, by pytest's argument parser's rules", () => {
+  it("an option without its value, or an override without '=', stops pytest: unreadable", () => {
+    expect(() => pythonFilesSetting({ addopts: "-o -q" })).toThrow(PytestConfigUnreadable);
+    expect(() => ledgerSetting({ addopts: "-o freezegate_ledger" })).toThrow(
+      PytestConfigUnreadable,
+    );
+    expect(() => covConfigSetting({ addopts: "--cov-config --cov" })).toThrow(
+      PytestConfigUnreadable,
+    );
+  });
+
+  it("an override's value may hold '=', and the last one wins", () => {
+    expect(
+      pythonFilesSetting({ addopts: "-o python_files=a.py --override-ini=python_files=b=c.py" }),
+    ).toEqual(["b=c.py"]);
   });
 });
 

@@ -5,7 +5,7 @@ import {
   pythonFilesTestGlob,
   withPythonFiles,
 } from "../../src/core/globs.js";
-import { pytestPythonFiles, pythonFilesSetting } from "../../src/core/pytest-config.js";
+import { pytestPythonFiles, pythonFilesSetting } from "../../src/runners/pytest/pytest-config.js";
 
 /** A reader of a directory holding `files`. */
 const dir =
@@ -54,14 +54,19 @@ describe("python_files of the test root's pytest configuration", () => {
     // only pytest 9 reads pytest.toml: the globs both read
     [{ "pytest.toml": '[pytest]\npython_files = ["tests.py", "test_*.py"]\n' }, ["test_*.py"]],
   ])("%j -> %j", (files, expected) => {
-    expect(pytestPythonFiles(dir(files))).toEqual(expected);
+    expect(pytestPythonFiles(dir(files), "both")).toEqual(expected);
   });
 
   it("is null for a config file that cannot be read here", () => {
     expect(
-      pytestPythonFiles(dir({ "pytest.ini": "[pytest]\npython_files = a\npython_files = b\n" })),
+      pytestPythonFiles(
+        dir({ "pytest.ini": "[pytest]\npython_files = a\npython_files = b\n" }),
+        "both",
+      ),
     ).toBeNull();
-    expect(pytestPythonFiles(dir({ "pyproject.toml": "[tool.pytest.ini_options\n" }))).toBeNull();
+    expect(
+      pytestPythonFiles(dir({ "pyproject.toml": "[tool.pytest.ini_options\n" }), "both"),
+    ).toBeNull();
     expect(() => pythonFilesSetting({ python_files: 3 })).toThrow();
     expect(() => pythonFilesSetting({ addopts: "-o 'python_files=a" })).toThrow();
   });

@@ -1,0 +1,15 @@
+// pytest's node ids (`tests/test_a.py::TestX::test_y[p1-p2]`): the grammar the ledger, the
+// applied record and pytest-cov's context names share. Pure.
+
+/**
+ * A node id without its parameters: `tests/t.py::test_y[a-b]` is `tests/t.py::test_y`. They
+ * are the bracketed end of the test's name, from the first "[" after the file part (class and
+ * function names hold none; a directory or file named with brackets keeps them, and the
+ * parameters may themselves hold "[", "]" or "::"). An id without them is returned as it is.
+ */
+export function withoutParameters(id: string): string {
+  if (!id.endsWith("]")) return id;
+  const names = id.indexOf("::");
+  const open = id.indexOf("[", names < 0 ? 0 : names + 2);
+  return open < 0 ? id : id.slice(0, open);
+}
