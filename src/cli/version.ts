@@ -5,20 +5,23 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-let cached: string | undefined;
+interface ToolPackage {
+  name?: string;
+  version?: string;
+  engines?: { node?: string };
+}
 
-export function toolVersion(): string {
+let cached: ToolPackage | undefined;
+
+function toolPackage(): ToolPackage {
   if (cached === undefined) {
     let dir = dirname(fileURLToPath(import.meta.url));
     for (;;) {
       const candidate = join(dir, "package.json");
       if (existsSync(candidate)) {
-        const pkg = JSON.parse(readFileSync(candidate, "utf8")) as {
-          name?: string;
-          version?: string;
-        };
+        const pkg = JSON.parse(readFileSync(candidate, "utf8")) as ToolPackage;
         if (pkg.name === "freezegate" && typeof pkg.version === "string") {
-          cached = pkg.version;
+          cached = pkg;
           break;
         }
       }
@@ -28,4 +31,14 @@ export function toolVersion(): string {
     }
   }
   return cached;
+}
+
+export function toolVersion(): string {
+  return toolPackage().version as string;
+}
+
+/** The Node.js versions freezegate supports (package.json `engines.node`), if it says. */
+export function toolNodeEngines(): string | null {
+  const node = toolPackage().engines?.node;
+  return typeof node === "string" ? node : null;
 }
