@@ -315,10 +315,10 @@ describe("freezegate init pytest", () => {
   it("needs exactly the target pytest", () => {
     const repo = project({});
     expect(expectOneLineError(runCli(["init"], { cwd: repo.dir }))).toBe(
-      "freezegate: error: init needs the test runner to wire: pytest (fix: run freezegate init pytest)",
+      "freezegate: error: init needs the test runner to wire: pytest or vitest (fix: run freezegate init pytest, or freezegate init vitest)",
     );
     expect(expectOneLineError(runCli(["init", "jest"], { cwd: repo.dir }))).toContain(
-      'init knows one test runner, pytest, not "jest"',
+      'init knows the test runners pytest and vitest, not "jest"',
     );
     expect(expectOneLineError(runCli(["init", "pytest", "--force"], { cwd: repo.dir }))).toContain(
       "--force",
