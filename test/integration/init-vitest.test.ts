@@ -544,6 +544,11 @@ describe("the edit function", () => {
       "export default defineConfig({ test: { coverage: opts } });\n",
       "test.coverage option is not an object literal",
     ],
+    ["export default { test: { projects: [[1, , 2]] } };\n", "an empty item in a list"],
+    [
+      "export default defineConfig({ test: {} }, extra);\n",
+      "its defineConfig(...) has more than an object literal",
+    ],
   ])("refuses %j", (text, why) => {
     expect(() => wireVitestConfig(text, "vitest.config.ts", "vitest.config.ts")).toThrow(
       ManualWiringNeeded,

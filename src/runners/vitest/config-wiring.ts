@@ -15,6 +15,16 @@
 import { ConfigError } from "../../core/errors.js";
 import { lineOfOffset } from "../../core/python-imports.js";
 import {
+  appendItems,
+  applyEdits,
+  type Edit,
+  type NewItem,
+  objectItem,
+  oneLine,
+  type Style,
+  styleOf,
+} from "../../languages/javascript/list-edits.js";
+import {
   type ListNode,
   listAt,
   objectProperties,
@@ -163,7 +173,7 @@ function exportedObject(scan: JsScan, label: string): number {
       const after = (arg as Token).match + 1;
       const closing = isPunct(t[after], ",") ? after + 1 : after;
       if (closing === open.match && endsAfter(scan, open.match)) return start + 2;
-      throw notObject("defineConfig(...) with more than an object literal");
+      throw new ManualWiringNeeded(label, "its defineConfig(...) has more than an object literal");
     }
     if (name === "mergeConfig") throw notObject("mergeConfig(...)");
     const functionArg =
@@ -249,111 +259,112 @@ function objectValue(scan: JsScan, p: PropertyNode, name: string, label: string)
   return { list: value.list, properties: value.properties };
 }
 
-function inspect(scan: JsScan, label: string): Inspection {
-  const topOpen = exportedObject(scan, label);
-  const topList = readList(scan, topOpen, label);
-  const top = { list: topList, properties: objectProperties(scan, topList) };
-  const testProperty = property(top, "test", "", label);
-  const out: Inspection = {
-    top,
-    test: null,
-    runner: null,
-    reporters: null,
-    coverage: null,
-    projects: null,
-  };
-  if (testProperty === null) return out;
-  const test = objectValue(scan, testProperty, "test", label);
-  out.test = { property: testProperty, object: test };
-
+/** test.runner, when it is freezegate's; a ConfigError for another runner. */
+function runnerOf(scan: JsScan, test: ObjectNode, label: string): Inspection["runner"] {
   const runner = property(test, "runner", "test.", label);
-  if (runner !== null) {
-    const value = propertyValue(scan, runner);
-    if (value.kind !== "string" || !isRunner(value.value)) {
-      const shown =
-        value.kind === "string" ? `"${value.value}"` : spanText(scan, runner.value as Span);
-      throw new ConfigError(
-        `${label} sets test.runner to ${shown}: freezegate records per-test coverage with its own runner (which extends Vitest's), and Vitest takes one runner`,
-        { fix: "remove test.runner, then run freezegate init vitest again" },
-      );
-    }
-    out.runner = runner;
+  if (runner === null) return null;
+  const value = propertyValue(scan, runner);
+  if (value.kind !== "string" || !isRunner(value.value)) {
+    const shown =
+      value.kind === "string" ? `"${value.value}"` : spanText(scan, runner.value as Span);
+    throw new ConfigError(
+      `${label} sets test.runner to ${shown}: freezegate records per-test coverage with its own runner (which extends Vitest's), and Vitest takes one runner`,
+      { fix: "remove test.runner, then run freezegate init vitest again" },
+    );
   }
-
-  const reporters = property(test, "reporters", "test.", label);
-  if (reporters !== null) {
-    const value = propertyValue(scan, reporters);
-    let wired: boolean;
-    if (value.kind === "string") {
-      wired = isReporter(value.value);
-    } else if (value.kind === "array") {
-      wired = value.list.items.some((item) => {
-        let element = valueAt(scan, item);
-        // A reporter with options: ["name", { ... }].
-        if (element.kind === "array" && element.list.items[0]) {
-          element = valueAt(scan, element.list.items[0]);
-        }
-        return element.kind === "string" && isReporter(element.value);
-      });
-    } else {
-      throw new ManualWiringNeeded(
-        label,
-        "its test.reporters is neither a string nor an array literal",
-      );
-    }
-    out.reporters = { property: reporters, value, wired };
-  }
-
-  const coverage = property(test, "coverage", "test.", label);
-  if (coverage !== null) {
-    const object = objectValue(scan, coverage, "test.coverage", label);
-    const provider = property(object, "provider", "test.coverage.", label);
-    if (provider !== null) {
-      const value = propertyValue(scan, provider);
-      if (value.kind !== "string") {
-        throw new ManualWiringNeeded(label, "its test.coverage.provider is not a string literal");
-      }
-      if (value.value === "v8") {
-        throw new ConfigError(
-          `${label} uses the "v8" coverage provider, which keeps no counters inside the test process, so freezegate cannot record which test ran which line`,
-          {
-            fix: 'set test.coverage.provider to "istanbul" (npm i -D @vitest/coverage-istanbul at Vitest\'s exact version), then run freezegate init vitest again',
-          },
-        );
-      }
-      if (value.value !== "istanbul") {
-        throw new ConfigError(
-          `${label} uses the "${value.value}" coverage provider: freezegate records per-test coverage from istanbul's counters only`,
-          {
-            fix: 'set test.coverage.provider to "istanbul", then run freezegate init vitest again',
-          },
-        );
-      }
-    }
-    const enabled = property(object, "enabled", "test.coverage.", label);
-    if (enabled !== null) {
-      const value = propertyValue(scan, enabled);
-      if (value.kind !== "boolean" || !value.value) {
-        const shown = spanText(scan, enabled.value as Span);
-        throw new ConfigError(
-          `${label} sets test.coverage.enabled to ${shown}: freezegate records per-test coverage only in runs with coverage on`,
-          { fix: "set it to true (or remove it), then run freezegate init vitest again" },
-        );
-      }
-    }
-    out.coverage = { property: coverage, object, enabled, provider };
-  }
-  out.projects = test.properties.find((p) => p.key === "projects" || p.key === "workspace") ?? null;
-  return out;
+  return runner;
 }
 
-function readList(scan: JsScan, open: number, label: string): ListNode {
+/** test.reporters, and whether freezegate's reporter is among them. */
+function reportersOf(scan: JsScan, test: ObjectNode, label: string): Inspection["reporters"] {
+  const reporters = property(test, "reporters", "test.", label);
+  if (reporters === null) return null;
+  const value = propertyValue(scan, reporters);
+  if (value.kind === "string")
+    return { property: reporters, value, wired: isReporter(value.value) };
+  if (value.kind !== "array") {
+    throw new ManualWiringNeeded(
+      label,
+      "its test.reporters is neither a string nor an array literal",
+    );
+  }
+  const wired = value.list.items.some((item) => {
+    let element = valueAt(scan, item);
+    // A reporter with options: ["name", { ... }].
+    if (element.kind === "array" && element.list.items[0]) {
+      element = valueAt(scan, element.list.items[0]);
+    }
+    return element.kind === "string" && isReporter(element.value);
+  });
+  return { property: reporters, value, wired };
+}
+
+/** test.coverage; a ConfigError for another provider than istanbul, or coverage turned off. */
+function coverageOf(scan: JsScan, test: ObjectNode, label: string): Inspection["coverage"] {
+  const coverage = property(test, "coverage", "test.", label);
+  if (coverage === null) return null;
+  const object = objectValue(scan, coverage, "test.coverage", label);
+  const provider = property(object, "provider", "test.coverage.", label);
+  if (provider !== null) {
+    const value = propertyValue(scan, provider);
+    if (value.kind !== "string") {
+      throw new ManualWiringNeeded(label, "its test.coverage.provider is not a string literal");
+    }
+    if (value.value === "v8") {
+      throw new ConfigError(
+        `${label} uses the "v8" coverage provider, which keeps no counters inside the test process, so freezegate cannot record which test ran which line`,
+        {
+          fix: 'set test.coverage.provider to "istanbul" (npm i -D @vitest/coverage-istanbul at Vitest\'s exact version), then run freezegate init vitest again',
+        },
+      );
+    }
+    if (value.value !== "istanbul") {
+      throw new ConfigError(
+        `${label} uses the "${value.value}" coverage provider: freezegate records per-test coverage from istanbul's counters only`,
+        { fix: 'set test.coverage.provider to "istanbul", then run freezegate init vitest again' },
+      );
+    }
+  }
+  const enabled = property(object, "enabled", "test.coverage.", label);
+  if (enabled !== null) {
+    const value = propertyValue(scan, enabled);
+    if (value.kind !== "boolean" || !value.value) {
+      const shown = spanText(scan, enabled.value as Span);
+      throw new ConfigError(
+        `${label} sets test.coverage.enabled to ${shown}: freezegate records per-test coverage only in runs with coverage on`,
+        { fix: "set it to true (or remove it), then run freezegate init vitest again" },
+      );
+    }
+  }
+  return { property: coverage, object, enabled, provider };
+}
+
+/** `read()`, with a literal the reader cannot take apart (a JsScanError) as ManualWiringNeeded. */
+function readOrRefuse<T>(label: string, read: () => T): T {
   try {
-    return listAt(scan, open);
+    return read();
   } catch (error) {
     if (!(error instanceof JsScanError)) throw error;
     throw new ManualWiringNeeded(label, error.message);
   }
+}
+
+/** What the exported configuration has of the runner, the reporter and coverage. */
+function inspect(scan: JsScan, label: string): Inspection {
+  const topList = listAt(scan, exportedObject(scan, label));
+  const top = { list: topList, properties: objectProperties(scan, topList) };
+  const none = { top, test: null, runner: null, reporters: null, coverage: null, projects: null };
+  const testProperty = property(top, "test", "", label);
+  if (testProperty === null) return none;
+  const test = objectValue(scan, testProperty, "test", label);
+  return {
+    top,
+    test: { property: testProperty, object: test },
+    runner: runnerOf(scan, test, label),
+    reporters: reportersOf(scan, test, label),
+    coverage: coverageOf(scan, test, label),
+    projects: test.properties.find((p) => p.key === "projects" || p.key === "workspace") ?? null,
+  };
 }
 
 /** What the configuration still lacks. */
@@ -368,166 +379,7 @@ function missing(i: Inspection): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Editing.
-
-interface Style {
-  eol: string;
-  /** One level of indentation. */
-  unit: string;
-  quote: string;
-  /** Whether a multi-line list ends with a comma. */
-  trailing: boolean;
-}
-
-interface Edit {
-  at: number;
-  remove: number;
-  insert: string;
-}
-
-/** A property or element to add, on one line or as a block at a given indentation. */
-interface NewItem {
-  inline: string;
-  block(indent: string): string;
-}
-
-const line = (text: string): NewItem => ({ inline: text, block: () => text });
-
-function lineStart(text: string, offset: number): number {
-  return Math.max(text.lastIndexOf("\n", offset - 1), text.lastIndexOf("\r", offset - 1)) + 1;
-}
-
-function indentAt(text: string, offset: number): string {
-  return /^[ \t]*/.exec(text.slice(lineStart(text, offset)))?.[0] ?? "";
-}
-
-function startsLine(text: string, offset: number): boolean {
-  return text.slice(lineStart(text, offset), offset).trim() === "";
-}
-
-function styleOf(scan: JsScan, top: ListNode): Style {
-  const { text } = scan;
-  const eol = text.includes("\r\n") ? "\r\n" : "\n";
-  let single = 0;
-  let double = 0;
-  for (const token of scan.tokens) {
-    if (token.kind === "string") {
-      if (token.text.startsWith("'")) single++;
-      else double++;
-    }
-  }
-  const open = tokenAt(scan, top.open);
-  const first = top.items[0];
-  let unit = "";
-  if (first !== undefined) {
-    const start = tokenAt(scan, first.first).start;
-    const outer = indentAt(text, open.start);
-    const inner = indentAt(text, start);
-    if (startsLine(text, start) && inner.startsWith(outer)) unit = inner.slice(outer.length);
-  }
-  if (unit === "") unit = /^\t/m.test(text) ? "\t" : "  ";
-  const multiLine = /[\r\n]/.test(text.slice(open.end, tokenAt(scan, top.close).start));
-  return {
-    eol,
-    unit,
-    quote: single > double ? "'" : '"',
-    trailing: first !== undefined && multiLine ? top.trailingComma !== null : true,
-  };
-}
-
-/** Where new lines go after `pos`: the end of its line when only comments follow there. */
-function endOfLine(scan: JsScan, pos: number): number {
-  const { text } = scan;
-  let p = pos;
-  for (;;) {
-    while (text[p] === " " || text[p] === "\t") p++;
-    const comment = scan.comments.find((c) => c.start === p);
-    if (comment !== undefined) {
-      if (/[\r\n]/.test(text.slice(comment.start, comment.end))) return pos;
-      p = comment.end;
-      continue;
-    }
-    return p >= text.length || text[p] === "\n" || text[p] === "\r" ? p : pos;
-  }
-}
-
-/** The edits that add `items` at the end of a list, in its own layout. */
-function appendItems(
-  scan: JsScan,
-  style: Style,
-  list: ListNode,
-  items: NewItem[],
-  blockWhenEmpty: boolean,
-): Edit[] {
-  const { text } = scan;
-  const open = tokenAt(scan, list.open);
-  const close = tokenAt(scan, list.close);
-  const inner = text.slice(open.end, close.start);
-  const multiLine = /[\r\n]/.test(inner);
-  const outer = indentAt(text, open.start);
-  const last = list.items[list.items.length - 1];
-  const commaAfter = (k: number, trailing: boolean) =>
-    k < items.length - 1 || trailing ? "," : "";
-  if (last === undefined) {
-    if (!multiLine && !blockWhenEmpty) {
-      const pad = open.text === "{" ? " " : "";
-      const joined = items.map((item) => item.inline).join(", ");
-      return [{ at: open.end, remove: inner.length, insert: `${pad}${joined}${pad}` }];
-    }
-    const indent = outer + style.unit;
-    const body = items
-      .map(
-        (item, k) => `${style.eol}${indent}${item.block(indent)}${commaAfter(k, style.trailing)}`,
-      )
-      .join("");
-    if (inner.trim() === "") {
-      return [{ at: open.end, remove: inner.length, insert: `${body}${style.eol}${outer}` }];
-    }
-    // Only comments inside: the new lines go first, the comments stay after them.
-    return [{ at: open.end, remove: 0, insert: body }];
-  }
-  const lastEnd = tokenAt(scan, last.last).end;
-  const hadTrailing = list.trailingComma !== null;
-  const anchor = hadTrailing ? tokenAt(scan, list.trailingComma as number).end : lastEnd;
-  const edits: Edit[] = hadTrailing ? [] : [{ at: lastEnd, remove: 0, insert: "," }];
-  if (!multiLine) {
-    const joined = items.map((item) => item.inline).join(", ");
-    edits.push({ at: anchor, remove: 0, insert: ` ${joined}${hadTrailing ? "," : ""}` });
-    return edits;
-  }
-  const lastStart = tokenAt(scan, last.first).start;
-  const firstStart = tokenAt(scan, (list.items[0] as Span).first).start;
-  const indent = startsLine(text, lastStart)
-    ? indentAt(text, lastStart)
-    : startsLine(text, firstStart)
-      ? indentAt(text, firstStart)
-      : outer + style.unit;
-  const body = items
-    .map((item, k) => `${style.eol}${indent}${item.block(indent)}${commaAfter(k, hadTrailing)}`)
-    .join("");
-  edits.push({ at: endOfLine(scan, anchor), remove: 0, insert: body });
-  return edits;
-}
-
-function applyEdits(
-  text: string,
-  edits: Edit[],
-): { text: string; ranges: Array<[number, number]> } {
-  // Stable by offset: edits at one offset keep the order they were made in.
-  const sorted = edits.map((e, k) => ({ e, k })).sort((a, b) => a.e.at - b.e.at || a.k - b.k);
-  let out = "";
-  let from = 0;
-  const ranges: Array<[number, number]> = [];
-  for (const { e } of sorted) {
-    if (e.at < from) throw new Error("overlapping edits");
-    out += text.slice(from, e.at);
-    ranges.push([out.length, out.length + e.insert.length]);
-    out += e.insert;
-    from = e.at + e.remove;
-  }
-  out += text.slice(from);
-  return { text: out, ranges };
-}
+// Editing: the edits in the file's own layout (src/languages/javascript/list-edits.ts).
 
 function shownLines(text: string, ranges: Array<[number, number]>, eol: string): ShownLine[] {
   const lineOf = lineOfOffset(text);
@@ -548,39 +400,52 @@ function isTypeScriptViteConfig(name: string): boolean {
   return /^vite\.config\.[mc]?ts$/.test(name);
 }
 
+/** The edits that add freezegate's reporter to test.reporters (a string, or a list). */
+function addReporter(
+  scan: JsScan,
+  style: Style,
+  reporters: NonNullable<Inspection["reporters"]>,
+): Edit[] {
+  const reporter = `${style.quote}${REPORTER_MODULE}${style.quote}`;
+  const { value, property: p } = reporters;
+  if (value.kind === "array") {
+    // An empty list is Vitest's default reporter: keep it.
+    const items =
+      value.list.items.length === 0 ? [oneLine(`${style.quote}default${style.quote}`)] : [];
+    items.push(oneLine(reporter));
+    return appendItems(scan, style, value.list, items, false);
+  }
+  const token = tokenAt(scan, (p.value as Span).first);
+  return [
+    { at: token.start, remove: token.end - token.start, insert: `[${token.text}, ${reporter}]` },
+  ];
+}
+
 /**
  * Wire the recorder into the configuration `text` of the file `name` (shown as `label`): add
  * what is missing of the runner, the reporter and istanbul coverage to its `test` options.
  */
 export function wireVitestConfig(text: string, name: string, label: string): VitestWiring {
   const scan = scanned(text, label);
-  const before = inspect(scan, label);
-  const projects = before.projects === null ? null : projectsAdvice(scan, before.projects, label);
+  const before = readOrRefuse(label, () => inspect(scan, label));
+  const projects = readOrRefuse(label, () =>
+    before.projects === null ? null : projectsAdvice(scan, before.projects, label),
+  );
   const added = missing(before);
   if (added.length === 0) return { kind: "already", projects };
 
   const style = styleOf(scan, before.top.list);
   const q = (s: string) => `${style.quote}${s}${style.quote}`;
-  const runner = line(`runner: ${q(RUNNER_MODULE)}`);
-  const reporters = line(`reporters: [${q("default")}, ${q(REPORTER_MODULE)}]`);
-  const enabled = line("enabled: true");
-  const provider = line(`provider: ${q("istanbul")}`);
-  const coverage = line(`coverage: { ${enabled.inline}, ${provider.inline} }`);
+  const runner = oneLine(`runner: ${q(RUNNER_MODULE)}`);
+  const reporters = oneLine(`reporters: [${q("default")}, ${q(REPORTER_MODULE)}]`);
+  const enabled = oneLine("enabled: true");
+  const provider = oneLine(`provider: ${q("istanbul")}`);
+  const coverage = oneLine(`coverage: { ${enabled.inline}, ${provider.inline} }`);
   const edits: Edit[] = [];
   let reference = "";
 
   if (before.test === null) {
-    const inner = [runner, reporters, coverage];
-    const test: NewItem = {
-      inline: `test: { ${inner.map((i) => i.inline).join(", ")} }`,
-      block: (indent) =>
-        `test: {${inner
-          .map(
-            (item, k) =>
-              `${style.eol}${indent}${style.unit}${item.inline}${k < inner.length - 1 || style.trailing ? "," : ""}`,
-          )
-          .join("")}${style.eol}${indent}}`,
-    };
+    const test = objectItem("test", [runner, reporters, coverage], style);
     edits.push(...appendItems(scan, style, before.top.list, [test], true));
     if (isTypeScriptViteConfig(name) && !/vitest\/config|reference\s+types=["']vitest/.test(text)) {
       // Vite's own defineConfig knows no `test` key: Vitest's documented reference adds it.
@@ -594,20 +459,7 @@ export function wireVitestConfig(text: string, name: string, label: string): Vit
     if (before.reporters === null) {
       testItems.push(reporters);
     } else if (!before.reporters.wired) {
-      const { value, property: p } = before.reporters;
-      if (value.kind === "string") {
-        const token = tokenAt(scan, (p.value as Span).first);
-        edits.push({
-          at: token.start,
-          remove: token.end - token.start,
-          insert: `[${token.text}, ${q(REPORTER_MODULE)}]`,
-        });
-      } else if (value.kind === "array") {
-        // An empty list is Vitest's default reporter: keep it.
-        const items = value.list.items.length === 0 ? [line(q("default"))] : [];
-        items.push(line(q(REPORTER_MODULE)));
-        edits.push(...appendItems(scan, style, value.list, items, false));
-      }
+      edits.push(...addReporter(scan, style, before.reporters));
     }
     if (before.coverage === null) {
       testItems.push(coverage);
