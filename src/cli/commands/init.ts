@@ -94,7 +94,8 @@ prints the lines to add by hand. It first checks that Vitest 3.2 or 4.x,
 Node.js version; it refuses the v8 coverage provider and another test.runner. With
 test.projects it says what each project needs.
 
-Comments and layout are kept; running it again changes nothing.
+Comments and layout are kept; running it again changes nothing. It edits that one file:
+to undo it, remove the lines it printed (or the file it created).
 
 Exit codes:
   0  wired (or already wired; or --dry-run)
