@@ -23,17 +23,12 @@ import { checkShape } from "../core/ledger-shape.js";
 import { sampleOf } from "../core/listing.js";
 import { PLUGIN_TOOL, type SamplesArtifact } from "../core/samples.js";
 import type { ShadowAudit } from "../core/shadow-audit.js";
-import {
-  type GateContext,
-  type GateRun,
-  patchLedger,
-  policyNotes,
-  readSamples,
-  runDepositGate,
-  runLedgerChangesGate,
-  runLockGate,
-  runWitnessGate,
-} from "./gates.js";
+import { readSamples, runDepositGate } from "./gates/deposit-gate.js";
+import type { GateContext, GateRun } from "./gates/gate-run.js";
+import { runLedgerChangesGate } from "./gates/ledger-changes-gate.js";
+import { runLockGate } from "./gates/lock-gate.js";
+import { patchLedger, policyNotes } from "./gates/patch-policy.js";
+import { runWitnessGate } from "./gates/witness-gate.js";
 import { KNOWN_TESTS_FIX, type KnownTests, loadKnownTests } from "./known-tests.js";
 import { frozenListMovedWords } from "./patch-settings.js";
 import { type AuditRequest, type AuditRun, runAudit } from "./run-audit.js";

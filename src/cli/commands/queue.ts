@@ -8,7 +8,8 @@ import { resolve } from "node:path";
 import { resolveCommit } from "../../adapters/git.js";
 import { fileAtRevision } from "../../adapters/git-history.js";
 import { readJsonFile } from "../../adapters/repo-files.js";
-import { ledgerRepoPath, parseLedgerText } from "../../app/gates.js";
+import { parseLedgerText } from "../../app/gates/base-ledger.js";
+import { ledgerRepoPath } from "../../app/gates/ledger-location.js";
 import { GitError, UsageError } from "../../core/errors.js";
 import type { Ledger } from "../../core/ledger-model.js";
 import {

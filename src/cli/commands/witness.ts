@@ -3,7 +3,7 @@
 // on its own. As seed 003 wires it, the gate bites only when the ledger changed in
 // BASE...HEAD; --always (or no base at all) judges it regardless.
 
-import { runWitnessGate } from "../../app/gates.js";
+import { runWitnessGate } from "../../app/gates/witness-gate.js";
 import { loadKnownTests } from "../../app/known-tests.js";
 import { boolOpt, type CommandGroup, type CommandSpec } from "../command.js";
 import {
