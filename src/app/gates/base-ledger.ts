@@ -88,46 +88,50 @@ function textOf(bytes: Buffer | null | undefined): string | null {
 /**
  * The ledger at the merge base that `rel` replaces (see baseLedgerPaths), and where it was:
  * the file at `rel` when there is one, judged with the stricter of its policy and that of the
- * ledger the merge base's config names; else the latter.
+ * ledger the merge base's config names (`stricterFrom`: that ledger's path, when its policy
+ * took part); else the latter.
  */
 export async function baseLedger(
   root: string,
   mergeBase: string,
   rel: string,
-): Promise<{ path: string; ledger: Ledger | null | "unreadable"; alsoPath: string | null }> {
+): Promise<{ path: string; ledger: Ledger | null | "unreadable"; stricterFrom: string | null }> {
   const { here, configured } = await baseLedgerPaths(root, mergeBase, rel);
   if (!here) {
-    if (configured === "unknown") return { path: rel, ledger: "unreadable", alsoPath: null };
-    if (configured === null) return { path: rel, ledger: null, alsoPath: null };
+    if (configured === "unknown") return { path: rel, ledger: "unreadable", stricterFrom: null };
+    if (configured === null) return { path: rel, ledger: null, stricterFrom: null };
     return {
       path: configured,
       ledger: await ledgerAt(root, mergeBase, configured),
-      alsoPath: null,
+      stricterFrom: null,
     };
   }
   const ledger = await ledgerAt(root, mergeBase, rel);
   if (configured === null || ledger === null || ledger === "unreadable") {
-    return { path: rel, ledger, alsoPath: null };
+    return { path: rel, ledger, stricterFrom: null };
   }
   const other =
     configured === "unknown" ? "unreadable" : await ledgerAt(root, mergeBase, configured);
   const floor = other === null ? null : other === "unreadable" ? DEFAULT_POLICY : other.policy;
-  if (floor === null) return { path: rel, ledger, alsoPath: null };
+  if (floor === null) return { path: rel, ledger, stricterFrom: null };
   return {
     path: rel,
     ledger: { ...ledger, policy: stricterPolicy(floor, ledger.policy).policy },
-    alsoPath: configured === "unknown" ? null : configured,
+    stricterFrom: configured === "unknown" ? null : configured,
   };
 }
 
 /** Notes for a ledger compared with, or judged by, one at another path at the merge base. */
-export function movedNote(rel: string, base: { path: string; alsoPath: string | null }): string[] {
+export function movedNote(
+  rel: string,
+  base: { path: string; stricterFrom: string | null },
+): string[] {
   if (base.path !== rel) {
     return [`the ledger moved: ${rel} is compared with ${base.path} at the merge base`];
   }
-  return base.alsoPath === null
+  return base.stricterFrom === null
     ? []
     : [
-        `the merge base's config names ${base.alsoPath} as its ledger: ${rel} is judged with the stricter of both policies at the merge base`,
+        `the merge base's config names ${base.stricterFrom} as its ledger: ${rel} is judged with the stricter of both policies at the merge base`,
       ];
 }

@@ -12,7 +12,7 @@ import type { Freeze } from "../../core/ledger-model.js";
 import { parseSamples, type SamplesArtifact } from "../../core/samples.js";
 import type { KnownTests } from "../known-tests.js";
 import { type GateContext, type GateRun, gateResult } from "./gate-run.js";
-import { patchLedger, policyNotes } from "./patch-policy.js";
+import { type PatchLedger, patchLedger, policyNotes } from "./patch-policy.js";
 
 export interface DepositGateOptions {
   base: string;
@@ -47,6 +47,19 @@ function depositKey(f: Freeze): string {
   return JSON.stringify([f.test_id, f.compensating_property, f.reused_property]);
 }
 
+/**
+ * The frozen tests whose deposit this patch makes, which owe it in this diff: a new frozen
+ * test, or another compensating property. Extending a freeze, fixing its reason or adding its
+ * approver deposits nothing new (its property's samples are still judged). Null: the merge
+ * base's ledger cannot be read, so every freeze owes its deposit.
+ */
+function depositsDue(patch: PatchLedger): Set<string> | null {
+  const before = patch.path === null ? "unreadable" : patch.base;
+  if (before === "unreadable") return null;
+  const old = new Set((before?.freezes ?? []).map(depositKey));
+  return new Set(patch.ledger.freezes.filter((f) => !old.has(depositKey(f))).map((f) => f.test_id));
+}
+
 export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions): Promise<GateRun> {
   const notes: string[] = [];
   const onDisk = readLedgerFile(ctx.ledgerPath);
@@ -56,18 +69,11 @@ export async function runDepositGate(ctx: GateContext, opts: DepositGateOptions)
   const patch = await patchLedger(ctx, mergeBase, onDisk);
   const { ledger } = patch;
   notes.push(...policyNotes(patch, "deposit"));
-  // Only freezes whose deposit this patch makes owe it in this diff: a new frozen test, or
-  // another compensating property. Extending a freeze, fixing its reason or adding its
-  // approver deposits nothing new, and the property's samples are still judged below.
-  const before = patch.path === null ? "unreadable" : patch.base;
-  let due: Set<string> | null = null;
-  if (before === "unreadable") {
+  const due = depositsDue(patch);
+  if (due === null) {
     notes.push(
       `the ledger at the merge base could not be read: every freeze must show its deposit in this patch`,
     );
-  } else {
-    const old = new Set((before?.freezes ?? []).map(depositKey));
-    due = new Set(ledger.freezes.filter((f) => !old.has(depositKey(f))).map((f) => f.test_id));
   }
   notes.push(`tests known: ${opts.known.description}`);
   if (samples === null) notes.push("no --samples artifact: no deposit can show its inputs");

@@ -12,7 +12,8 @@ import {
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { fileExists } from "../../adapters/repo-files.js";
 import { InputError } from "../../core/errors.js";
-import { checkLedgerChanges, diffFreezes } from "../../core/ledger-changes.js";
+import type { Finding } from "../../core/findings.js";
+import { checkLedgerChanges, diffFreezes, type FreezeAuthors } from "../../core/ledger-changes.js";
 import type { Ledger } from "../../core/ledger-model.js";
 import { baseLedger, movedNote, parseLedgerText, readLedgerAt } from "./base-ledger.js";
 import { type GateContext, type GateRun, gateResult } from "./gate-run.js";
@@ -41,21 +42,7 @@ export async function runLedgerChangesGate(
   ctx: GateContext,
   opts: LedgerChangesOptions,
 ): Promise<GateRun> {
-  const rel = ledgerRepoPath(ctx);
-  if (rel === null) {
-    throw new InputError(`the ledger ${ctx.ledgerPath} is outside the repository`, {
-      fix: "keep the ledger in the repository, so that its changes are reviewed",
-    });
-  }
-  const uncommitted = (await dirtyPaths(ctx.root, [rel])).length > 0;
-  if (uncommitted && opts.uncommitted !== true) {
-    throw new InputError(
-      `the ledger ${rel} has uncommitted changes, and who changed a freeze is read from the commits`,
-      {
-        fix: `commit them; to try the check on them before committing, run ${opts.uncommittedCommand ?? `freezegate check --base ${opts.base} --uncommitted`}`,
-      },
-    );
-  }
+  const { rel, uncommitted } = await ledgerToJudge(ctx, opts);
   const { changed, mergeBase } = await changedFilesInRange(ctx.root, opts.base);
   const notes: string[] = [];
   if (uncommitted) {
@@ -79,56 +66,116 @@ export async function runLedgerChangesGate(
   if (base === "unreadable") {
     notes.push(`the ledger at the merge base could not be read: every entry counts as added`);
   }
-  // Authors are read (and a shallow clone's edge refused) only when they are judged: approval
-  // is required by either policy and a freeze is added or changed.
-  const baseLedgerRead = base === "unreadable" ? null : base;
-  const approvalJudged =
-    ((baseLedgerRead?.policy.require_approval ?? false) ||
-      (head?.policy.require_approval ?? false)) &&
-    diffFreezes(baseLedgerRead?.freezes ?? [], head?.freezes ?? [], opts.today).some(
-      (change) => change.after !== null,
-    );
-  const authors = approvalJudged
-    ? await freezeAuthors(ctx.root, {
-        mergeBase,
-        head: "HEAD",
-        ledgerPath: rel,
-        parse: parseLedgerText,
-        ...(uncommitted
-          ? {
-              uncommitted: {
-                identities: await committingIdentities(ctx.root),
-                ledger: head,
-                parents: [committed],
-              },
-            }
-          : {}),
-      })
-    : { byTestId: new Map(), anyEntry: [] };
+  const baseRead = base === "unreadable" ? null : base;
+  const authors = await authorsIfJudged(ctx.root, {
+    mergeBase,
+    rel,
+    today: opts.today,
+    base: baseRead,
+    head,
+    uncommitted: uncommitted ? { committed } : null,
+  });
   const findings = checkLedgerChanges({
-    base: baseLedgerRead,
+    base: baseRead,
     head,
     today: opts.today,
     authors,
     ledgerPath: rel,
   });
-  // Judged with the stricter of both policies (a deleted ledger: the merge base's), as in
-  // patchLedger.
-  let judged = head;
+  const strict = withStricterPolicy(head, base, rel);
+  findings.push(...strict.findings);
+  return { result: gateResult("ledger-changes", strict.ledger, findings), notes };
+}
+
+/**
+ * The ledger's repository path, and whether its uncommitted changes are judged. A ledger
+ * outside the repository is refused (its changes are not reviewed), and so are uncommitted
+ * changes unless the caller asks to judge them.
+ */
+async function ledgerToJudge(
+  ctx: GateContext,
+  opts: LedgerChangesOptions,
+): Promise<{ rel: string; uncommitted: boolean }> {
+  const rel = ledgerRepoPath(ctx);
+  if (rel === null) {
+    throw new InputError(`the ledger ${ctx.ledgerPath} is outside the repository`, {
+      fix: "keep the ledger in the repository, so that its changes are reviewed",
+    });
+  }
+  const uncommitted = (await dirtyPaths(ctx.root, [rel])).length > 0;
+  if (uncommitted && opts.uncommitted !== true) {
+    throw new InputError(
+      `the ledger ${rel} has uncommitted changes, and who changed a freeze is read from the commits`,
+      {
+        fix: `commit them; to try the check on them before committing, run ${opts.uncommittedCommand ?? `freezegate check --base ${opts.base} --uncommitted`}`,
+      },
+    );
+  }
+  return { rel, uncommitted };
+}
+
+/**
+ * Who changed each freeze, read (and a shallow clone's edge refused) only when it is judged:
+ * approval is required by either policy and a freeze is added or changed. Uncommitted changes
+ * are charged to whoever would commit them now.
+ */
+async function authorsIfJudged(
+  root: string,
+  range: {
+    mergeBase: string;
+    rel: string;
+    today: string;
+    base: Ledger | null;
+    head: Ledger | null;
+    /** The ledger committed at HEAD, when the work tree's is judged. */
+    uncommitted: { committed: Ledger | null } | null;
+  },
+): Promise<FreezeAuthors> {
+  const { base, head } = range;
+  const approvalJudged =
+    ((base?.policy.require_approval ?? false) || (head?.policy.require_approval ?? false)) &&
+    diffFreezes(base?.freezes ?? [], head?.freezes ?? [], range.today).some(
+      (change) => change.after !== null,
+    );
+  if (!approvalJudged) return { byTestId: new Map(), anyEntry: [] };
+  return freezeAuthors(root, {
+    mergeBase: range.mergeBase,
+    head: "HEAD",
+    ledgerPath: range.rel,
+    parse: parseLedgerText,
+    ...(range.uncommitted === null
+      ? {}
+      : {
+          uncommitted: {
+            identities: await committingIdentities(root),
+            ledger: head,
+            parents: [range.uncommitted.committed],
+          },
+        }),
+  });
+}
+
+/**
+ * The ledger judged with the stricter of both policies (a deleted ledger: the merge base's),
+ * as in patchLedger, and a warning when the patch loosens the policy.
+ */
+function withStricterPolicy(
+  head: Ledger | null,
+  base: Ledger | null | "unreadable",
+  rel: string,
+): { ledger: Ledger | null; findings: Finding[] } {
   const own = head?.policy ?? (base !== null && base !== "unreadable" ? base.policy : null);
   const strict = own === null ? null : judgedPolicy(base, own);
-  if (strict !== null) {
-    judged = { ...((head ?? base) as Ledger), policy: strict.policy };
-    if (base !== "unreadable" && strict.loosened.length > 0) {
-      findings.push({
-        gate: "ledger-changes",
-        code: "ledger-changed",
-        severity: "warning",
-        path: rel,
-        message: `this patch loosens the policy (${strict.loosened.join("; ")}): the patch itself is judged with the merge base's stricter policy; the loosening applies from the next patch on`,
-        details: { change: "policy-loosened", loosened: strict.loosened },
-      });
-    }
-  }
-  return { result: gateResult("ledger-changes", judged, findings), notes };
+  if (strict === null) return { ledger: head, findings: [] };
+  const ledger = { ...((head ?? base) as Ledger), policy: strict.policy };
+  if (base === "unreadable" || strict.loosened.length === 0) return { ledger, findings: [] };
+  const finding: Finding = {
+    gate: "ledger-changes",
+    code: "ledger-changed",
+    severity: "warning",
+    path: rel,
+    message: `this patch loosens the policy (${strict.loosened.join("; ")}): the patch itself is judged with the merge base's stricter policy; the loosening applies from the next patch on`,
+    details: { change: "policy-loosened", loosened: strict.loosened },
+  };
+  return { ledger, findings: [finding] };
 }
