@@ -1,4 +1,4 @@
-// `freezegate lock`: the generator lock (seed 003, step 4). Without --check it fingerprints
+// `freezegate lock`: the generator lock. Without --check it fingerprints
 // the files the ledger's policy.generator_lock names and writes the lock file; with --check it
 // verifies the lock matches them and, with a base, that the lock moved in the same patch as
 // any of them.
