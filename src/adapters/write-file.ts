@@ -5,6 +5,12 @@
 // over a symlink replaces the link, and over a FIFO or a device (`--output /dev/stdout`, as
 // root) replaces the node in /dev with a regular file: those are written through instead, a
 // symlink to a regular file by replacing the file it points to.
+//
+// Several files (one run's reports) are written as a set, all or none: each is written to a
+// temporary file next to its target; only when all of them are written are they renamed over
+// their targets (a target that existed is kept as a hard link, or a copy where links fail,
+// until every rename succeeded, so a failed rename puts it back). When any step fails, the
+// temporary files are removed and no target is new or changed.
 
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
@@ -51,6 +57,11 @@ export function siblingName(path: string, kind: "tmp" | "bak"): string {
   );
 }
 
+/** Remove a file (a report an earlier run left); throws as the file system does. */
+export function removeFile(path: string): void {
+  fs.rmSync(path);
+}
+
 export function writeFileAtomic(path: string, content: string): void {
   let temp: string | null = null;
   try {
@@ -69,4 +80,111 @@ export function writeFileAtomic(path: string, content: string): void {
       cause: error,
     });
   }
+}
+
+/** The file-system calls the set writer makes (tests pass failing ones). */
+export type WriteOps = Pick<
+  typeof fs,
+  | "writeFileSync"
+  | "renameSync"
+  | "rmSync"
+  | "linkSync"
+  | "copyFileSync"
+  | "statSync"
+  | "lstatSync"
+  | "realpathSync"
+>;
+
+function writeError(path: string, error: unknown): InputError {
+  return new InputError(
+    `cannot write ${path}: ${(error as Error).message}; no report file was written`,
+    { fix: "check that the directory exists and is writable", cause: error },
+  );
+}
+
+/** Write every file or none (see the module comment for how). */
+export function writeFilesAtomically(
+  files: ReadonlyArray<{ path: string; content: string }>,
+  ops: WriteOps = fs,
+): void {
+  const staged: Array<{ path: string; temp: string; backup: string | null }> = [];
+  // FIFOs, devices and links to them cannot be replaced, only written to: after every
+  // temporary file is in place and before any rename, so that a failed write to one (a full
+  // device, a closed pipe) still leaves every regular target untouched.
+  const through: Array<{ path: string; shown: string; content: string }> = [];
+  // Cleaning up must not hide the error that made it necessary (a temporary name the file
+  // system refuses cannot be removed either).
+  const remove = (path: string) => {
+    try {
+      ops.rmSync(path, { force: true });
+    } catch {
+      // nothing was created under that name
+    }
+  };
+  const removeStaged = () => {
+    for (const s of staged) {
+      remove(s.temp);
+      if (s.backup !== null) remove(s.backup);
+    }
+  };
+  for (const file of files) {
+    try {
+      const target = writeTargetOf(file.path, ops);
+      if (target.mode === "through") {
+        through.push({ path: target.path, shown: file.path, content: file.content });
+        continue;
+      }
+      let existing: fs.Stats | null = null;
+      try {
+        existing = ops.statSync(target.path);
+      } catch {
+        existing = null;
+      }
+      const entry = {
+        path: target.path,
+        temp: siblingName(target.path, "tmp"),
+        backup: null as string | null,
+      };
+      staged.push(entry);
+      ops.writeFileSync(entry.temp, file.content, { flag: "wx" });
+      if (existing !== null) {
+        entry.backup = siblingName(target.path, "bak");
+        try {
+          ops.linkSync(target.path, entry.backup);
+        } catch {
+          ops.copyFileSync(target.path, entry.backup);
+        }
+      }
+    } catch (error) {
+      removeStaged();
+      throw writeError(file.path, error);
+    }
+  }
+  for (const t of through) {
+    try {
+      ops.writeFileSync(t.path, t.content);
+    } catch (error) {
+      removeStaged();
+      throw writeError(t.shown, error);
+    }
+  }
+  let renamed = 0;
+  try {
+    for (const s of staged) {
+      ops.renameSync(s.temp, s.path);
+      renamed++;
+    }
+  } catch (error) {
+    for (const s of staged.slice(0, renamed)) {
+      try {
+        if (s.backup !== null) ops.renameSync(s.backup, s.path);
+        else remove(s.path);
+      } catch {
+        // Best effort: the error below names the write that failed.
+      }
+    }
+    removeStaged();
+    throw writeError((staged[renamed] as { path: string }).path, error);
+  }
+  for (const s of staged) if (s.backup !== null) remove(s.backup);
 }

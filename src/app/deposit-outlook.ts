@@ -11,7 +11,7 @@ import { checkDeposits, nodeIdFile } from "../core/deposits.js";
 import { FreezegateError } from "../core/errors.js";
 import type { Freeze, Ledger } from "../core/ledger-model.js";
 import { PLUGIN_TOOL, type SamplesArtifact } from "../core/samples.js";
-import { readSamples } from "./gates.js";
+import { readSamples } from "./gates/deposit-gate.js";
 
 export interface DepositOutlookRequest {
   root: string;

@@ -27,7 +27,7 @@ import {
 import { parseJsonText } from "../core/json-text.js";
 import { sampleOf } from "../core/listing.js";
 import type { CoverageFormat, Patch } from "../core/model.js";
-import { repoPath } from "./gates.js";
+import { repoPath } from "./gates/ledger-location.js";
 
 /**
  * Where a config (with the command's flags) puts the frozen list, before the files are asked:

@@ -7,6 +7,8 @@
 import { readHeadCommit } from "../adapters/git.js";
 import { changedFilesInRange } from "../adapters/git-history.js";
 import {
+  type LedgerAgreement,
+  type RecordAgreement,
   recordCandidates,
   refuseDeselectedFrozen,
   refuseForeignAppliedRecord,
@@ -18,22 +20,17 @@ import { fileExists } from "../adapters/repo-files.js";
 import { InputError } from "../core/errors.js";
 import type { Finding, GateResult } from "../core/findings.js";
 import { gateFailed, sortFindings } from "../core/findings.js";
-import type { Gate, Ledger } from "../core/ledger-model.js";
+import type { Ledger } from "../core/ledger-model.js";
 import { checkShape } from "../core/ledger-shape.js";
 import { sampleOf } from "../core/listing.js";
 import { PLUGIN_TOOL, type SamplesArtifact } from "../core/samples.js";
 import type { ShadowAudit } from "../core/shadow-audit.js";
-import {
-  type GateContext,
-  type GateRun,
-  patchLedger,
-  policyNotes,
-  readSamples,
-  runDepositGate,
-  runLedgerChangesGate,
-  runLockGate,
-  runWitnessGate,
-} from "./gates.js";
+import { readSamples, runDepositGate } from "./gates/deposit-gate.js";
+import type { GateContext, GateRun } from "./gates/gate-run.js";
+import { runLedgerChangesGate } from "./gates/ledger-changes-gate.js";
+import { runLockGate } from "./gates/lock-gate.js";
+import { type PatchLedger, patchLedger, policyNotes } from "./gates/patch-policy.js";
+import { runWitnessGate } from "./gates/witness-gate.js";
 import { KNOWN_TESTS_FIX, type KnownTests, loadKnownTests } from "./known-tests.js";
 import { frozenListMovedWords } from "./patch-settings.js";
 import { type AuditRequest, type AuditRun, runAudit } from "./run-audit.js";
@@ -132,7 +129,7 @@ function asCheckGate(run: GateRun): CheckGate {
 export async function runCheck(request: CheckRequest): Promise<CheckRun> {
   const { gate: ctx } = request;
   // The gate judges this ledger's freezes; the tests must have applied the same ones.
-  const agreement = {
+  const agreement: LedgerAgreement = {
     root: ctx.root,
     testRoot: request.audit.testRoot,
     ledgerPath: ctx.ledgerPath,
@@ -143,74 +140,25 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
   const { mergeBase } = await changedFilesInRange(ctx.root, request.base);
   const patch = await patchLedger(ctx, mergeBase);
   const { ledger } = patch;
-  let thisRun: ThisRunsRecord | null = null;
   const headCommit = await readHeadCommit(ctx.root);
-  // The first record of this commit's run among the places the plugin may have put it (also
-  // without --samples: what the run muted counts whether or not deposits are judged).
   const candidates = recordCandidates(ctx.root, request.audit.testRoot, request.samplesPath);
-  for (const recordPath of candidates) {
-    if (!fileExists(recordPath)) continue;
-    thisRun = refuseForeignAppliedRecord({ ...agreement, recordPath, headCommit, ledger });
-    if (thisRun !== null) break;
-  }
-  // Samples that do not name their writer, of this commit's run with no record of it: said in
-  // the shadow gate's notes (the checks of the record did not run).
-  let unnamedSamples: string | null = null;
-  // Read here when no record was found; the deposit gate then uses them as read.
-  let samplesRead: SamplesArtifact | undefined;
-  if (thisRun === null && request.samplesPath !== undefined) {
-    samplesRead = readSamples(request.samplesPath);
-    const ofThisRun = samplesRead.kind !== "session" && samplesRead.commit === headCommit;
-    const tool = samplesRead.kind === "session" ? undefined : samplesRead.tool;
-    if (ofThisRun && tool === undefined) {
-      unnamedSamples = `the samples artifact ${show(ctx.root, request.samplesPath)} names no writer ("tool") and no applied record of this commit's run was found, so what the run muted and deselected is not checked: update the freezegate pytest plugin (samples from another writer may name it in "tool")`;
-    }
-    // The pytest plugin writes its record with its samples in every run: its samples of this
-    // commit's run without a record of it means the record was moved out of sight (a flag on
-    // pytest's command line), which would switch off the checks of what the run muted,
-    // deselected and applied.
-    if (ofThisRun && tool === PLUGIN_TOOL) {
-      throw new InputError(
-        `the samples artifact ${show(ctx.root, request.samplesPath)} is from the freezegate pytest plugin's run at this commit, but no applied record of that run is at ${candidates.map((c) => show(ctx.root, c)).join(" or ")}: what the run froze, muted and deselected cannot be checked`,
-        {
-          fix: "keep the plugin's record at its default place, or set freezegate_record in pytest's config (not --freezegate-record on pytest's command line)",
-        },
-      );
-    }
-  }
+  const thisRun = thisRunsRecord(candidates, { ...agreement, headCommit, ledger });
+  const samples =
+    thisRun === null ? samplesWithoutRecord(request, candidates, headCommit) : NO_SAMPLES_READ;
   // The data's tests, read once: for deselected frozen tests, and as the known tests when no
   // collected list is given.
   const coverage = {
     ...(request.audit.coverage === undefined ? {} : { coverage: request.audit.coverage }),
     cwd: request.audit.cwd ?? ctx.cwd,
   };
-  let dataTests: ReturnType<typeof loadKnownTests> | null = null;
+  let dataTests: KnownTests | null = null;
   if (thisRun?.record.deselectedFrozen?.length) {
     // Tests another job ran are in the combined data: only those nobody ran are refused.
     dataTests = loadKnownTests({ root: ctx.root, ...coverage, testRoot: request.audit.testRoot });
     const inData = dataTests.ids;
     refuseDeselectedFrozen(thisRun, ctx.ledgerLabel, (id) => inData?.has(id) ?? false);
   }
-  const blocking = (g: Gate) => ledger.policy.blocking.includes(g);
-
-  const audit = await runAudit({
-    ...request.audit,
-    cwd: coverage.cwd,
-    root: ctx.root,
-    patch: { kind: "range", base: request.base },
-    frozen: ctx.ledgerPath,
-    // A test an xfail mutes defends nothing, whoever put the marker there (a conftest.py
-    // of the patch): judged as frozen.
-    ...(thisRun?.record.muted?.length
-      ? {
-          alsoFrozen: {
-            ids: thisRun.record.muted,
-            label: `muted by an xfail outside the ledger (the applied record ${thisRun.label})`,
-          },
-        }
-      : {}),
-  });
-
+  const audit = await runAudit(auditOfTheLedger(request, thisRun, coverage.cwd));
   const knownTests =
     request.collected === undefined && dataTests !== null
       ? dataTests
@@ -220,91 +168,12 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
           ...coverage,
           testRoot: request.audit.testRoot,
         });
-
-  const shadow = shadowGate(audit.audit, blocking("shadow"));
   const gates: CheckGate[] = [
-    {
-      ...shadow,
-      notes: [
-        ...shadow.notes,
-        ...policyNotes(patch, "shadow"),
-        ...mutedNotes(thisRun),
-        ...(unnamedSamples === null ? [] : [unnamedSamples]),
-        ...(audit.settingsChange === null || audit.settingsChange.changed.length === 0
-          ? []
-          : [
-              `the patch changes ${audit.settingsChange.changed.join(", ")} in the repository's config: judged by the stricter of its settings and those at the merge base`,
-            ]),
-        ...(audit.settingsChange?.frozen === undefined
-          ? []
-          : [frozenListMovedWords(audit.settingsChange.frozen, "the merge base")]),
-      ],
-    },
-  ];
-  gates.push({
-    gate: "shape",
-    blocking: blocking("shape"),
-    ran: true,
-    findings: sortFindings(
-      checkShape(ledger, { today: request.today, knownTests: knownTests.ids }),
-    ),
-    notes: [
-      ...policyNotes(patch, "shape"),
-      `judged on ${request.today} (UTC)`,
-      knownTests.ids === null
-        ? `unknown-test not judged: ${knownTests.description}`
-        : `known tests: ${knownTests.description}`,
-    ],
-  });
-  const witness = asCheckGate(
-    await runWitnessGate(ctx, {
-      base: request.base,
-      always: request.alwaysWitness,
-      knownTests: () => knownTests.ids,
-      ...(thisRun?.record.muted?.length
-        ? { muted: { ids: thisRun.record.muted, label: `the applied record ${thisRun.label}` } }
-        : {}),
-      ...(thisRun?.record.skipped?.length
-        ? {
-            skipped: {
-              ids: thisRun.record.skipped,
-              label: `the applied record ${thisRun.label}`,
-            },
-          }
-        : {}),
-    }),
-  );
-  if (thisRun !== null && thisRun.record.skipped === undefined) {
-    // An older plugin: a skipped witness cannot be seen, and would pass unnoticed.
-    witness.notes.push(
-      `the applied record ${thisRun.label} does not list skipped tests (a plugin older than this freezegate), so a skipped witness is not judged: update the freezegate pytest plugin`,
-    );
-  }
-  gates.push(witness);
-  if (knownTests.ids === null) {
-    // The audit read the data, so this cannot happen unless the data names no tests, which
-    // the audit refuses; still, never let the deposit gate pass unjudged.
-    throw new InputError(`cannot judge the deposits: ${knownTests.description}`, {
-      fix: KNOWN_TESTS_FIX,
-    });
-  }
-  gates.push(
-    asCheckGate(
-      await runDepositGate(ctx, {
-        base: request.base,
-        ...(request.samplesPath === undefined ? {} : { samplesPath: request.samplesPath }),
-        known: { ...knownTests, ids: knownTests.ids },
-        testRoot: request.audit.testRoot,
-        ...(thisRun?.record.muted ? { muted: thisRun.record.muted } : {}),
-        headCommit,
-        ...(samplesRead === undefined ? {} : { samples: samplesRead }),
-      }),
-    ),
-  );
-  gates.push(
+    shadowCheckGate(audit, patch, thisRun, samples.unnamedNote),
+    shapeCheckGate(patch, request.today, knownTests),
+    await witnessCheckGate(request, knownTests, thisRun),
+    await depositCheckGate(request, knownTests, thisRun, { headCommit, samples: samples.read }),
     asCheckGate(await runLockGate(ctx, { lockPath: request.lockPath, base: request.base })),
-  );
-  gates.push(
     asCheckGate(
       await runLedgerChangesGate(ctx, {
         base: request.base,
@@ -315,6 +184,195 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
           : { uncommittedCommand: request.uncommittedCommand }),
       }),
     ),
-  );
+  ];
   return { ledger, audit, knownTests, gates, passed: !gates.some(gateFailed) };
+}
+
+/**
+ * The applied record of this commit's run: the first found among the places the plugin may
+ * have put it (also without --samples: what the run muted counts whether or not deposits are
+ * judged). A record of another ledger is refused; null: none found.
+ */
+function thisRunsRecord(
+  candidates: readonly string[],
+  agreement: Omit<RecordAgreement, "recordPath">,
+): ThisRunsRecord | null {
+  for (const recordPath of candidates) {
+    if (!fileExists(recordPath)) continue;
+    const thisRun = refuseForeignAppliedRecord({ ...agreement, recordPath });
+    if (thisRun !== null) return thisRun;
+  }
+  return null;
+}
+
+/**
+ * The shadow audit of the range with the ledger as the frozen list. A test an xfail mutes
+ * defends nothing, whoever put the marker there (a conftest.py of the patch): judged as frozen.
+ */
+function auditOfTheLedger(
+  request: CheckRequest,
+  thisRun: ThisRunsRecord | null,
+  cwd: string | undefined,
+): AuditRequest {
+  return {
+    ...request.audit,
+    cwd,
+    root: request.gate.root,
+    patch: { kind: "range", base: request.base },
+    frozen: request.gate.ledgerPath,
+    ...(thisRun?.record.muted?.length
+      ? {
+          alsoFrozen: {
+            ids: thisRun.record.muted,
+            label: `muted by an xfail outside the ledger (the applied record ${thisRun.label})`,
+          },
+        }
+      : {}),
+  };
+}
+
+interface SamplesRead {
+  /** The samples artifact, when read here; the deposit gate then uses it as read. */
+  read: SamplesArtifact | undefined;
+  /**
+   * Samples that do not name their writer, of this commit's run with no record of it: said in
+   * the shadow gate's notes (the checks of the record did not run).
+   */
+  unnamedNote: string | null;
+}
+
+const NO_SAMPLES_READ: SamplesRead = { read: undefined, unnamedNote: null };
+
+/**
+ * The samples artifact when no record of this commit's run was found. The pytest plugin writes
+ * its record with its samples in every run: its samples of this commit's run without a record
+ * of it means the record was moved out of sight (a flag on pytest's command line), which would
+ * switch off the checks of what the run muted, deselected and applied: refused.
+ */
+function samplesWithoutRecord(
+  request: CheckRequest,
+  candidates: readonly string[],
+  headCommit: string,
+): SamplesRead {
+  const { root } = request.gate;
+  if (request.samplesPath === undefined) return NO_SAMPLES_READ;
+  const read = readSamples(request.samplesPath);
+  const ofThisRun = read.kind !== "session" && read.commit === headCommit;
+  const tool = read.kind === "session" ? undefined : read.tool;
+  if (ofThisRun && tool === PLUGIN_TOOL) {
+    throw new InputError(
+      `the samples artifact ${show(root, request.samplesPath)} is from the freezegate pytest plugin's run at this commit, but no applied record of that run is at ${candidates.map((c) => show(root, c)).join(" or ")}: what the run froze, muted and deselected cannot be checked`,
+      {
+        fix: "keep the plugin's record at its default place, or set freezegate_record in pytest's config (not --freezegate-record on pytest's command line)",
+      },
+    );
+  }
+  return {
+    read,
+    unnamedNote:
+      ofThisRun && tool === undefined
+        ? `the samples artifact ${show(root, request.samplesPath)} names no writer ("tool") and no applied record of this commit's run was found, so what the run muted and deselected is not checked: update the freezegate pytest plugin (samples from another writer may name it in "tool")`
+        : null,
+  };
+}
+
+/** The shadow gate, with what the report says about the policy, the run and the settings. */
+function shadowCheckGate(
+  audit: AuditRun,
+  patch: PatchLedger,
+  thisRun: ThisRunsRecord | null,
+  unnamedSamples: string | null,
+): CheckGate {
+  const shadow = shadowGate(audit.audit, patch.ledger.policy.blocking.includes("shadow"));
+  const settings = audit.settingsChange;
+  return {
+    ...shadow,
+    notes: [
+      ...shadow.notes,
+      ...policyNotes(patch, "shadow"),
+      ...mutedNotes(thisRun),
+      ...(unnamedSamples === null ? [] : [unnamedSamples]),
+      ...(settings === null || settings.changed.length === 0
+        ? []
+        : [
+            `the patch changes ${settings.changed.join(", ")} in the repository's config: judged by the stricter of its settings and those at the merge base`,
+          ]),
+      ...(settings?.frozen === undefined
+        ? []
+        : [frozenListMovedWords(settings.frozen, "the merge base")]),
+    ],
+  };
+}
+
+function shapeCheckGate(patch: PatchLedger, today: string, knownTests: KnownTests): CheckGate {
+  const { ledger } = patch;
+  return {
+    gate: "shape",
+    blocking: ledger.policy.blocking.includes("shape"),
+    ran: true,
+    findings: sortFindings(checkShape(ledger, { today, knownTests: knownTests.ids })),
+    notes: [
+      ...policyNotes(patch, "shape"),
+      `judged on ${today} (UTC)`,
+      knownTests.ids === null
+        ? `unknown-test not judged: ${knownTests.description}`
+        : `known tests: ${knownTests.description}`,
+    ],
+  };
+}
+
+/** The witness gate, with the tests the run muted or skipped as the applied record lists them. */
+async function witnessCheckGate(
+  request: CheckRequest,
+  knownTests: KnownTests,
+  thisRun: ThisRunsRecord | null,
+): Promise<CheckGate> {
+  const recordLabel = `the applied record ${thisRun?.label}`;
+  const witness = asCheckGate(
+    await runWitnessGate(request.gate, {
+      base: request.base,
+      always: request.alwaysWitness,
+      knownTests: () => knownTests.ids,
+      ...(thisRun?.record.muted?.length
+        ? { muted: { ids: thisRun.record.muted, label: recordLabel } }
+        : {}),
+      ...(thisRun?.record.skipped?.length
+        ? { skipped: { ids: thisRun.record.skipped, label: recordLabel } }
+        : {}),
+    }),
+  );
+  if (thisRun !== null && thisRun.record.skipped === undefined) {
+    // An older plugin: a skipped witness cannot be seen, and would pass unnoticed.
+    witness.notes.push(
+      `the applied record ${thisRun.label} does not list skipped tests (a plugin older than this freezegate), so a skipped witness is not judged: update the freezegate pytest plugin`,
+    );
+  }
+  return witness;
+}
+
+/** The deposit gate, which must know the suite's tests: never let it pass unjudged. */
+async function depositCheckGate(
+  request: CheckRequest,
+  knownTests: KnownTests,
+  thisRun: ThisRunsRecord | null,
+  read: { headCommit: string; samples: SamplesArtifact | undefined },
+): Promise<CheckGate> {
+  if (knownTests.ids === null) {
+    // The audit read the data, so this cannot happen unless the data names no tests, which
+    // the audit refuses.
+    throw new InputError(`cannot judge the deposits: ${knownTests.description}`, {
+      fix: KNOWN_TESTS_FIX,
+    });
+  }
+  return asCheckGate(
+    await runDepositGate(request.gate, {
+      base: request.base,
+      ...(request.samplesPath === undefined ? {} : { samplesPath: request.samplesPath }),
+      known: { ...knownTests, ids: knownTests.ids },
+      testRoot: request.audit.testRoot,
+      ...(thisRun?.record.muted ? { muted: thisRun.record.muted } : {}),
+      headCommit: read.headCommit,
+      ...(read.samples === undefined ? {} : { samples: read.samples }),
+    }),
+  );
 }

@@ -4,15 +4,11 @@
 // draws its trend from, and a progress line on a terminal while large coverage data is read.
 //
 // A report file is never half-written, and one run's reports are written as a set: every
-// report is rendered first; each is written to a temporary file next to its target; only when
-// all of them are written are they renamed over their targets (a target that existed is kept
-// as a hard link, or a copy where links fail, until every rename succeeded, so a failed
-// rename puts it back). When any step fails, the temporary files are removed and no target is
-// new or changed: the command exits 2 and nothing is printed on stdout.
-//
-// Only regular files are replaced that way: a symlink is followed (its target is replaced),
-// and a FIFO or a device (`--output json=/dev/stdout`) is written to, never renamed over.
-// `-` as the file is stdout. A report never replaces one of the run's own inputs, anything
+// report is rendered first, then the adapter writes them all or none (writeFilesAtomically in
+// src/adapters/write-file.ts); when that fails, the command exits 2 and nothing is printed on
+// stdout. Only regular files are replaced: a symlink is followed (its target is replaced), and
+// a FIFO or a device (`--output json=/dev/stdout`) is written to, never renamed over. `-` as
+// the file is stdout. A report never replaces one of the run's own inputs, anything
 // in the repository's .git directory, or a file git tracks that is not a freezegate report
 // (refuseUnsafeOutputs).
 //
@@ -20,11 +16,18 @@
 // (HTML_ON_TERMINAL in the command's directory, as `coverage html` writes its own), and stdout
 // says where; a pipe or a redirection still gets the page.
 
-import * as fs from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import {
+  canonicalPath,
+  entryAt,
+  fileIdentity,
+  isOwnStdout,
+  isPlainFile,
+  linkEnd,
+} from "../adapters/file-identity.js";
 import { gitDirectories, isTracked } from "../adapters/git.js";
-import { readTextIfExists } from "../adapters/repo-files.js";
-import { siblingName, writeTargetOf } from "../adapters/write-file.js";
+import { readFileHead, readTextIfExists } from "../adapters/repo-files.js";
+import { removeFile, writeFilesAtomically } from "../adapters/write-file.js";
 import { ConfigError, InputError, UsageError } from "../core/errors.js";
 import { parseHistory, type Stats } from "../core/stats.js";
 import type { AuditReport } from "../reporters/audit-report.js";
@@ -239,17 +242,11 @@ const REPORT_STARTS: readonly RegExp[] = [
 ];
 
 function isFreezegateReport(path: string): boolean {
-  let fd: number | null = null;
   try {
-    fd = fs.openSync(path, "r");
-    const head = Buffer.alloc(1024);
-    const n = fs.readSync(fd, head, 0, head.length, 0);
-    const text = head.subarray(0, n).toString("utf8");
+    const text = readFileHead(path, "report", 1024).toString("utf8");
     return REPORT_STARTS.some((start) => start.test(text));
   } catch {
     return false;
-  } finally {
-    if (fd !== null) fs.closeSync(fd);
   }
 }
 
@@ -267,8 +264,8 @@ export function removeStaleReports(values: OptionValues): string[] {
   for (const { path } of request.outputs) {
     if (path === STDOUT) continue;
     try {
-      if (!fs.lstatSync(path).isFile() || !isFreezegateReport(path)) continue;
-      fs.rmSync(path);
+      if (!isPlainFile(path) || !isFreezegateReport(path)) continue;
+      removeFile(path);
       removed.push(path);
     } catch {
       // Not there, or not removable: nothing more to do on the way out.
@@ -339,58 +336,15 @@ export function preflightOutputs(request: OutputRequest): void {
   for (const { path } of request.outputs) {
     if (path === STDOUT) continue;
     const dir = dirname(path);
-    const dirStat = statOrNull(dir);
-    if (dirStat === null || !dirStat.isDirectory()) {
+    if (entryAt(dir)?.kind !== "directory") {
       throw new InputError(`cannot write ${path}: the directory ${dir} does not exist`, {
         fix: "create the directory first, or write the report elsewhere",
       });
     }
-    if (statOrNull(path)?.isDirectory()) {
+    if (entryAt(path)?.kind === "directory") {
       throw new InputError(`cannot write ${path}: it is a directory`, {
         fix: "give a file name for the report",
       });
-    }
-  }
-}
-
-/**
- * What a path names, for telling whether two names are one file: an existing regular file's
- * device and inode (symbolic and hard links alike); else the path a link chain ends at, as
- * canonicalPath resolves it (so a link to a report not written yet and that report's own name
- * agree). A device or a pipe is written through, not replaced: /dev/stdout and /dev/stderr
- * may be one pipe and still both get their report.
- */
-function fileIdentity(path: string): string {
-  const stat = statOrNull(path);
-  if (stat !== null) {
-    return stat.isFile() ? `inode ${stat.dev}:${stat.ino}` : `path ${canonicalPath(path)}`;
-  }
-  return `path ${canonicalPath(linkEnd(path))}`;
-}
-
-/** Where a chain of symbolic links ends, also when its last link names nothing yet. */
-function linkEnd(path: string): string {
-  let end = path;
-  for (let hops = 0; hops < 40; hops++) {
-    try {
-      if (!fs.lstatSync(end).isSymbolicLink()) break;
-      end = resolve(dirname(end), fs.readlinkSync(end));
-    } catch {
-      break;
-    }
-  }
-  return end;
-}
-
-/** A path as the file system resolves it (through links), also for a file not made yet. */
-function canonicalPath(path: string): string {
-  try {
-    return fs.realpathSync(path);
-  } catch {
-    try {
-      return join(fs.realpathSync(dirname(path)), basename(path));
-    } catch {
-      return resolve(path);
     }
   }
 }
@@ -423,17 +377,17 @@ export async function refuseUnsafeOutputs(
   const byPath = new Map(inputs.map((i) => [canonicalPath(i.path), i.what]));
   const byInode = new Map<string, string>();
   for (const i of inputs) {
-    const stat = statOrNull(i.path);
-    if (stat?.isFile()) byInode.set(`${stat.dev}:${stat.ino}`, i.what);
+    const entry = entryAt(i.path);
+    if (entry?.kind === "file") byInode.set(entry.inode, i.what);
   }
   const gitDirs = (await gitDirectories(root)).map(canonicalPath);
   const repoRoot = canonicalPath(root);
   for (const file of plan.files) {
     const target = canonicalPath(linkEnd(file.path));
-    const stat = statOrNull(target);
+    const entry = entryAt(target);
     const named = file.path === plan.htmlInstead ? "the HTML report's file" : `--output`;
     const what =
-      byPath.get(target) ?? (stat?.isFile() ? byInode.get(`${stat.dev}:${stat.ino}`) : undefined);
+      byPath.get(target) ?? (entry?.kind === "file" ? byInode.get(entry.inode) : undefined);
     if (what !== undefined) {
       throw new UsageError(`${named} ${shown(file.path, cwd)} is the ${what} this run reads`, {
         fix: "write the report to another file",
@@ -449,8 +403,8 @@ export async function refuseUnsafeOutputs(
       );
     }
     // A FIFO or a device is written through, not replaced; a report is replaced as ever.
-    if (stat !== null && (!stat.isFile() || isFreezegateReport(target))) continue;
-    if (file.path === plan.htmlInstead && stat !== null) {
+    if (entry !== null && (entry.kind !== "file" || isFreezegateReport(target))) continue;
+    if (file.path === plan.htmlInstead && entry !== null) {
       throw new UsageError(
         `stdout is a terminal, so the HTML report goes to ${shown(file.path, cwd)}, but that file is not a freezegate report`,
         {
@@ -460,18 +414,10 @@ export async function refuseUnsafeOutputs(
     }
     if (isInside(target, repoRoot) && (await isTracked(root, target))) {
       throw new UsageError(
-        `${named} ${shown(file.path, cwd)} is a file git tracks${stat === null ? "" : " and not a freezegate report"}: the report would replace it`,
+        `${named} ${shown(file.path, cwd)} is a file git tracks${entry === null ? "" : " and not a freezegate report"}: the report would replace it`,
         { fix: "write the report to a file git does not track (an ignored or new one)" },
       );
     }
-  }
-}
-
-function statOrNull(path: string): fs.Stats | null {
-  try {
-    return fs.statSync(path);
-  } catch {
-    return null;
   }
 }
 
@@ -521,118 +467,14 @@ export function dataReadProgress(
   if (io.stderr.isTTY !== true) return undefined;
   return (files) => {
     let bytes = 0;
-    for (const file of files) bytes += statOrNull(file)?.size ?? 0;
+    for (const file of files) {
+      const entry = entryAt(file);
+      if (entry?.kind === "file") bytes += entry.size;
+    }
     if (bytes < minBytes) return;
     const count = files.length === 1 ? "" : ` in ${files.length} files`;
     io.stderr.write(`freezegate: reading coverage data (${formatBytes(bytes)}${count})…\n`);
   };
-}
-
-/** The file-system calls the set writer makes (tests pass failing ones). */
-export type WriteOps = Pick<
-  typeof fs,
-  | "writeFileSync"
-  | "renameSync"
-  | "rmSync"
-  | "linkSync"
-  | "copyFileSync"
-  | "statSync"
-  | "lstatSync"
-  | "realpathSync"
->;
-
-function writeError(path: string, error: unknown): InputError {
-  return new InputError(
-    `cannot write ${path}: ${(error as Error).message}; no report file was written`,
-    { fix: "check that the directory exists and is writable", cause: error },
-  );
-}
-
-/** Write every file or none (see the module comment for how). */
-export function writeFilesAtomically(
-  files: ReadonlyArray<{ path: string; content: string }>,
-  ops: WriteOps = fs,
-): void {
-  const staged: Array<{ path: string; temp: string; backup: string | null }> = [];
-  // FIFOs, devices and links to them cannot be replaced, only written to: after every
-  // temporary file is in place and before any rename, so that a failed write to one (a full
-  // device, a closed pipe) still leaves every regular target untouched.
-  const through: Array<{ path: string; shown: string; content: string }> = [];
-  // Cleaning up must not hide the error that made it necessary (a temporary name the file
-  // system refuses cannot be removed either).
-  const remove = (path: string) => {
-    try {
-      ops.rmSync(path, { force: true });
-    } catch {
-      // nothing was created under that name
-    }
-  };
-  const removeStaged = () => {
-    for (const s of staged) {
-      remove(s.temp);
-      if (s.backup !== null) remove(s.backup);
-    }
-  };
-  for (const file of files) {
-    try {
-      const target = writeTargetOf(file.path, ops);
-      if (target.mode === "through") {
-        through.push({ path: target.path, shown: file.path, content: file.content });
-        continue;
-      }
-      let existing: fs.Stats | null = null;
-      try {
-        existing = ops.statSync(target.path);
-      } catch {
-        existing = null;
-      }
-      const entry = {
-        path: target.path,
-        temp: siblingName(target.path, "tmp"),
-        backup: null as string | null,
-      };
-      staged.push(entry);
-      ops.writeFileSync(entry.temp, file.content, { flag: "wx" });
-      if (existing !== null) {
-        entry.backup = siblingName(target.path, "bak");
-        try {
-          ops.linkSync(target.path, entry.backup);
-        } catch {
-          ops.copyFileSync(target.path, entry.backup);
-        }
-      }
-    } catch (error) {
-      removeStaged();
-      throw writeError(file.path, error);
-    }
-  }
-  for (const t of through) {
-    try {
-      ops.writeFileSync(t.path, t.content);
-    } catch (error) {
-      removeStaged();
-      throw writeError(t.shown, error);
-    }
-  }
-  let renamed = 0;
-  try {
-    for (const s of staged) {
-      ops.renameSync(s.temp, s.path);
-      renamed++;
-    }
-  } catch (error) {
-    for (const s of staged.slice(0, renamed)) {
-      try {
-        if (s.backup !== null) ops.renameSync(s.backup, s.path);
-        else remove(s.path);
-      } catch {
-        // Best effort: the error below names the write that failed.
-      }
-    }
-    removeStaged();
-    throw writeError((staged[renamed] as { path: string }).path, error);
-  }
-  for (const s of staged) if (s.backup !== null) remove(s.backup);
 }
 
 /**
@@ -669,15 +511,5 @@ export function emitReports(
     io.stdout.write(
       `freezegate: wrote the HTML report to ${shown(plan.htmlInstead, io.cwd)} (stdout is a terminal; pipe it, or pass --output html=FILE, to put the page elsewhere)\n`,
     );
-  }
-}
-
-function isOwnStdout(path: string): boolean {
-  try {
-    const own = fs.fstatSync(1);
-    const named = fs.statSync(path);
-    return own.dev === named.dev && own.ino === named.ino;
-  } catch {
-    return false;
   }
 }

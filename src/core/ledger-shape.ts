@@ -6,7 +6,8 @@
 import { daysBetween, isDay } from "./dates.js";
 import { isCollected } from "./deposits.js";
 import type { Finding, FindingCode } from "./findings.js";
-import { FREEZE_REQUIRED_TEXT, type Freeze, type Ledger } from "./ledger-model.js";
+import { globToRegExp } from "./frozen.js";
+import { FREEZE_REQUIRED_TEXT, type Freeze, type Ledger, type Property } from "./ledger-model.js";
 
 export interface ShapeOptions {
   /** The day the gate judges expiry against (YYYY-MM-DD, UTC). */
@@ -17,147 +18,240 @@ export interface ShapeOptions {
 
 export function checkShape(ledger: Ledger, opts: ShapeOptions): Finding[] {
   if (!isDay(opts.today)) throw new RangeError(`checkShape: today "${opts.today}" is not a day`);
-  const findings: Finding[] = [];
-  const add = (code: FindingCode, message: string, extra: Partial<Finding> = {}) => {
-    findings.push({ gate: "shape", code, severity: "error", message, ...extra });
+  const known = opts.knownTests === null ? null : knownIds(opts.knownTests);
+  return [
+    ...ledger.freezes.flatMap((freeze, index) => {
+      const subject = freezeSubject(freeze, index);
+      return [
+        ...missingFreezeFields(freeze, ledger.policy.require_approval, subject),
+        ...freezeDateFindings(freeze, ledger.policy.max_window_days, opts.today, subject),
+        ...(known === null ? [] : unknownFreezeTests(freeze, known, subject)),
+      ];
+    }),
+    ...duplicateFreezes(ledger.freezes),
+    ...ledger.properties.flatMap((property, index) =>
+      propertyFindings(property, index, opts.knownTests),
+    ),
+  ];
+}
+
+/** How a finding names what it is about: its name in the message, and its id fields. */
+interface Subject {
+  name: string;
+  about: Partial<Finding>;
+}
+
+function shapeFinding(
+  code: FindingCode,
+  message: string,
+  subject: Pick<Subject, "about">,
+  details: Record<string, unknown>,
+): Finding {
+  const { about } = subject;
+  return {
+    gate: "shape",
+    code,
+    severity: "error",
+    message,
+    ...about,
+    details: { ...about.details, ...details },
   };
-  const max = ledger.policy.max_window_days;
-  const known = opts.knownTests === null ? null : knownMatcher(opts.knownTests);
-  // A property is one test that must run, named by its id; only a parametrized one may be
-  // named without its parameters, standing for its cases as the deposit gate and the plugin
-  // read it (docs/samples-artifact.md). A glob names no test there.
-  const knownProperty = (id: string): boolean =>
-    opts.knownTests !== null && isCollected(id, opts.knownTests);
+}
 
-  ledger.freezes.forEach((freeze, index) => {
-    const name = freezeName(freeze, index);
-    const about: Partial<Finding> =
-      freeze.test_id.trim() === "" ? { details: { index } } : { testId: freeze.test_id };
+function freezeSubject(freeze: Freeze, index: number): Subject {
+  return {
+    name: freezeName(freeze, index),
+    about: freeze.test_id.trim() === "" ? { details: { index } } : { testId: freeze.test_id },
+  };
+}
 
-    const missing: string[] = FREEZE_REQUIRED_TEXT.filter((field) => freeze[field].trim() === "");
-    // An approver that is written down must name someone; one is required only by policy.
-    if (
-      freeze.approved_by !== undefined
-        ? freeze.approved_by.trim() === ""
-        : ledger.policy.require_approval
-    ) {
-      missing.push("approved_by");
-    }
-    if (missing.length > 0) {
-      add("missing-field", `${name} has no ${missing.join(", ")}`, {
-        ...about,
-        details: { ...about.details, fields: missing },
-      });
-    }
+/** The fields a freeze leaves blank; an approver is required only by policy. */
+function missingFreezeFields(
+  freeze: Freeze,
+  requireApproval: boolean,
+  subject: Subject,
+): Finding[] {
+  const missing: string[] = FREEZE_REQUIRED_TEXT.filter((field) => freeze[field].trim() === "");
+  // An approver that is written down must name someone.
+  if (freeze.approved_by !== undefined ? freeze.approved_by.trim() === "" : requireApproval) {
+    missing.push("approved_by");
+  }
+  if (missing.length === 0) return [];
+  return [
+    shapeFinding("missing-field", `${subject.name} has no ${missing.join(", ")}`, subject, {
+      fields: missing,
+    }),
+  ];
+}
 
-    const opened = freeze.opened.trim() === "" ? null : freeze.opened;
-    const expires = freeze.expires.trim() === "" ? null : freeze.expires;
-    const badDates = [
-      ["opened", opened],
-      ["expires", expires],
-    ].filter(([, value]) => value !== null && !isDay(value as string));
-    for (const [field, value] of badDates) {
-      add("bad-date", `${name} has ${field} "${value}", which is not a real YYYY-MM-DD day`, {
-        ...about,
-        details: { ...about.details, field, value },
-      });
-    }
-    const openedOk = opened !== null && isDay(opened);
-    const expiresOk = expires !== null && isDay(expires);
-
-    if (openedOk && daysBetween(opts.today, opened) > 0) {
-      // A freeze dated in the future is in force now but its window starts later: it would
-      // stretch the real window past the policy's limit.
-      add("bad-date", `${name} opens in the future (${opened}; today is ${opts.today})`, {
-        ...about,
-        details: { ...about.details, field: "opened", value: opened },
-      });
-    }
-    if (openedOk && expiresOk && daysBetween(opened, expires) < 0) {
-      add("bad-date", `${name} expires (${expires}) before it opened (${opened})`, {
-        ...about,
-        details: { ...about.details, field: "expires", value: expires },
-      });
-    }
-    if (expiresOk && daysBetween(expires, opts.today) > 0) {
-      add(
+/**
+ * What is wrong with a freeze's dates: not real days, opened in the future, expiring before
+ * opening, expired, or a window longer than the policy's.
+ */
+function freezeDateFindings(
+  freeze: Freeze,
+  maxWindow: number,
+  today: string,
+  subject: Subject,
+): Finding[] {
+  const { name } = subject;
+  const findings: Finding[] = [];
+  const opened = freeze.opened.trim() === "" ? null : freeze.opened;
+  const expires = freeze.expires.trim() === "" ? null : freeze.expires;
+  const dates: Array<[string, string | null]> = [
+    ["opened", opened],
+    ["expires", expires],
+  ];
+  for (const [field, value] of dates) {
+    if (value === null || isDay(value)) continue;
+    findings.push(
+      shapeFinding(
+        "bad-date",
+        `${name} has ${field} "${value}", which is not a real YYYY-MM-DD day`,
+        subject,
+        { field, value },
+      ),
+    );
+  }
+  const openedOk = opened !== null && isDay(opened);
+  const expiresOk = expires !== null && isDay(expires);
+  if (openedOk && daysBetween(today, opened) > 0) {
+    // A freeze dated in the future is in force now but its window starts later: it would
+    // stretch the real window past the policy's limit.
+    findings.push(
+      shapeFinding(
+        "bad-date",
+        `${name} opens in the future (${opened}; today is ${today})`,
+        subject,
+        {
+          field: "opened",
+          value: opened,
+        },
+      ),
+    );
+  }
+  if (openedOk && expiresOk && daysBetween(opened, expires) < 0) {
+    findings.push(
+      shapeFinding(
+        "bad-date",
+        `${name} expires (${expires}) before it opened (${opened})`,
+        subject,
+        {
+          field: "expires",
+          value: expires,
+        },
+      ),
+    );
+  }
+  if (expiresOk && daysBetween(expires, today) > 0) {
+    findings.push(
+      shapeFinding(
         "expired",
-        `${name} expired on ${expires} (today is ${opts.today}): re-attest it or remove it`,
-        { ...about, details: { ...about.details, expires, today: opts.today } },
+        `${name} expired on ${expires} (today is ${today}): re-attest it or remove it`,
+        subject,
+        { expires, today },
+      ),
+    );
+  }
+  if (openedOk && expiresOk) {
+    const window = daysBetween(opened, expires);
+    if (window > maxWindow) {
+      findings.push(
+        shapeFinding(
+          "window-exceeded",
+          `${name} runs ${window} days (${opened} to ${expires}), more than the policy's ${maxWindow}`,
+          subject,
+          { days: window, max: maxWindow },
+        ),
       );
     }
-    if (openedOk && expiresOk) {
-      const window = daysBetween(opened, expires);
-      if (window > max) {
-        add(
-          "window-exceeded",
-          `${name} runs ${window} days (${opened} to ${expires}), more than the policy's ${max}`,
-          { ...about, details: { ...about.details, days: window, max } },
-        );
-      }
-    }
+  }
+  return findings;
+}
 
-    if (known) {
-      const ids: [string, string][] = [
-        ["test_id", freeze.test_id],
-        ["compensating_property", freeze.compensating_property],
-      ];
-      for (const [field, id] of ids) {
-        if (id.trim() === "") continue;
-        if (field === "test_id" ? known(id) : knownProperty(id)) continue;
-        const what = field === "test_id" ? "frozen test" : "compensating property";
-        add(
-          "unknown-test",
-          `${name}: the ${what} ${id} is not a test the suite has${field === "test_id" ? "" : globHint(id)}`,
-          {
-            ...about,
-            details: { ...about.details, field, id },
-          },
-        );
-      }
-    }
+/**
+ * The frozen test and the compensating property a freeze names that the suite does not have.
+ * A property is one test that must run, named by its id; only a parametrized one may be named
+ * without its parameters, standing for its cases as the deposit gate and the plugin read it
+ * (docs/samples-artifact.md). A glob names no test there.
+ */
+function unknownFreezeTests(freeze: Freeze, known: KnownIds, subject: Subject): Finding[] {
+  const ids: [string, string][] = [
+    ["test_id", freeze.test_id],
+    ["compensating_property", freeze.compensating_property],
+  ];
+  return ids.flatMap(([field, id]) => {
+    if (id.trim() === "") return [];
+    if (field === "test_id" ? known.frozen(id) : isCollected(id, known.ids)) return [];
+    const what = field === "test_id" ? "frozen test" : "compensating property";
+    return [
+      shapeFinding(
+        "unknown-test",
+        `${subject.name}: the ${what} ${id} is not a test the suite has${field === "test_id" ? "" : globHint(id)}`,
+        subject,
+        { field, id },
+      ),
+    ];
   });
+}
 
+/** A test frozen by more than one entry. */
+function duplicateFreezes(freezes: readonly Freeze[]): Finding[] {
   const counts = new Map<string, number>();
-  for (const freeze of ledger.freezes) {
+  for (const freeze of freezes) {
     if (freeze.test_id.trim() === "") continue;
     counts.set(freeze.test_id, (counts.get(freeze.test_id) ?? 0) + 1);
   }
-  for (const [testId, count] of counts) {
-    if (count > 1) {
-      add("duplicate-freeze", `${testId} is frozen ${count} times; keep one entry`, {
-        testId,
-        details: { count },
-      });
-    }
+  return [...counts].flatMap(([testId, count]) =>
+    count > 1
+      ? [
+          shapeFinding(
+            "duplicate-freeze",
+            `${testId} is frozen ${count} times; keep one entry`,
+            { about: { testId } },
+            { count },
+          ),
+        ]
+      : [],
+  );
+}
+
+/** A property's blank fields, and the check and witnesses it names that the suite lacks. */
+function propertyFindings(
+  property: Property,
+  index: number,
+  knownTests: ReadonlySet<string> | null,
+): Finding[] {
+  const subject: Subject = {
+    name: property.id.trim() === "" ? `property #${index + 1}` : `property ${property.id}`,
+    about: property.id.trim() === "" ? { details: { index } } : { propertyId: property.id },
+  };
+  const findings: Finding[] = [];
+  const missing = (["id", "check"] as const).filter((f) => property[f].trim() === "");
+  if (missing.length > 0) {
+    findings.push(
+      shapeFinding("missing-field", `${subject.name} has no ${missing.join(", ")}`, subject, {
+        fields: missing,
+      }),
+    );
   }
-
-  ledger.properties.forEach((property, index) => {
-    const name = property.id.trim() === "" ? `property #${index + 1}` : `property ${property.id}`;
-    const about: Partial<Finding> =
-      property.id.trim() === "" ? { details: { index } } : { propertyId: property.id };
-    const missing = (["id", "check"] as const).filter((f) => property[f].trim() === "");
-    if (missing.length > 0) {
-      add("missing-field", `${name} has no ${missing.join(", ")}`, {
-        ...about,
-        details: { ...about.details, fields: missing },
-      });
-    }
-    if (!known) return;
-    const refs: [string, string][] = [
-      ["check", property.check],
-      ...[...new Set(property.witnessed_by)].map((w): [string, string] => ["witnessed_by", w]),
-    ];
-    for (const [field, id] of refs) {
-      if (id.trim() === "" || opts.knownTests?.has(id)) continue;
-      const what = field === "check" ? "check" : "witness";
-      add("unknown-test", `${name}: its ${what} ${id} is not a test the suite has${globHint(id)}`, {
-        ...about,
-        details: { ...about.details, field, id },
-      });
-    }
-  });
-
+  if (knownTests === null) return findings;
+  const refs: [string, string][] = [
+    ["check", property.check],
+    ...[...new Set(property.witnessed_by)].map((w): [string, string] => ["witnessed_by", w]),
+  ];
+  for (const [field, id] of refs) {
+    if (id.trim() === "" || knownTests.has(id)) continue;
+    const what = field === "check" ? "check" : "witness";
+    findings.push(
+      shapeFinding(
+        "unknown-test",
+        `${subject.name}: its ${what} ${id} is not a test the suite has${globHint(id)}`,
+        subject,
+        { field, id },
+      ),
+    );
+  }
   return findings;
 }
 
@@ -172,20 +266,25 @@ function freezeName(freeze: Freeze, index: number): string {
     : `the freeze of ${freeze.test_id}`;
 }
 
+interface KnownIds {
+  ids: ReadonlySet<string>;
+  /** Whether a frozen entry names a test the suite has (see below). */
+  frozen: (id: string) => boolean;
+}
+
 /**
- * Exact ids, plus the frozen-list glob ("*" = any run of characters, everything else literal;
- * the same rule as the audit's frozen reader): a glob is known when it matches a known test.
+ * The suite's tests, and for a frozen entry: exact ids, plus the frozen-list glob, matched by
+ * the audit's own rule (globToRegExp): a glob is known when it matches a known test.
  */
-function knownMatcher(known: ReadonlySet<string>): (id: string) => boolean {
-  return (id) => {
-    if (known.has(id)) return true;
-    if (!id.includes("*")) return false;
-    const body = id
-      .split("*")
-      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
-      .join(".*");
-    const re = new RegExp(`^${body}$`, "s");
-    for (const candidate of known) if (re.test(candidate)) return true;
-    return false;
+function knownIds(known: ReadonlySet<string>): KnownIds {
+  return {
+    ids: known,
+    frozen: (id) => {
+      if (known.has(id)) return true;
+      if (!id.includes("*")) return false;
+      const re = globToRegExp(id);
+      for (const candidate of known) if (re.test(candidate)) return true;
+      return false;
+    },
   };
 }

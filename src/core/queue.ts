@@ -1,4 +1,4 @@
-// The merge-queue check (seed 004, step 4: "refuse inherited skips"). Every test run that
+// The merge-queue check: refuse inherited skips. Every test run that
 // applies the freeze ledger writes an applied record: which tests it froze, at which commit,
 // from which ledger bytes. In a queue, a child entry's gate must re-derive its freezes from
 // the ledger at its own commit; a skip that the child's ledger does not justify rode in from
@@ -11,7 +11,7 @@
 
 import { daysBetween, isDay } from "./dates.js";
 import { InputError, UsageError } from "./errors.js";
-import type { Finding, FindingCode, GateResult, Severity } from "./findings.js";
+import type { Finding, FindingCode, GateResult } from "./findings.js";
 import { lookupOf, resolveFrozen } from "./frozen.js";
 import { jsonValueText } from "./json-text.js";
 import type { Freeze, Ledger } from "./ledger-model.js";
@@ -238,7 +238,7 @@ export interface QueueCheckInput {
   ledgerPath: string;
   /** The ledger checked in at the gated commit: its bytes' sha256 and its parse; null: none. */
   childLedger: { sha256: string; ledger: Ledger } | null;
-  /** Ids exempted by --allow (seed 004: a release-branch freeze with a named approver). */
+  /** Ids exempted by --allow (a release-branch freeze with a named approver, say). */
   allow: readonly string[];
   /** YYYY-MM-DD (UTC): freezes that expired before this day justify nothing. */
   today: string;
@@ -301,8 +301,9 @@ function justify(
     }
     // Only a freeze whose expiry can be read justifies a skip: an expiry that is not a real
     // YYYY-MM-DD day (full-width digits, "soon", a blank) could hide a freeze that ended long
-    // ago, so it justifies nothing here even when the runner applied it. The seeds' id-only
-    // lists carry no dates at all: their freezes stand until removed, as the runner reads them.
+    // ago, so it justifies nothing here even when the runner applied it. A quarantine list and a
+    // properties file carry no dates at all: their freezes stand until removed, as the runner
+    // reads them.
     const undated =
       ledger?.source === "seed-000-quarantine" || ledger?.source === "seed-003-properties";
     const live = freezes.filter((f) =>
@@ -336,100 +337,128 @@ function sortQueueFindings(findings: QueueFinding[]): QueueFinding[] {
  * record for naming inheritance. Throws UsageError when an --allow id is in no record.
  */
 export function checkQueue(input: QueueCheckInput): QueueCheck {
-  const { parent, child, gatedCommit, ledgerPath, childLedger, today } = input;
+  refuseUnknownAllow(input);
+  const skips = inheritedSkips(input);
+  const findings = [...staleChildRecord(input), ...staleParentRecord(input), ...skips.findings];
+  return {
+    result: {
+      gate: "queue",
+      blocking: true,
+      ran: true,
+      findings: sortQueueFindings(findings),
+    },
+    notes: inputNotes(input, skips.allowNotes),
+  };
+}
+
+/** An --allow id that neither record applied is a typo, or allows nothing: refused. */
+function refuseUnknownAllow({ parent, child, allow }: QueueCheckInput): void {
   const inRecords = new Set([...parent.record.applied, ...child.record.applied]);
-  const unknownAllow = [...new Set(input.allow)].filter((id) => !inRecords.has(id));
+  const unknownAllow = [...new Set(allow)].filter((id) => !inRecords.has(id));
   if (unknownAllow.length > 0) {
     throw new UsageError(
       `--allow ${unknownAllow.map((id) => `"${id}"`).join(", ")}: in neither applied record (${parent.label}, ${child.label})`,
       { fix: "allow only test ids a record applied a freeze to; check the spelling" },
     );
   }
-  const allow = new Set(input.allow);
-  const findings: QueueFinding[] = [];
-  const add = (
-    code: QueueFindingCode,
-    severity: Severity,
-    message: string,
-    extra: Pick<QueueFinding, "testId" | "details"> = {},
-  ) => findings.push({ gate: "queue", code, severity, message, ...extra });
+}
 
-  // Stale records: the child must come from the gated commit and the ledger checked in there.
+function staleRecord(message: string, details: Record<string, unknown>): QueueFinding {
+  return { gate: "queue", code: "stale-record", severity: "error", message, details };
+}
+
+/** The child's record must come from the gated commit and the ledger checked in there. */
+function staleChildRecord(input: QueueCheckInput): QueueFinding[] {
+  const { child, gatedCommit, ledgerPath, childLedger } = input;
   const c = child.record;
+  const findings: QueueFinding[] = [];
   if (c.commit === null) {
-    add(
-      "stale-record",
-      "error",
-      `the child's record ${child.label} does not say which commit it was made at, so it cannot vouch for ${short(gatedCommit)}`,
-      { details: { record: "child", problem: "commit", recordCommit: null, gatedCommit } },
+    findings.push(
+      staleRecord(
+        `the child's record ${child.label} does not say which commit it was made at, so it cannot vouch for ${short(gatedCommit)}`,
+        { record: "child", problem: "commit", recordCommit: null, gatedCommit },
+      ),
     );
   } else if (c.commit !== gatedCommit) {
-    add(
-      "stale-record",
-      "error",
-      `the child's record ${child.label} was made at commit ${short(c.commit)}, not at the commit being gated (${short(gatedCommit)})`,
-      { details: { record: "child", problem: "commit", recordCommit: c.commit, gatedCommit } },
+    findings.push(
+      staleRecord(
+        `the child's record ${child.label} was made at commit ${short(c.commit)}, not at the commit being gated (${short(gatedCommit)})`,
+        { record: "child", problem: "commit", recordCommit: c.commit, gatedCommit },
+      ),
     );
   }
   if (childLedger === null) {
-    add(
-      "stale-record",
-      "error",
-      `the child's record ${child.label} was made with a ledger (sha256 ${short(c.ledger.sha256)}), but commit ${short(gatedCommit)} has no ${ledgerPath}`,
-      {
-        details: {
+    findings.push(
+      staleRecord(
+        `the child's record ${child.label} was made with a ledger (sha256 ${short(c.ledger.sha256)}), but commit ${short(gatedCommit)} has no ${ledgerPath}`,
+        {
           record: "child",
           problem: "ledger",
           recordSha256: c.ledger.sha256,
           checkedInSha256: null,
         },
-      },
+      ),
     );
   } else if (childLedger.sha256 !== c.ledger.sha256) {
-    add(
-      "stale-record",
-      "error",
-      `the child's record ${child.label} was made with a different ledger (${c.ledger.path}, sha256 ${short(c.ledger.sha256)}) than the ${ledgerPath} checked in at ${short(gatedCommit)} (sha256 ${short(childLedger.sha256)})`,
-      {
-        details: {
+    findings.push(
+      staleRecord(
+        `the child's record ${child.label} was made with a different ledger (${c.ledger.path}, sha256 ${short(c.ledger.sha256)}) than the ${ledgerPath} checked in at ${short(gatedCommit)} (sha256 ${short(childLedger.sha256)})`,
+        {
           record: "child",
           problem: "ledger",
           recordSha256: c.ledger.sha256,
           checkedInSha256: childLedger.sha256,
         },
-      },
+      ),
     );
   }
+  return findings;
+}
+
+/** The parent's record must name its commit, and the ledger checked in there. */
+function staleParentRecord({ parent, ledgerPath }: QueueCheckInput): QueueFinding[] {
   const p = parent.record;
   if (p.commit === null) {
-    add(
-      "stale-record",
-      "error",
-      `the parent's record ${parent.label} does not say which commit it was made at, so its ledger cannot be checked`,
-      { details: { record: "parent", problem: "commit", recordCommit: null } },
-    );
-  } else if (parent.checkedInSha256 !== p.ledger.sha256) {
-    add(
-      "stale-record",
-      "error",
+    return [
+      staleRecord(
+        `the parent's record ${parent.label} does not say which commit it was made at, so its ledger cannot be checked`,
+        { record: "parent", problem: "commit", recordCommit: null },
+      ),
+    ];
+  }
+  if (parent.checkedInSha256 === p.ledger.sha256) return [];
+  return [
+    staleRecord(
       parent.checkedInSha256 === null
         ? `the parent's record ${parent.label} was made with a ledger (sha256 ${short(p.ledger.sha256)}), but its commit ${short(p.commit)} has no ${ledgerPath}`
         : `the parent's record ${parent.label} was made with a different ledger (sha256 ${short(p.ledger.sha256)}) than the ${ledgerPath} checked in at its commit ${short(p.commit)} (sha256 ${short(parent.checkedInSha256)})`,
       {
-        details: {
-          record: "parent",
-          problem: "ledger",
-          recordCommit: p.commit,
-          recordSha256: p.ledger.sha256,
-          checkedInSha256: parent.checkedInSha256,
-        },
+        record: "parent",
+        problem: "ledger",
+        recordCommit: p.commit,
+        recordSha256: p.ledger.sha256,
+        checkedInSha256: parent.checkedInSha256,
       },
-    );
-  }
+    ),
+  ];
+}
 
-  // Inherited skips: every freeze the child applied must be one its own ledger makes today.
+/**
+ * Every freeze the child applied must be one its own ledger makes today; one it does not is an
+ * inherited skip (an error, or information when --allow names it). Also what the report says
+ * about an --allow that was not needed.
+ */
+function inheritedSkips(input: QueueCheckInput): {
+  findings: QueueFinding[];
+  allowNotes: string[];
+} {
+  const { parent, child, gatedCommit, childLedger, today } = input;
+  const allow = new Set(input.allow);
+  const c = child.record;
+  const p = parent.record;
   const parentApplied = new Set(p.applied);
   const verdicts = justify(childLedger?.ledger ?? null, c.applied, today);
+  const findings: QueueFinding[] = [];
   const allowNotes: string[] = [];
   for (const id of [...c.applied].sort(byText)) {
     const verdict = verdicts.get(id);
@@ -441,14 +470,7 @@ export function checkQueue(input: QueueCheckInput): QueueCheck {
       }
       continue;
     }
-    const why =
-      verdict.reason === "expired"
-        ? `its freeze in ${ledgerPath} at ${short(gatedCommit)} expired on ${verdict.expires} (today is ${today})`
-        : verdict.reason === "bad-expiry"
-          ? `its freeze in ${ledgerPath} at ${short(gatedCommit)} has expires ${JSON.stringify(verdict.expires)}, which is not a real YYYY-MM-DD day, so it justifies nothing`
-          : childLedger === null
-            ? `commit ${short(gatedCommit)} has no ${ledgerPath}`
-            : `${ledgerPath} at ${short(gatedCommit)} does not freeze it`;
+    const why = notJustifiedBecause(input, verdict);
     const inherited = parentApplied.has(id);
     const source = inherited
       ? `the parent's record ${parent.label} (${commitText(p)}) applied the same freeze: the skip was inherited`
@@ -464,26 +486,55 @@ export function checkQueue(input: QueueCheckInput): QueueCheck {
       mode: c.mode,
     };
     if (allow.has(id)) {
-      add(
-        "inherited-skip",
-        "info",
-        `${id} was frozen in the child's run although ${why}; allowed by --allow`,
-        { testId: id, details: { ...details, allowed: true } },
-      );
+      findings.push({
+        gate: "queue",
+        code: "inherited-skip",
+        severity: "info",
+        message: `${id} was frozen in the child's run although ${why}; allowed by --allow`,
+        testId: id,
+        details: { ...details, allowed: true },
+      });
       continue;
     }
-    add(
-      "inherited-skip",
-      "error",
-      `${id} was frozen in the child's run (${c.mode === "skip" ? "skipped" : `ran without gating${outcome ? `, ${outcome}` : ""}`}), but ${why}; ${source}`,
-      { testId: id, details: { ...details, allowed: false } },
-    );
+    findings.push({
+      gate: "queue",
+      code: "inherited-skip",
+      severity: "error",
+      message: `${id} was frozen in the child's run (${c.mode === "skip" ? "skipped" : `ran without gating${outcome ? `, ${outcome}` : ""}`}), but ${why}; ${source}`,
+      testId: id,
+      details: { ...details, allowed: false },
+    });
   }
   for (const id of [...allow].sort(byText)) {
     if (!c.applied.includes(id)) {
       allowNotes.push(`--allow ${id}: only the parent's record applied it; the child ran it`);
     }
   }
+  return { findings, allowNotes };
+}
+
+/** Why the child's ledger does not justify a freeze the child applied. */
+function notJustifiedBecause(
+  { gatedCommit, ledgerPath, childLedger, today }: QueueCheckInput,
+  verdict: Extract<Justification, { ok: false }>,
+): string {
+  switch (verdict.reason) {
+    case "expired":
+      return `its freeze in ${ledgerPath} at ${short(gatedCommit)} expired on ${verdict.expires} (today is ${today})`;
+    case "bad-expiry":
+      return `its freeze in ${ledgerPath} at ${short(gatedCommit)} has expires ${JSON.stringify(verdict.expires)}, which is not a real YYYY-MM-DD day, so it justifies nothing`;
+    case "not-frozen":
+      return childLedger === null
+        ? `commit ${short(gatedCommit)} has no ${ledgerPath}`
+        : `${ledgerPath} at ${short(gatedCommit)} does not freeze it`;
+  }
+}
+
+/** What the report says about the records and the ledger the check read. */
+function inputNotes(input: QueueCheckInput, allowNotes: readonly string[]): string[] {
+  const { parent, child, gatedCommit, ledgerPath, childLedger, today } = input;
+  const c = child.record;
+  const p = parent.record;
   const notes = [
     `child record ${child.label}: ${commitText(c)}, mode ${c.mode}, ${c.applied.length} applied, ${c.expired.length} expired (written by ${c.tool})`,
     `parent record ${parent.label}: ${commitText(p)}, mode ${p.mode}, ${p.applied.length} applied, ${p.expired.length} expired (written by ${p.tool})`,
@@ -500,15 +551,7 @@ export function checkQueue(input: QueueCheckInput): QueueCheck {
       `the child's record names the ledger ${c.ledger.path}; the ledger checked here is ${ledgerPath} (their contents are compared)`,
     );
   }
-  return {
-    result: {
-      gate: "queue",
-      blocking: true,
-      ran: true,
-      findings: sortQueueFindings(findings),
-    },
-    notes,
-  };
+  return notes;
 }
 
 /** 1 when the check has an error finding, else 0. */

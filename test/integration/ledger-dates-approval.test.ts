@@ -6,7 +6,7 @@
 
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { runLedgerChangesGate } from "../../src/app/gates.js";
+import { runLedgerChangesGate } from "../../src/app/gates/ledger-changes-gate.js";
 import type { Freeze } from "../../src/core/ledger-model.js";
 import { runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";

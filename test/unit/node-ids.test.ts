@@ -3,7 +3,7 @@
 // both cut an id inside a directory named with brackets.
 
 import { describe, expect, it } from "vitest";
-import { withoutParameters } from "../../src/runners/pytest/node-ids.js";
+import { classesOf, namesInFile, withoutParameters } from "../../src/runners/pytest/node-ids.js";
 
 describe("withoutParameters", () => {
   it.each([
@@ -19,5 +19,17 @@ describe("withoutParameters", () => {
     ["tests/t.py::test_y", "tests/t.py::test_y"],
   ])("%s -> %s", (id, expected) => {
     expect(withoutParameters(id)).toBe(expected);
+  });
+});
+
+describe("namesInFile and classesOf", () => {
+  it.each([
+    ["tests/t.py::test_y[a::b]", "test_y", []],
+    ["tests/t.py::TestX::test_y[1]", "TestX::test_y", ["TestX"]],
+    ["tests/t.py::TestX::Inner::test_y", "TestX::Inner::test_y", ["TestX", "Inner"]],
+    ["tests/t.py", "", []],
+  ])("%s: %s in %j", (id, names, classes) => {
+    expect(namesInFile(id)).toBe(names);
+    expect(classesOf(id)).toEqual(classes);
   });
 });

@@ -19,13 +19,13 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { writeFilesAtomically } from "../../src/adapters/write-file.js";
 import { renderGate } from "../../src/cli/gate-output.js";
 import {
   colorEnabled,
   dataReadProgress,
   parseOutputRequest,
   planOutputs,
-  writeFilesAtomically,
 } from "../../src/cli/output-options.js";
 import { FreezegateError } from "../../src/core/errors.js";
 import { FINDING_CODES, type Finding } from "../../src/core/findings.js";

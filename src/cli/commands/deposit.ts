@@ -4,7 +4,7 @@
 // artifact.
 
 import { resolve } from "node:path";
-import { runDepositGate } from "../../app/gates.js";
+import { runDepositGate } from "../../app/gates/deposit-gate.js";
 import { KNOWN_TESTS_FIX, loadKnownTests } from "../../app/known-tests.js";
 import { UsageError } from "../../core/errors.js";
 import { type CommandGroup, type CommandSpec, stringOpt } from "../command.js";

@@ -1,4 +1,4 @@
-// `freezegate lock`: the generator lock (seed 003, step 4). Without --check it fingerprints
+// `freezegate lock`: the generator lock. Without --check it fingerprints
 // the files the ledger's policy.generator_lock names and writes the lock file; with --check it
 // verifies the lock matches them and, with a base, that the lock moved in the same patch as
 // any of them.
@@ -6,7 +6,8 @@
 import { resolve } from "node:path";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { writeFileAtomic } from "../../adapters/write-file.js";
-import { computeLock, readLockFile, repoPath, runLockGate } from "../../app/gates.js";
+import { repoPath } from "../../app/gates/ledger-location.js";
+import { computeLock, readLockFile, runLockGate } from "../../app/gates/lock-gate.js";
 import { FreezegateError, UsageError } from "../../core/errors.js";
 import { serializeLock } from "../../core/generator-lock.js";
 import { DEFAULT_LOCK_PATH } from "../../core/ledger-model.js";

@@ -1,14 +1,15 @@
-// `freezegate queue check`: refuse inherited skips in a merge queue (seed 004, step 4). Reads
-// the parent's and the child's applied records, the ledger as checked in at the commit being
-// gated (and at the parent record's commit), and hands them to the pure check in
-// src/core/queue.ts. Output has the single-gate shape (`--format json`: freezegate/gate).
+// `freezegate queue check`: refuse inherited skips in a merge queue. Reads the parent's and
+// the child's applied records, the ledger as checked in at the commit being gated (and at the
+// parent record's commit), and hands them to the pure check in src/core/queue.ts. Output has
+// the single-gate shape (`--format json`: freezegate/gate).
 
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { resolveCommit } from "../../adapters/git.js";
 import { fileAtRevision } from "../../adapters/git-history.js";
 import { readJsonFile } from "../../adapters/repo-files.js";
-import { ledgerRepoPath, parseLedgerText } from "../../app/gates.js";
+import { parseLedgerText } from "../../app/gates/base-ledger.js";
+import { ledgerRepoPath } from "../../app/gates/ledger-location.js";
 import { GitError, UsageError } from "../../core/errors.js";
 import type { Ledger } from "../../core/ledger-model.js";
 import {

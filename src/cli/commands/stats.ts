@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { readHeadCommit } from "../../adapters/git.js";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { readTextIfExists } from "../../adapters/repo-files.js";
-import { runDepositGate } from "../../app/gates.js";
+import { runDepositGate } from "../../app/gates/deposit-gate.js";
 import { loadKnownTests } from "../../app/known-tests.js";
 import { runAudit } from "../../app/run-audit.js";
 import { InputError, UsageError } from "../../core/errors.js";

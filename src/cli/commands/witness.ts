@@ -1,9 +1,10 @@
-// `freezegate witness check`: the witness gate (seed 003). A property whose every witness is
-// frozen (or that has none) has lost its last observer; a frozen property check is reported
-// on its own. As seed 003 wires it, the gate bites only when the ledger changed in
-// BASE...HEAD; --always (or no base at all) judges it regardless.
+// `freezegate witness check`: the witness gate. A property whose every witness is frozen (or
+// that has none) has lost its last observer; a frozen property check is reported on its own.
+// With a base, the gate bites only when the ledger changed in BASE...HEAD (or the run muted or
+// skipped a property's test), since only a ledger change can freeze a witness; --always (or
+// no base at all) judges it regardless.
 
-import { runWitnessGate } from "../../app/gates.js";
+import { runWitnessGate } from "../../app/gates/witness-gate.js";
 import { loadKnownTests } from "../../app/known-tests.js";
 import { boolOpt, type CommandGroup, type CommandSpec } from "../command.js";
 import {

@@ -13,3 +13,16 @@ export function withoutParameters(id: string): string {
   const open = id.indexOf("[", names < 0 ? 0 : names + 2);
   return open < 0 ? id : id.slice(0, open);
 }
+
+/**
+ * The names a node id gives inside its file, without parameters:
+ * `tests/t.py::TestX::test_y[a]` is `TestX::test_y`.
+ */
+export function namesInFile(id: string): string {
+  return withoutParameters(id).split("::").slice(1).join("::");
+}
+
+/** The classes a node id's test is in, outermost first: `t.py::A::B::test_y` gives A, B. */
+export function classesOf(id: string): string[] {
+  return withoutParameters(id).split("::").slice(1, -1);
+}

@@ -1,6 +1,8 @@
 // Whether a patch only deleted whole blocks from a Python test file (tests, helpers, classes,
 // imports). The witness gate asks it of the files where a deleted property's witness could
-// hide, renamed or moved under an old frozen or skipped test.
+// hide, renamed or moved under an old frozen or skipped test. Text-level and pure.
+
+import { foreignEncoding } from "../../core/python-statements.js";
 
 /** Indentation width of a line (tabs count as one). */
 function indentOf(line: string): number {
@@ -64,7 +66,7 @@ function meaningfulLines(text: string): string[] {
  * when no such unit opens there:
  * - an import statement, with its parenthesised or backslash-continued lines;
  * - a def or class with its body and its whole stack of decorators: a unit never starts
- *   inside a stack, which would hand the decorators above it to the next def (review 38).
+ *   inside a stack, which would hand the decorators above it to the next def.
  */
 function deletableEnd(lines: readonly string[], start: number, starts: Int32Array): number {
   const first = lines[start] as string;
@@ -145,7 +147,7 @@ export function deletedUnits(
   };
   const failed = new Set<number>();
   // Each state (i, j) fails at most once; a comparison that would visit more gives up (not
-  // known to be only deletions) instead of taking seconds and hundreds of MB (review 38).
+  // known to be only deletions) instead of taking seconds and hundreds of MB.
   let budget = 500_000;
   const deleted: number[] = [];
   const align = (i: number, j: number): boolean => {
@@ -190,4 +192,12 @@ export function deletedUnits(
     const name = unitName(was, start, deletableEnd(was, start, starts), starts);
     return name === null ? [] : [name];
   });
+}
+
+/**
+ * Whether Python reads this text otherwise than the comparison above, which may then hide any
+ * change: a lone CR ends a line for Python, and a foreign encoding may turn a comment into code.
+ */
+export function readOtherwiseByPython(text: string): boolean {
+  return /\r(?!\n)/.test(text) || foreignEncoding(text) !== null;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deletedUnits } from "../../src/core/test-blocks.js";
+import { deletedUnits } from "../../src/languages/python/deleted-units.js";
 
 const onlyBlocksDeleted = (base: string, now: string) => deletedUnits(base, now) !== null;
 
@@ -88,7 +88,7 @@ describe("onlyBlocksDeleted: a test file changed by deleting whole units and not
         ),
       ),
     ).toBe(false);
-    // Imports that may put another body in the old test's place (review 34, review 35).
+    // Imports that may put another body in the old test's place.
     for (const line of [
       "from tests.witness_impl import *",
       "import tests.witness_impl as _w; _w.install(globals())",
@@ -141,13 +141,13 @@ describe("deletedUnits: what a deletion-only patch took out", () => {
     "",
   ].join("\n");
 
-  it("matches whole units: a deleted test and the next one may carry the same decorator (review 37)", () => {
+  it("matches whole units: a deleted test and the next one may carry the same decorator", () => {
     const now = twins.replace("@pytest.mark.slow\ndef test_witness():\n    assert 1\n\n", "");
     expect(deletedUnits(twins, now)).toEqual(["test_witness"]);
   });
 
   it("names a deleted method by its class, for the caller to see a name that stays bound", () => {
-    // The override goes: TestRemote::test_rejected now runs Checks' body (review 37).
+    // The override goes: TestRemote::test_rejected now runs Checks' body.
     const now = twins.replace("    def test_rejected(self):\n        pass\n", "    pass\n");
     expect(deletedUnits(twins, now)).toBeNull();
     const emptied = twins.replace(
@@ -174,7 +174,7 @@ describe("deletedUnits: what a deletion-only patch took out", () => {
   });
 });
 
-describe("deletedUnits: units by statement (review 38)", () => {
+describe("deletedUnits: units by statement", () => {
   it("names no class for a deleted import before it, and a multi-line constant is no decorator", () => {
     const base = [
       "import pytest",
