@@ -23,6 +23,7 @@ import { checkShape } from "../core/ledger-shape.js";
 import { sampleOf } from "../core/listing.js";
 import { PLUGIN_TOOL, type SamplesArtifact } from "../core/samples.js";
 import type { ShadowAudit } from "../core/shadow-audit.js";
+import { judgeSweepRecord } from "./gates/sweep.js";
 import {
   type GateContext,
   type GateRun,
@@ -46,6 +47,8 @@ export interface CheckRequest {
   /** The collected-ids file (absolute), when given; else known tests come from the data. */
   collected?: string;
   samplesPath?: string;
+  /** --sweep FILE (absolute); else the sweep record at its default place, when there is one. */
+  sweepPath?: string;
   lockPath: string;
   /** Judge the witness gate even when the ledger did not change. */
   alwaysWitness: boolean;
@@ -316,5 +319,6 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
       }),
     ),
   );
+  await judgeSweepRecord(gates, { ...ctx, ...request, ledger, known: knownTests.ids, headCommit });
   return { ledger, audit, knownTests, gates, passed: !gates.some(gateFailed) };
 }
