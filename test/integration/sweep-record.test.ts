@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, makeTempDir, runPython } from "../helpers/python.js";
+import { assertMatchesSchema } from "../helpers/schema.js";
 
 const PLUGIN = join(REPO_ROOT, "integrations/pytest");
 const TODAY = "2026-10-18";
@@ -176,6 +177,7 @@ describePython("the sweep record in freeze and check (real pytest, Hypothesis, p
         findings: { code: string; testId: string; details?: { command?: string } }[];
       }[];
     };
+    assertMatchesSchema("check-report.schema.json", report);
     expect(report.failedGates).toEqual(["deposit"]);
     const gate = report.gates.find((g) => g.gate === "deposit");
     expect(gate?.findings.map((f) => [f.code, f.testId, f.details?.command])).toEqual([

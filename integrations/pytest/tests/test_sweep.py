@@ -171,7 +171,8 @@ def test_once():
 )
 def test_bad_sweep_settings_are_usage_errors(pytester, args, fragment):
     _project(pytester)
-    result = run(pytester, *args)
+    # In a subprocess: Hypothesis keeps a --hypothesis-seed in a global of its own.
+    result = run(pytester, *args, subprocess_run=True)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert fragment in result.stderr.str()
 
