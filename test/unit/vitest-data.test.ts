@@ -334,9 +334,9 @@ describe("refusals", () => {
     );
     expect(
       message(() =>
-        refuseRunThatCannotJudge(header({ filter: { testNamePattern: "login", files: null } })),
+        refuseRunThatCannotJudge(header({ filter: { testNamePattern: "/login/", files: null } })),
       ),
-    ).toContain('filtered run (-t "login")');
+    ).toContain("filtered run (-t /login/)");
     expect(
       message(() => refuseRunThatCannotJudge(header({ ranFiles: ["tests/a.spec.ts"] }))),
     ).toContain('did not run 1 of its 2 test files ("tests/b.spec.ts")');

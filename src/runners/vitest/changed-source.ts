@@ -14,13 +14,11 @@ import { contextName, OUTSIDE_TESTS, type VitestTests } from "./data-tests.js";
  * callback's body inside a call: the `}` closing it is the call's); a line in no span is none.
  */
 export function spanStatements(spans: readonly (readonly [number, number])[]): StatementMap {
-  const starts = new Set(spans.map(([start]) => start));
-  // Sorted by start: the innermost span holding a line is the last one starting at or before
-  // it whose end reaches it.
+  // Sorted by start, and of two that start together the longer first: the innermost span
+  // holding a line is then the first one that reaches it, read back from its line.
   const byStart = [...spans].sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   return {
     statementOf(line) {
-      if (starts.has(line)) return line;
       for (let i = lastStartingBy(byStart, line); i >= 0; i--) {
         const [start, end] = byStart[i] as readonly [number, number];
         if (end >= line) return start;

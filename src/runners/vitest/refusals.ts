@@ -30,7 +30,7 @@ export function refuseFilteredRun(header: VitestHeader): void {
   const { filter } = header;
   if (filter === null) return;
   const what = [
-    filter.testNamePattern === null ? null : `-t ${JSON.stringify(filter.testNamePattern)}`,
+    filter.testNamePattern === null ? null : `-t ${filter.testNamePattern}`,
     filter.files?.length ? `files ${sampleOf(filter.files.map((f) => JSON.stringify(f)))}` : null,
   ].filter((x) => x !== null);
   throw new InputError(
