@@ -5,15 +5,14 @@
 // test/fixtures/vitest/basic --expect-out test/fixtures/vitest/basic/oracle-lines.json`).
 // Which phase a line belongs to is checked at lines found by their text in the sources.
 
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../helpers/cli.js";
+import { type Recording, recordVitest } from "../helpers/vitest-recording.js";
 
 const FIXTURE = join(REPO_ROOT, "test/fixtures/vitest/basic");
-const VITEST = join(REPO_ROOT, "node_modules/vitest/vitest.mjs");
 const work = mkdtempSync(join(tmpdir(), "fg-vitest-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -61,14 +60,8 @@ interface Oracle {
 const oracle = JSON.parse(readFileSync(join(FIXTURE, "oracle-lines.json"), "utf8")) as Oracle;
 
 let runs = 0;
-function record(...args: string[]): { status: number | null; output: string; data: string } {
-  const data = join(work, `run-${runs++}.jsonl`);
-  const res = spawnSync(process.execPath, [VITEST, "run", "--root", FIXTURE, ...args], {
-    cwd: FIXTURE,
-    encoding: "utf8",
-    env: { ...process.env, FREEZEGATE_VITEST_DATA: data, FORCE_COLOR: "0", CI: "1" },
-  });
-  return { status: res.status, output: `${res.stdout}${res.stderr}`, data };
+function record(...args: string[]): Recording {
+  return recordVitest(FIXTURE, join(work, `run-${runs++}.jsonl`), ...args);
 }
 
 function read(path: string): Data {
@@ -298,13 +291,9 @@ describe("Vitest recorder refusals", () => {
   ])("fails with the fix and leaves no data under %s", (_name, args, message) => {
     const stale = join(work, "stale.jsonl");
     writeFileSync(stale, "{}\n");
-    const res = spawnSync(process.execPath, [VITEST, "run", "--root", FIXTURE, ...args], {
-      cwd: FIXTURE,
-      encoding: "utf8",
-      env: { ...process.env, FREEZEGATE_VITEST_DATA: stale, FORCE_COLOR: "0", CI: "1" },
-    });
+    const res = recordVitest(FIXTURE, stale, ...args);
     expect(res.status).not.toBe(0);
-    expect(`${res.stdout}${res.stderr}`).toContain(message);
+    expect(res.output).toContain(message);
     expect(existsSync(stale)).toBe(false);
   });
 });
