@@ -40,6 +40,7 @@ function test(id: string, extra: Partial<VitestTest> = {}): VitestTest {
     file: testIdFile(id),
     mode: "run",
     state: "pass",
+    body: true,
     duplicate: false,
     concurrent: false,
     project: null,
@@ -77,7 +78,15 @@ function rawHeader(extra: Record<string, unknown> = {}): string {
     testFiles: ["tests/a.spec.ts"],
     ranFiles: ["tests/a.spec.ts"],
     failedFiles: [],
-    tests: [{ id: "tests/a.spec.ts::s > t", file: "tests/a.spec.ts", mode: "run", state: "pass" }],
+    tests: [
+      {
+        id: "tests/a.spec.ts::s > t",
+        file: "tests/a.spec.ts",
+        mode: "run",
+        state: "pass",
+        body: true,
+      },
+    ],
     sources: ["src/x.ts"],
     ...extra,
   });
@@ -108,7 +117,11 @@ describe("the header", () => {
   it("reads the recorder's header, a filter with nothing in it being no filter", () => {
     const read = parseHeader(rawHeader(), "d.jsonl");
     expect(read.filter).toBeNull();
-    expect(read.tests[0]).toMatchObject({ id: "tests/a.spec.ts::s > t", duplicate: false });
+    expect(read.tests[0]).toMatchObject({
+      id: "tests/a.spec.ts::s > t",
+      body: true,
+      duplicate: false,
+    });
     expect(
       parseHeader(rawHeader({ filter: { testNamePattern: "t", files: null } }), "d").filter,
     ).toEqual({ testNamePattern: "t", files: null });
@@ -132,6 +145,14 @@ describe("the header", () => {
       "not sorted",
     );
     expect(message(() => parseHeader("{not json", "d"))).toContain("is not JSON");
+  });
+
+  it("reads a test the data does not say ran its body as one that did not, and refuses a body that is not a flag", () => {
+    const entry = { id: "tests/a.spec.ts::t", file: "tests/a.spec.ts", mode: "run", state: "pass" };
+    expect(parseHeader(rawHeader({ tests: [entry] }), "d").tests[0]?.body).toBe(false);
+    expect(
+      message(() => parseHeader(rawHeader({ tests: [{ ...entry, body: "yes" }] }), "d")),
+    ).toContain('test "tests/a.spec.ts::t" has a "body" that is not true or false');
   });
 
   it("refuses a section whose indices or spans the header cannot hold", () => {
@@ -202,19 +223,21 @@ describe("tests and their lines", () => {
     test("a.spec.ts::x | y"),
     test("b.spec.ts::s > todo", { mode: "todo", state: "todo" }),
     test("b.spec.ts::s > fails", { state: "fail" }),
+    test("b.spec.ts::s > hook failed", { state: "fail", body: false }),
   ]);
 
   it("keeps a duplicated id's tests apart, and lists an id one of whose tests never ran its body", () => {
     expect(tests.indicesOf("a.spec.ts::dup")).toEqual([0, 1]);
-    expect(tests.ids.size).toBe(4);
+    expect(tests.ids.size).toBe(5);
     expect(
       tests.testsWithoutRun([
         "a.spec.ts::dup",
         "a.spec.ts::x | y",
         "b.spec.ts::s > todo",
         "b.spec.ts::s > fails",
+        "b.spec.ts::s > hook failed",
       ]),
-    ).toEqual(["a.spec.ts::dup", "b.spec.ts::s > todo"]);
+    ).toEqual(["a.spec.ts::dup", "b.spec.ts::s > todo", "b.spec.ts::s > hook failed"]);
   });
 
   it("freezes every test of a duplicated id, exact ids and globs as for pytest", () => {
@@ -222,7 +245,7 @@ describe("tests and their lines", () => {
       parseFrozenList({ frozen: ["a.spec.ts::dup", "b.spec.ts::s > *", "a.spec.ts::gone"] }, "l"),
       tests,
     );
-    expect([...frozen.indices].sort()).toEqual([0, 1, 3, 4]);
+    expect([...frozen.indices].sort()).toEqual([0, 1, 3, 4, 5]);
     expect(frozen.unresolved).toEqual(["a.spec.ts::gone"]);
   });
 
@@ -422,7 +445,7 @@ describe("refusals", () => {
   it("refuses frozen tests that never ran their body, saying how to keep them running", () => {
     expect(frozenWithoutBody("l.json", [])).toBeNull();
     expect(frozenWithoutBody("l.json", ["a.spec.ts::t"])?.message).toContain(
-      'did not run their body in the Vitest run (skipped or todo), so the lines they would cover are unknown: "a.spec.ts::t"',
+      'did not run their body in the Vitest run (skipped, todo, or stopped by a failing beforeAll or beforeEach hook), or the data does not say that they did, so the lines they would cover are unknown: "a.spec.ts::t"',
     );
   });
 });

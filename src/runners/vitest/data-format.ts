@@ -24,6 +24,11 @@ export interface VitestTest {
   file: string;
   mode: string;
   state: string;
+  /**
+   * Vitest called its test function (in some try). False when the data says it did not, and
+   * when the data does not say: a test not known to have run its body ran none.
+   */
+  body: boolean;
   duplicate: boolean;
   /** Its window overlapped another test's (see the header's concurrentOverlap). */
   concurrent: boolean;
@@ -196,11 +201,15 @@ function testsOf(value: unknown, path: string): VitestTest[] {
     if (!entry.id.startsWith(`${entry.file}::`) || entry.file.includes("::")) {
       throw corrupt(path, `test id "${entry.id}" does not start with its file "${entry.file}::"`);
     }
+    if (entry.body !== undefined && typeof entry.body !== "boolean") {
+      throw corrupt(path, `test "${entry.id}" has a "body" that is not true or false`);
+    }
     return {
       id: entry.id,
       file: entry.file,
       mode: isString(entry.mode) ? entry.mode : "run",
       state: isString(entry.state) ? entry.state : "unknown",
+      body: entry.body === true,
       duplicate: entry.duplicate === true,
       concurrent: entry.concurrent === true,
       project: stringOrNull(entry.project),

@@ -29,8 +29,9 @@ export interface VitestTests {
   /** The indices of the tests under an id (two or more for a duplicated id). */
   indicesOf(id: string): readonly number[];
   /**
-   * Of `ids`, those with a test that never ran its body (skipped, todo, or not run): what it
-   * would have run is unknown. A duplicated id is listed when one of its tests did not run.
+   * Of `ids`, those with a test that never ran its body (skipped, todo, not run, stopped by a
+   * failing hook, or not known to have run it): what it would have run is unknown. A
+   * duplicated id is listed when one of its tests did not run.
    */
   testsWithoutRun(ids: readonly string[]): string[];
 }
@@ -45,7 +46,9 @@ export function indexVitestTests(tests: readonly VitestTest[]): VitestTests {
     if (indices === undefined) byId.set(test.id, [i]);
     else indices.push(i);
   });
-  const ranBody = (test: VitestTest) => test.mode === "run" && !NOT_RUN_STATES.has(test.state);
+  // A test that skipped itself (ctx.skip()) entered its body and left it part-way: state skip.
+  const ranBody = (test: VitestTest) =>
+    test.body && test.mode === "run" && !NOT_RUN_STATES.has(test.state);
   return {
     tests,
     ids: new Set(byId.keys()),

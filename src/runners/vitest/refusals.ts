@@ -193,15 +193,16 @@ export function refuseOtherRoot(
 }
 
 /**
- * Frozen tests whose body never ran (skipped, todo): the lines they would run are unknown, so
- * the shadow they hide is too. The error, or null.
+ * Frozen tests whose body never ran (skipped, todo, stopped by a failing hook) or is not known
+ * to have run: the lines they would run are unknown, so the shadow they hide is too. The
+ * error, or null.
  */
 export function frozenWithoutBody(label: string, ids: readonly string[]): InputError | null {
   if (ids.length === 0) return null;
   return new InputError(
-    `${ids.length} frozen test(s) in ${label} did not run their body in the Vitest run (skipped or todo), so the lines they would cover are unknown: ${sample([...ids].sort())}`,
+    `${ids.length} frozen test(s) in ${label} did not run their body in the Vitest run (skipped, todo, or stopped by a failing beforeAll or beforeEach hook), or the data does not say that they did, so the lines they would cover are unknown: ${sample([...ids].sort())}`,
     {
-      fix: "freeze tests through the freeze ledger, which freezegate's Vitest runner applies by running them with their failures ignored, instead of .skip or .todo; then record again",
+      fix: "freeze tests through the freeze ledger, which freezegate's Vitest runner applies by running them with their failures ignored, instead of .skip or .todo, and make their hooks pass; then record again",
     },
   );
 }
