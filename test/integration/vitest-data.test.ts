@@ -20,6 +20,7 @@ import {
 import { openVitestData, type VitestData } from "../../src/runners/vitest/data.js";
 import { frozenVitestTests } from "../../src/runners/vitest/data-tests.js";
 import {
+  frozenWithoutBody,
   refuseFailedFiles,
   refuseOtherRoot,
   refuseRunThatCannotJudge,
@@ -29,16 +30,18 @@ import { recordVitest } from "../helpers/vitest-recording.js";
 
 const BASIC = join(REPO_ROOT, "test/fixtures/vitest/basic");
 const IMPORT_ERROR = join(REPO_ROOT, "test/fixtures/vitest/import-error");
+/** Its tests fail or skip without running their body; the run fails. */
+const NO_BODY = join(REPO_ROOT, "test/fixtures/vitest/no-body");
 const work = mkdtempSync(join(tmpdir(), "fg-vitest-data-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /**
  * Records `fixture` into `<work>/<dir>/.freezegate/<name>`; returns that directory. The run
- * passes, but for the fixture whose test file fails to import.
+ * passes, but for the fixtures whose test file fails to import or whose tests fail.
  */
 function recordInto(fixture: string, dir: string, name: string, ...args: string[]): string {
   const res = recordVitest(fixture, join(work, dir, ".freezegate", name), ...args);
-  expect(res.status, res.output).toBe(fixture === IMPORT_ERROR ? 1 : 0);
+  expect(res.status, res.output).toBe(fixture === BASIC ? 0 : 1);
   return join(work, dir);
 }
 
@@ -255,6 +258,23 @@ describe("data that cannot judge a patch", () => {
     const frozen = parseFrozenList({ frozen: ["tests/broken.spec.ts::multiplies"] }, "l");
     expect(refusal(() => refuseFailedFiles(failed.header, { ...facts, frozen }))).toContain(
       'the frozen test "tests/broken.spec.ts::multiplies" may be in tests/broken.spec.ts, which recorded no tests',
+    );
+  });
+
+  it("frozen tests that never ran their body: a failing beforeEach, a ctx.skip() in the body", () => {
+    const run = openVitestData(recordInto(NO_BODY, "no-body", "vitest-coverage.jsonl"));
+    expect(() => refuseRunThatCannotJudge(run.header)).not.toThrow();
+    const frozen = frozenVitestTests(
+      parseFrozenList({ frozen: ["tests/cart.spec.ts::*"] }, "l"),
+      run.tests,
+    );
+    const bodiless = run.tests.testsWithoutRun([...frozen.ids].sort());
+    expect(bodiless).toEqual([
+      "tests/cart.spec.ts::setup fails > totals the cart",
+      "tests/cart.spec.ts::skips itself > discounts a big cart",
+    ]);
+    expect(frozenWithoutBody("l.json", bodiless)?.message).toContain(
+      '2 frozen test(s) in l.json did not run their body in the Vitest run (skipped, todo, or stopped by a failing beforeAll or beforeEach hook), or the data does not say that they did, so the lines they would cover are unknown: "tests/cart.spec.ts::setup fails > totals the cart", "tests/cart.spec.ts::skips itself > discounts a big cart"',
     );
   });
 });

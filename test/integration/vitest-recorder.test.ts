@@ -21,7 +21,9 @@ interface TestEntry {
   taskId: string;
   names: string[];
   file: string;
+  mode: string;
   state: string;
+  body: boolean;
   duplicate?: boolean;
   leaked?: boolean;
   retries?: number;
@@ -111,8 +113,8 @@ function testLines(data: Data): Record<string, Record<string, number[][]>> {
   return out;
 }
 
-function lineOf(source: string, text: string): number {
-  const lines = readFileSync(join(FIXTURE, source), "utf8").split("\n");
+function lineOf(source: string, text: string, root = FIXTURE): number {
+  const lines = readFileSync(join(root, source), "utf8").split("\n");
   const at = lines.findIndex((l) => l.includes(text));
   if (at < 0) throw new Error(`${text} not in ${source}`);
   return at + 1;
@@ -140,6 +142,7 @@ describe("Vitest recorder on a real project (forks, isolated)", () => {
     });
     const ran = data.header.tests.filter((t) => t.state === "pass");
     expect(ran.length).toBe(Object.keys(oracle.tests).length);
+    expect(data.header.tests.filter((t) => t.body !== true)).toEqual([]);
     for (const [i, test] of data.header.tests.entries()) {
       const truth = oracle.tests[test.taskId];
       expect(truth, test.id).toBeDefined();
@@ -277,6 +280,38 @@ describe("Vitest recorder on a real project (forks, isolated)", () => {
       [...data.header.ranFiles].sort(),
     );
     expect({ ...testLines(one), ...testLines(two) }).toEqual(testLines(data));
+  });
+});
+
+describe("Vitest recorder on tests that never ran their body", () => {
+  const fixture = join(REPO_ROOT, "test/fixtures/vitest/no-body");
+
+  it("says which tests Vitest called the function of, a failing beforeEach hook's test not", () => {
+    // One test fails (its beforeEach throws): the run fails and still writes its data.
+    const res = recordVitest(fixture, join(work, "no-body.jsonl"));
+    expect(res.status, res.output).toBe(1);
+    const run = read(res.data);
+    const byName = (name: string) => {
+      const i = indexOf(run, `tests/cart.spec.ts::${name}`);
+      const { mode, state, body } = run.header.tests[i] as TestEntry;
+      return { mode, state, body, lines: run.sources.get("src/cart.ts")?.tests[i] };
+    };
+    const open = lineOf("src/cart.ts", "return { items: [] };", fixture);
+    // Its failure reads as any failure; body says the test function never started.
+    expect(byName("setup fails > totals the cart")).toEqual({
+      mode: "run",
+      state: "fail",
+      body: false,
+      lines: [[], [open], []],
+    });
+    // ctx.skip() in the body: the body started, and ran up to the skip.
+    expect(byName("skips itself > discounts a big cart")).toEqual({
+      mode: "skip",
+      state: "skip",
+      body: true,
+      lines: [[open], [], []],
+    });
+    expect(byName("runs its body")).toMatchObject({ mode: "run", state: "pass", body: true });
   });
 });
 
