@@ -33,7 +33,6 @@ export type {
   Patch,
   StatementMap,
 } from "./core/model.js";
-export { findPythonStatements } from "./core/python-statements.js";
 export {
   type AppliedRecord,
   checkQueue,
@@ -52,6 +51,7 @@ export {
 } from "./core/shadow-audit.js";
 export { parseUnifiedDiff } from "./core/unified-diff.js";
 export { checkWitnesses, witnessLoss } from "./core/witness.js";
+export { findPythonStatements } from "./languages/python/statements.js";
 export { type AuditReport, buildAuditReport } from "./reporters/audit-report.js";
 export { buildCheckReport, type CheckReport } from "./reporters/check-report.js";
 export {

@@ -50,11 +50,11 @@ import {
   type LedgerPolicy,
 } from "../core/ledger-model.js";
 import { sampleOf } from "../core/listing.js";
-import { foreignEncoding, pythonCodeText } from "../core/python-statements.js";
 import { parseSamples, type SamplesArtifact } from "../core/samples.js";
 import { deletedUnits } from "../core/test-blocks.js";
 import { checkWitnesses, frozenBy, frozenIds, withBaseProperties } from "../core/witness.js";
 import { classHeaders } from "../languages/python/class-headers.js";
+import { foreignEncoding, pythonCodeText } from "../languages/python/statements.js";
 import { withoutParameters } from "../runners/pytest/node-ids.js";
 import type { KnownTests } from "./known-tests.js";
 

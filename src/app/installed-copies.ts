@@ -2,7 +2,7 @@
 // installed copy of the package (site-packages, a build directory) leaves the checkout's files
 // unmeasured or without an executed line, and their changed lines would read "unmeasured" or
 // "uncovered", which pass by default. These checks read the test files' imports and the
-// checkout's layout (I/O here; the text rules are in src/core/python-imports.ts) and refuse.
+// checkout's layout (I/O here; the text rules are in src/languages/python/imports.ts) and refuse.
 
 import { join } from "node:path";
 import { isTracked } from "../adapters/git.js";
@@ -10,8 +10,8 @@ import { fileExists, isDirectory, readFileBytes, readTextOrNull } from "../adapt
 import { InputError } from "../core/errors.js";
 import type { ChangedFile, CoverageSource } from "../core/model.js";
 import { dirOf } from "../core/path-map.js";
-import { importedModulesIn, matchOf, sameModuleTree } from "../core/python-imports.js";
-import { pythonCodeText } from "../core/python-statements.js";
+import { importedModulesIn, matchOf, sameModuleTree } from "../languages/python/imports.js";
+import { pythonCodeText } from "../languages/python/statements.js";
 
 function sameText(a: string, b: string): boolean {
   try {

@@ -81,7 +81,6 @@ import {
   refuseRemappedChanges,
   unmappedPathsFix,
 } from "../core/path-map.js";
-import { analyzePython, excludedStatements, isPythonSource } from "../core/python-statements.js";
 import {
   type AuditFileInput,
   auditShadow,
@@ -102,6 +101,11 @@ import {
   type ParsedDiff,
   parseDiff,
 } from "../core/unified-diff.js";
+import {
+  analyzePython,
+  excludedStatements,
+  isPythonSource,
+} from "../languages/python/statements.js";
 import { withoutParameters } from "../runners/pytest/node-ids.js";
 import { pytestCovConfig } from "../runners/pytest/pytest-config.js";
 import { type EmptyPatchReason, emptyPatchReason } from "./empty-patch.js";

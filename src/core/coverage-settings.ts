@@ -4,9 +4,9 @@
 
 import { basename, posix } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { DEFAULT_EXCLUDE } from "../languages/python/statements.js";
 import { parseIni } from "./ini.js";
 import { normalizePath } from "./path-map.js";
-import { DEFAULT_EXCLUDE } from "./python-statements.js";
 
 /** The files coverage.py and pytest read their settings from, under their standard names. */
 const STANDARD_CONFIGS = new Set([

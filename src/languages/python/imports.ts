@@ -2,7 +2,7 @@
 // the text side of the installed-copy checks (src/app/installed-copies.ts), which find the
 // files and read the coverage data.
 
-import { dirOf } from "./path-map.js";
+import { dirOf } from "../../core/path-map.js";
 
 /** The line number (1-based, lines ended by LF) of a source offset of `text`. */
 export function lineOfOffset(text: string): (offset: number) => number {
