@@ -5,7 +5,6 @@
 export { readLedgerFile } from "./adapters/ledger-file.js";
 export { type AuditRequest, type AuditRun, runAudit } from "./app/run-audit.js";
 export { type CheckRequest, type CheckRun, runCheck } from "./app/run-check.js";
-export { type ContextIndex, indexContexts, parsePytestCovContext } from "./core/contexts.js";
 export { daysBetween, isDay, todayUtc, utcDayOfInstant } from "./core/dates.js";
 export {
   ConfigError,
@@ -28,6 +27,7 @@ export type { Freeze, Ledger, LedgerPolicy, Property } from "./core/ledger-model
 export { checkShape } from "./core/ledger-shape.js";
 export type {
   ChangedFile,
+  ContextIndex,
   CoverageSource,
   ParsedContext,
   Patch,
@@ -61,3 +61,5 @@ export {
   type RenderContext,
   renderReport,
 } from "./reporters/registry.js";
+export { parsePytestCovContext } from "./runners/pytest/context-names.js";
+export { indexContexts } from "./runners/pytest/contexts.js";

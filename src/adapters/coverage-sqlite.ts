@@ -9,10 +9,10 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { mightNameTest } from "../core/contexts.js";
 import { InputError, InternalError } from "../core/errors.js";
 import type { ContextOverview, CoverageMeta, CoverageSource } from "../core/model.js";
 import { decodeNumbitsInto } from "../core/numbits.js";
+import { mightNameTest } from "../runners/pytest/context-names.js";
 import { parseLocalTimestamp } from "./coverage-json.js";
 import { readFileHead } from "./repo-files.js";
 import {
@@ -91,7 +91,7 @@ const WANTED_ARCS = `
 /**
  * What kind of context name each row holds, as SQL: a plain pytest-cov name is a node id with
  * "::" after its first character and no "|" before its first "::", then "|" and a phase (the
- * same test as `isPlainTestId` in core/contexts.ts plus the phase suffix; tests hold the two
+ * same test as `isPlainTestId` in runners/pytest/context-names.ts plus the phase suffix; tests hold the two
  * in step). One value per name, each test made once and stopping at the first that decides:
  * `odd` for a name SQLite's string functions would misread (not text, or holding a NUL),
  * `other` for any other name that is not plain, `run` for a plain "|run" name, `phase` for a

@@ -27,21 +27,8 @@ import {
   readTextOrNull,
 } from "../adapters/repo-files.js";
 import type { ConfigValues } from "../core/config.js";
-import {
-  buildModuleIndex,
-  type ContextIndex,
-  indexContextOverview,
-  indexContexts,
-  lazyTestFileExists,
-  moduleIndexOnFirstUse,
-  NO_LINES_RECORDED,
-  staticContextWithColons,
-  staticContextWithColonsProblem,
-  type TestFileExists,
-} from "../core/contexts.js";
 import { COVERAGE_CONFIG_FILES, coverageExclusion } from "../core/coverage-settings.js";
 import { nodeIdFile } from "../core/deposits.js";
-
 import { ConfigError, InputError, UsageError } from "../core/errors.js";
 import {
   type FrozenList,
@@ -63,10 +50,12 @@ import {
 import { sample } from "../core/listing.js";
 import type {
   ChangedFile,
+  ContextIndex,
   CoverageMeta,
   CoverageSource,
   Patch,
   StatementMap,
+  TestFileExists,
 } from "../core/model.js";
 import {
   findAmbiguousRun,
@@ -106,8 +95,22 @@ import {
   excludedStatements,
   isPythonSource,
 } from "../languages/python/statements.js";
+import {
+  staticContextWithColons,
+  staticContextWithColonsProblem,
+} from "../runners/pytest/context-names.js";
+import {
+  indexContextOverview,
+  indexContexts,
+  NO_LINES_RECORDED,
+} from "../runners/pytest/contexts.js";
 import { withoutParameters } from "../runners/pytest/node-ids.js";
 import { pytestCovConfig } from "../runners/pytest/pytest-config.js";
+import {
+  buildModuleIndex,
+  lazyTestFileExists,
+  moduleIndexOnFirstUse,
+} from "../runners/pytest/test-root-files.js";
 import { type EmptyPatchReason, emptyPatchReason } from "./empty-patch.js";
 import {
   type ExecutedOf,

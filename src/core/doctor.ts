@@ -3,14 +3,13 @@
 // returns one line with a fix; the doctor runs them all rather than stopping at the first.
 
 import {
-  type ContextIndex,
-  NO_LINES_RECORDED,
   staticContextWithColons,
   staticContextWithColonsProblem,
-  type TestFileExists,
-} from "./contexts.js";
+} from "../runners/pytest/context-names.js";
+import { NO_LINES_RECORDED } from "../runners/pytest/contexts.js";
 import { type FrozenResolution, testRootMismatch, unresolvedFix } from "./frozen.js";
 import { sample, sampleOf } from "./listing.js";
+import type { ContextIndex, TestFileExists } from "./model.js";
 import {
   type PathMapping,
   type RecordedRoot,

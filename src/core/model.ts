@@ -151,3 +151,37 @@ export interface StatementMap {
    */
   statementOf(line: number): number | null;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The data's tests, as a runner reads its context names (src/runners/).
+
+/**
+ * How the data names its tests: pytest-cov's node ids with phases, coverage.py's dotted
+ * test_function names mapped to node ids, or no test at all (the audit refuses such data).
+ */
+export type ContextStyle = "pytest-cov" | "test-function" | "none";
+
+/** Does the test root hold this file (a path relative to it, as test ids name files)? */
+export type TestFileExists = (file: string) => boolean;
+
+export interface ContextIndex {
+  style: ContextStyle;
+  /** The parsed form of a context name from the data (testId null: no test). Cached. */
+  get(name: string): ParsedContext;
+  /** Is this test id in the data? */
+  hasTest(id: string): boolean;
+  /**
+   * Every test id in the data. Plain pytest-cov names give theirs while the names are
+   * indexed; other styles compute them on first use (each name parsed).
+   */
+  readonly testIds: ReadonlySet<string>;
+  /** Context names that name no test (the empty context, static-only labels). */
+  readonly nonTestContexts: readonly string[];
+  /** How many distinct tests the data names (`testIds.size`, without listing them). */
+  readonly testCount: number;
+  /**
+   * Answers `hasTest` for many ids at once (one question to the data instead of one per
+   * id). Optional: indexes that hold every test id answer `hasTest` directly.
+   */
+  preloadTests?(ids: readonly string[]): void;
+}
