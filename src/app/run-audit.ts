@@ -27,7 +27,6 @@ import {
   readTextOrNull,
 } from "../adapters/repo-files.js";
 import type { ConfigValues } from "../core/config.js";
-import { COVERAGE_CONFIG_FILES, coverageExclusion } from "../core/coverage-settings.js";
 import { nodeIdFile } from "../core/deposits.js";
 import { ConfigError, InputError, UsageError } from "../core/errors.js";
 import {
@@ -104,8 +103,21 @@ import {
   indexContexts,
   NO_LINES_RECORDED,
 } from "../runners/pytest/contexts.js";
+import { COVERAGE_CONFIG_FILES, coverageExclusion } from "../runners/pytest/coverage-settings.js";
+import {
+  type ExecutedOf,
+  executedOfSource,
+  noneMeasured,
+  refuseUnexecutedImported,
+} from "../runners/pytest/installed-copies.js";
 import { withoutParameters } from "../runners/pytest/node-ids.js";
+import {
+  baseRevisionOf,
+  refuseDataInPatch,
+  refuseUnmeasuredAfterCoverageConfig,
+} from "../runners/pytest/patch-guards.js";
 import { pytestCovConfig } from "../runners/pytest/pytest-config.js";
+import { testGlobsWithPythonFiles } from "../runners/pytest/test-files.js";
 import {
   buildModuleIndex,
   lazyTestFileExists,
@@ -113,23 +125,11 @@ import {
 } from "../runners/pytest/test-root-files.js";
 import { type EmptyPatchReason, emptyPatchReason } from "./empty-patch.js";
 import {
-  type ExecutedOf,
-  executedOfSource,
-  noneMeasured,
-  refuseUnexecutedImported,
-} from "./installed-copies.js";
-import {
-  baseRevisionOf,
-  refuseDataInPatch,
-  refuseUnmeasuredAfterCoverageConfig,
-} from "./patch-guards.js";
-import {
   configValuesAt,
   type FrozenChoice,
   frozenAtBase,
   frozenOnlyAtBase,
 } from "./patch-settings.js";
-import { testGlobsWithPythonFiles } from "./pytest-test-files.js";
 import { mark } from "./timing.js";
 
 export type PatchRequest =

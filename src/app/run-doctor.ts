@@ -26,8 +26,8 @@ import { sampleOf } from "../core/listing.js";
 import type { CoverageSource, Patch } from "../core/model.js";
 import type { PathRule } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
-import { executedOfSource, refuseUnexecutedImported } from "./installed-copies.js";
-import { baseRevisionOf } from "./patch-guards.js";
+import { executedOfSource, refuseUnexecutedImported } from "../runners/pytest/installed-copies.js";
+import { baseRevisionOf } from "../runners/pytest/patch-guards.js";
 import { frozenAtBase, frozenListMovedWords, frozenOnlyAtBase } from "./patch-settings.js";
 import {
   type AuditRequest,

@@ -7,7 +7,6 @@ import { join } from "node:path";
 import { openCoverage } from "../../adapters/coverage-discovery.js";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { fileExists, readTextFile } from "../../adapters/repo-files.js";
-import { testGlobsOnDisk } from "../../app/pytest-test-files.js";
 import {
   ambiguousRun,
   mapCoverageToRepo,
@@ -25,6 +24,7 @@ import { staleEvidence } from "../../core/stale.js";
 import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
 import { foldRanges } from "../../reporters/text.js";
 import { jsonText, visible } from "../../reporters/words.js";
+import { testGlobsOnDisk } from "../../runners/pytest/test-files.js";
 import { DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
 import { type CommandSpec, listOpt } from "../command.js";
 import { FORMAT_OPTION, resolveFormat } from "../gate-output.js";

@@ -1,6 +1,6 @@
 // What a Python file's imports name, and how an imported name relates to a repository path:
-// the text side of the installed-copy checks (src/app/installed-copies.ts), which find the
-// files and read the coverage data.
+// the text side of the installed-copy checks (src/runners/pytest/installed-copies.ts), which
+// find the files and read the coverage data.
 
 import { dirOf } from "../../core/path-map.js";
 
