@@ -9,7 +9,7 @@ import { hasDataToFind, openCoverage, pathFromUser } from "../adapters/coverage-
 import { readTextFile } from "../adapters/repo-files.js";
 import { parseCollectedIds } from "../core/collected.js";
 import { InputError } from "../core/errors.js";
-import { readDataContexts } from "./run-audit.js";
+import { readDataContexts } from "../runners/pytest/data-tests.js";
 
 export interface KnownTestsRequest {
   /** Repository root (absolute). */

@@ -24,28 +24,23 @@ import {
 } from "../core/frozen.js";
 import { sampleOf } from "../core/listing.js";
 import type { CoverageSource, Patch } from "../core/model.js";
+import { baseRevisionOf } from "../core/patch-base.js";
 import type { PathRule } from "../core/path-map.js";
 import { staleEvidence } from "../core/stale.js";
-import { executedOfSource, refuseUnexecutedImported } from "../runners/pytest/installed-copies.js";
-import { baseRevisionOf } from "../runners/pytest/patch-guards.js";
-import { frozenAtBase, frozenListMovedWords, frozenOnlyAtBase } from "./patch-settings.js";
+import { REPORT_LINE_BREAKS, refuseLoneCarriageReturn } from "../languages/python/line-breaks.js";
+import { statementLinesOf } from "../runners/pytest/changed-source.js";
 import {
-  type AuditRequest,
-  ambiguousRun,
-  checkPatchAgainstData,
   type DataContexts,
-  isRepoFile,
-  loadFrozenList,
-  mapCoverageToRepo,
-  type PatchRequest,
-  REPORT_LINE_BREAKS,
   readDataContexts,
-  readPatch,
-  recordedRootIn,
-  refuseLoneCarriageReturn,
-  statementLinesOf,
   testsWithoutRunIn,
-} from "./run-audit.js";
+} from "../runners/pytest/data-tests.js";
+import { executedOfSource, refuseUnexecutedImported } from "../runners/pytest/installed-copies.js";
+import { checkPatchAgainstData } from "./audit/changed-files.js";
+import { ambiguousRun, isRepoFile, mapCoverageToRepo, recordedRootIn } from "./audit/data-paths.js";
+import { loadFrozenList } from "./audit/frozen-tests.js";
+import { type PatchRequest, readPatch } from "./audit/read-patch.js";
+import type { SettingsFor } from "./audit/stricter-settings.js";
+import { frozenAtBase, frozenListMovedWords, frozenOnlyAtBase } from "./patch-settings.js";
 
 export interface DoctorRequest {
   root: string;
@@ -62,7 +57,7 @@ export interface DoctorRequest {
   testRoot: string;
   allowUnresolved: boolean;
   /** As in the audit: the settings a config gives, to judge a config the patch changes. */
-  settingsFor?: AuditRequest["settingsFor"];
+  settingsFor?: SettingsFor;
 }
 
 function failed(id: string, error: unknown): DoctorCheck {

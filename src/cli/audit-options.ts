@@ -13,8 +13,8 @@ import {
   readStreamBytes,
   readTextFile,
 } from "../adapters/repo-files.js";
+import type { PatchRequest } from "../app/audit/read-patch.js";
 import type { FrozenChoice } from "../app/patch-settings.js";
-import type { PatchRequest } from "../app/run-audit.js";
 import type { ConfigValues } from "../core/config.js";
 import { ConfigError, FreezegateError, InputError, UsageError } from "../core/errors.js";
 import { parseFrozenList } from "../core/frozen.js";

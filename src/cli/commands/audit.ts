@@ -6,15 +6,10 @@ import { loadConfig } from "../../adapters/config-files.js";
 import { userDirectoryInRepo } from "../../adapters/coverage-discovery.js";
 import { type EarlyRange, findRepoRoot, guessRepoRoot, startRange } from "../../adapters/git.js";
 import { entryExists } from "../../adapters/repo-files.js";
+import type { PatchRequest } from "../../app/audit/read-patch.js";
+import type { SettingsFor } from "../../app/audit/stricter-settings.js";
 import { type FrozenChoice, frozenListMovedWords } from "../../app/patch-settings.js";
-import {
-  type AuditRequest,
-  type AuditRun,
-  type ConfigChoices,
-  type ConfigurableSettings,
-  type PatchRequest,
-  runAudit,
-} from "../../app/run-audit.js";
+import { type AuditRequest, type AuditRun, runAudit } from "../../app/run-audit.js";
 import { mark } from "../../app/timing.js";
 import type { ConfigValues } from "../../core/config.js";
 import { buildAuditReport } from "../../reporters/audit-report.js";
@@ -170,7 +165,7 @@ export function settingsForFlags(
   cwd: string,
   root: string,
   frozen?: (values: ConfigValues) => FrozenChoice,
-): (values: ConfigValues) => ConfigurableSettings & ConfigChoices {
+): SettingsFor {
   return (values) => {
     const data = resolveDataOptions(flags, values, cwd, root);
     const base = stringOpt(flags, "base") ?? values.base;

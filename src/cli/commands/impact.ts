@@ -7,13 +7,7 @@ import { join } from "node:path";
 import { openCoverage } from "../../adapters/coverage-discovery.js";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { fileExists, readTextFile } from "../../adapters/repo-files.js";
-import {
-  ambiguousRun,
-  mapCoverageToRepo,
-  readDataContexts,
-  recordedRootIn,
-  statementLinesOf,
-} from "../../app/run-audit.js";
+import { ambiguousRun, mapCoverageToRepo, recordedRootIn } from "../../app/audit/data-paths.js";
 import { InputError, UsageError } from "../../core/errors.js";
 import type { Finding } from "../../core/findings.js";
 import { compileGlobs, DEFAULT_TEST_GLOBS } from "../../core/globs.js";
@@ -24,6 +18,8 @@ import { staleEvidence } from "../../core/stale.js";
 import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
 import { foldRanges } from "../../reporters/text.js";
 import { jsonText, visible } from "../../reporters/words.js";
+import { statementLinesOf } from "../../runners/pytest/changed-source.js";
+import { readDataContexts } from "../../runners/pytest/data-tests.js";
 import { testGlobsOnDisk } from "../../runners/pytest/test-files.js";
 import { DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
 import { type CommandSpec, listOpt } from "../command.js";

@@ -13,3 +13,13 @@ export function withoutParameters(id: string): string {
   const open = id.indexOf("[", names < 0 ? 0 : names + 2);
   return open < 0 ? id : id.slice(0, open);
 }
+
+/**
+ * A doctest's node id (`--doctest-modules`: `app/limits.py::app.limits.check`): its name is a
+ * dotted one, which no test function or class has. A doctest in a module makes it no test
+ * file: the module is library code.
+ */
+export function isDoctestId(id: string): boolean {
+  const parts = withoutParameters(id).split("::");
+  return parts.length === 2 && (parts[1] as string).includes(".");
+}

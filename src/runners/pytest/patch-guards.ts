@@ -10,17 +10,8 @@ import { InputError } from "../../core/errors.js";
 import { outsideTestDirs } from "../../core/globs.js";
 import { sample } from "../../core/listing.js";
 import type { ChangedFile, Patch } from "../../core/model.js";
+import { baseRevisionOf } from "../../core/patch-base.js";
 import { coverageSettingsIn, mayConfigureCoverage } from "./coverage-settings.js";
-
-/**
- * The commit a patch is measured against, whose files say what the repository said before
- * it: the merge base of a range, HEAD for a staged or work-tree patch, none for a user's diff.
- */
-export function baseRevisionOf(patch: Patch): string | null {
-  const source = patch.source;
-  if (source.kind === "range") return source.mergeBase;
-  return source.kind === "staged" || source.kind === "worktree" ? "HEAD" : null;
-}
 
 /**
  * A patch that changes coverage.py's configuration (an `omit`, a narrower `source` or

@@ -8,8 +8,8 @@ import { readBlobs } from "../../adapters/git-history.js";
 import { readTextIfExists } from "../../adapters/repo-files.js";
 import { withPythonFiles } from "../../core/globs.js";
 import type { Patch } from "../../core/model.js";
+import { baseRevisionOf } from "../../core/patch-base.js";
 import { normalizePath } from "../../core/path-map.js";
-import { baseRevisionOf } from "./patch-guards.js";
 import { pytestConfigNames, pytestPythonFiles } from "./pytest-config.js";
 
 /** "" or "dir/" for the test root; null for one outside the repository. */
