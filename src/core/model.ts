@@ -50,6 +50,18 @@ export interface Patch {
 
 export type CoverageFormat = "coverage.py-sqlite" | "coverage.py-json";
 
+/**
+ * Where the user stands, for a search of the data without a path: a test runner writes its
+ * data in the directory it runs in, which may be the user's directory or the test root rather
+ * than the repository root. Paths in messages are relative to `cwd`.
+ */
+export interface DataPlaces {
+  /** The directory the command runs in (-C applied), absolute; default the root. */
+  cwd?: string | undefined;
+  /** The test root (pytest's rootdir), relative to the root ("" or undefined for the root). */
+  testRoot?: string | undefined;
+}
+
 export interface CoverageMeta {
   format: CoverageFormat;
   /** The data files read (absolute paths), e.g. ".coverage" and its parallel ".coverage.*". */

@@ -2,16 +2,14 @@
 // and every refusal of a patch that does not fit the data or changes what it is judged by.
 
 import { directorySpellings } from "../../adapters/repo-files.js";
-import { nodeIdFile } from "../../core/deposits.js";
 import { ConfigError } from "../../core/errors.js";
 import {
   compileGlobs,
-  DEFAULT_TEST_GLOBS,
   globsUnderTestRoot,
   outsideTestDirs,
   testFileMatcher,
 } from "../../core/globs.js";
-import type { ChangedFile, ContextIndex } from "../../core/model.js";
+import type { ChangedFile } from "../../core/model.js";
 import {
   mapDataPaths,
   type PathMapping,
@@ -19,13 +17,7 @@ import {
   refuseRemappedChanges,
 } from "../../core/path-map.js";
 import type { SkippedFile } from "../../core/shadow-audit.js";
-import { type ExecutedOf, noneMeasured } from "../../runners/pytest/installed-copies.js";
-import { isDoctestId } from "../../runners/pytest/node-ids.js";
-import {
-  refuseDataInPatch,
-  refuseUnmeasuredAfterCoverageConfig,
-} from "../../runners/pytest/patch-guards.js";
-import { testGlobsWithPythonFiles } from "../../runners/pytest/test-files.js";
+import type { DataTests, ExecutedOf, PatchFacts, Runner } from "../../runners/runner.js";
 import { lostRecording } from "./data-paths.js";
 import { checkPatchOnDisk, type PatchOnDisk } from "./patch-on-disk.js";
 import type { PatchRequest, ReadPatch } from "./read-patch.js";
@@ -35,6 +27,7 @@ import {
   sameStrings,
   stricterSettings,
   type TestAndSourceGlobs,
+  withDefaultGlobs,
 } from "./stricter-settings.js";
 
 /**
@@ -44,18 +37,17 @@ import {
  */
 function productionNamedLikeTests(
   globs: TestAndSourceGlobs,
-  contexts: Pick<ContextIndex, "testIds">,
+  runner: Runner,
+  tests: DataTests,
   testRoot: string,
 ): ((path: string) => boolean) | undefined {
-  const isDefault = (list: readonly string[]) => sameStrings(list, DEFAULT_TEST_GLOBS);
+  const isDefault = (list: readonly string[]) => sameStrings(list, runner.files.defaultTestGlobs);
   if (!isDefault(globs.testGlobs) || (globs.baseTestGlobs && !isDefault(globs.baseTestGlobs))) {
     return undefined;
   }
   let files: Set<string> | null = null;
   return (path) => {
-    files ??= new Set(
-      [...contexts.testIds].filter((id) => !isDoctestId(id)).map((id) => nodeIdFile(id, testRoot)),
-    );
+    files ??= runner.tests.testFiles(tests, testRoot);
     return files.has(path);
   };
 }
@@ -79,10 +71,10 @@ export function classifyChangedFiles(
    */
   namedByTests?: (path: string) => boolean,
   /**
-   * The test globs before pytest's `python_files` were added (see testGlobsWithPythonFiles).
-   * A file only those additions match is a test file only when a test of the data lives in
-   * it: `python_files = *.py` or `check_*.py` must not take an unmeasured or doctest-only
-   * library module out of the audit (review 37).
+   * The test globs before the runner's own configuration of test files was added (pytest's
+   * `python_files`, see RunnerFiles.testGlobsForPatch). A file only those additions match is
+   * a test file only when a test of the data lives in it: `python_files = *.py` or
+   * `check_*.py` must not take an unmeasured or doctest-only library module out of the audit.
    */
   plainTestGlobs?: readonly string[],
 ): ClassifiedFiles {
@@ -121,12 +113,13 @@ export function classifyChangedFiles(
 
 export interface PatchAgainstData {
   root: string;
+  runner: Runner;
   request: PatchRequest;
   patch: ReadPatch;
   /** The settings as the flags and the patch's own config give them. */
   settings: SettingsAsGiven;
   /** The data's tests, or null when doctor could not read them. */
-  contexts: Pick<ContextIndex, "testIds"> | null;
+  tests: DataTests | null;
   testRoot: string;
   /** "" or "dir/": the test root. */
   prefix: string;
@@ -143,26 +136,28 @@ export interface PatchAgainstData {
 /**
  * Once the patch is read: which changed files are judged, and every refusal of a patch that
  * does not fit the data, or that changes what it is judged by (data committed with it, the
- * config, a path-map, coverage.py's configuration). Shared by the audit, which stops at the
- * error, and doctor, which reports it as its freshness check.
+ * config, a path-map, the runner's coverage configuration). Shared by the audit, which stops
+ * at the error, and doctor, which reports it as its freshness check.
  */
 export async function checkPatchAgainstData(a: PatchAgainstData): Promise<
   PatchOnDisk & {
     stricter: StricterSettings | null;
     /** Whether a measured file is a test file, by the test globs the patch was judged by. */
     isTestFile: (path: string) => boolean;
+    /** What the runner's guards were told, for the ones asked later. */
+    facts: PatchFacts;
   }
 > {
-  const { root, patch, mapping } = a;
-  refuseDataInPatch(root, patch, a.dataFiles);
-  const stricter = await stricterSettings(root, patch, a.settings);
-  const given = stricter?.settings ?? a.settings;
-  // Before python_files widen them: a file they add is named like a test too.
+  const { root, runner, patch, mapping } = a;
+  runner.guards.refuseDataInPatch(root, patch, a.dataFiles);
+  const stricter = await stricterSettings(root, patch, a.settings, runner.files);
+  const given = stricter?.settings ?? withDefaultGlobs(a.settings, runner.files);
+  // Before the runner's configuration widens them: a file it adds is named like a test too.
   const named =
-    a.contexts === null ? undefined : productionNamedLikeTests(given, a.contexts, a.testRoot);
+    a.tests === null ? undefined : productionNamedLikeTests(given, runner, a.tests, a.testRoot);
   const settings = {
     ...given,
-    ...(await testGlobsWithPythonFiles(root, patch, a.testRoot, given)),
+    ...(await runner.files.testGlobsForPatch(root, patch, a.testRoot, given)),
   };
   const isTestFile = testFileMatcher(settings.testGlobs, a.prefix);
   const classified = classifyChangedFiles(
@@ -185,19 +180,20 @@ export async function checkPatchAgainstData(a: PatchAgainstData): Promise<
     const base = mapDataPaths(a.measured, directorySpellings(root), stricter.settings.basePathMap);
     refuseRemappedChanges(changed, mapping, base, a.pathMap);
   }
-  const none = await noneMeasured(root, onDisk.audited, mapping.toData, isTestFile, a.executedOf);
-  if (none !== null) throw none;
+  const facts: PatchFacts = {
+    root,
+    patch,
+    audited: onDisk.audited,
+    toData: mapping.toData,
+    isTestFile,
+    executedOf: a.executedOf,
+    testRoot: a.testRoot,
+  };
+  const copy = await runner.guards.otherCopyMeasured(facts);
+  if (copy !== null) throw copy;
   const unmeasured = onDisk.audited.filter((f) => !mapping.toData.has(f.path));
-  if (unmeasured.length > 0) {
-    await refuseUnmeasuredAfterCoverageConfig(
-      root,
-      patch,
-      unmeasured,
-      a.testRoot,
-      mapping.toData.keys(),
-    );
-  }
-  return { ...onDisk, stricter, isTestFile };
+  if (unmeasured.length > 0) await runner.guards.refuseUnmeasuredAfterConfig(facts, unmeasured);
+  return { ...onDisk, stricter, isTestFile, facts };
 }
 
 /**

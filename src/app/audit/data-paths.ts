@@ -5,6 +5,7 @@
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { directorySpellings, fileExists, isDirectory } from "../../adapters/repo-files.js";
 import { InputError } from "../../core/errors.js";
+import { sample } from "../../core/listing.js";
 import type { CoverageSource } from "../../core/model.js";
 import {
   findAmbiguousRun,
@@ -16,7 +17,9 @@ import {
   type RecordedRoot,
   recordedRoot,
   refuseMappedAway,
+  unmappedPathsFix,
 } from "../../core/path-map.js";
+import type { ExecutedOf } from "../../runners/runner.js";
 
 /** The root the data's absolute paths were recorded under, when a tail of one is a file here. */
 export function recordedRootIn(root: string, measured: readonly string[]): RecordedRoot | null {
@@ -55,6 +58,34 @@ export function mapCoverageToRepo(
     if (firstExisting) break;
   }
   return { measured, mapping, existing };
+}
+
+/**
+ * The data's paths onto the repository, as the audit needs them: some must be measured and
+ * land on a file here, and none may be a relative path two directories could hold.
+ */
+export function dataPathsOnRepo(
+  root: string,
+  data: CoverageSource,
+  pathMap: readonly PathRule[],
+  testRoot: string,
+): DataPaths {
+  const paths = mapCoverageToRepo(root, data, pathMap, { firstExisting: true });
+  const { measured } = paths;
+  if (measured.length === 0) {
+    throw new InputError("the coverage data has no measured files", {
+      fix: "check [run] source / --cov= so that coverage measures your code",
+    });
+  }
+  if (paths.existing.length === 0) {
+    throw new InputError(
+      `no file in the coverage data maps onto the repository ${root}: data has ${sample(measured)}`,
+      { fix: unmappedPathsFix(measured, recordedRootIn(root, measured)) },
+    );
+  }
+  const ambiguous = ambiguousRun(root, measured, pathMap, testRoot, data.meta.dataFiles);
+  if (ambiguous !== null) throw ambiguous;
+  return paths;
 }
 
 /**
@@ -126,4 +157,17 @@ export function lostRecording(
       fix: `map it onto the repository with --path-map "${lost.rule.from}=${lost.rule.to}"${keptBeside ? "; or, if `coverage combine --keep` already merged the parallel data files into the combined one (freezegate reads both), delete the parallel files" : ""}`,
     },
   );
+}
+
+/** ExecutedOf over a coverage source, each path read once. */
+export function executedOfSource(coverage: CoverageSource): ExecutedOf {
+  const seen = new Map<string, ReadonlySet<number>>();
+  return (dataPath) => {
+    let lines = seen.get(dataPath);
+    if (lines === undefined) {
+      lines = new Set(coverage.executedLines([dataPath]).get(dataPath)?.keys() ?? []);
+      seen.set(dataPath, lines);
+    }
+    return lines;
+  };
 }

@@ -8,14 +8,32 @@ import type { ChangedFile, Patch } from "../../core/model.js";
 import { baseRevisionOf } from "../../core/patch-base.js";
 import type { PathRule } from "../../core/path-map.js";
 import type { FailableVerdict } from "../../core/shadow-audit.js";
+import type { RunnerFiles } from "../../runners/runner.js";
 import { configValuesAt, type FrozenChoice } from "../patch-settings.js";
 
 /** The audit settings a config file can give. */
 export interface ConfigurableSettings {
-  testGlobs: string[];
-  sourceGlobs: string[];
+  /** Changed files that are tests, not audited; undefined: the runner's defaults. */
+  testGlobs?: string[] | undefined;
+  /** Changed files that are audited; undefined: the runner's defaults. */
+  sourceGlobs?: string[] | undefined;
   failOn: FailableVerdict[];
   pathMap: PathRule[];
+}
+
+/** The settings with the runner's default globs where none were given. */
+export type Settings = ConfigurableSettings & { testGlobs: string[]; sourceGlobs: string[] };
+
+/** `settings` with the runner's default globs where it gives none. */
+export function withDefaultGlobs<T extends ConfigurableSettings>(
+  settings: T,
+  files: Pick<RunnerFiles, "defaultTestGlobs" | "defaultSourceGlobs">,
+): T & Settings {
+  return {
+    ...settings,
+    testGlobs: settings.testGlobs ?? [...files.defaultTestGlobs],
+    sourceGlobs: settings.sourceGlobs ?? [...files.defaultSourceGlobs],
+  };
 }
 
 /**
@@ -63,7 +81,7 @@ export type SettingsAsGiven = ConfigurableSettings & {
 
 /** The stricter of the patch's settings and its base's (see stricterSettings). */
 export interface StricterSettings {
-  settings: ConfigurableSettings & TestAndSourceGlobs & { basePathMap?: PathRule[] };
+  settings: Settings & TestAndSourceGlobs & { basePathMap?: PathRule[] };
   change: SettingsChange;
   /** Settings the patch changed that no stricter value settles: what it says now and then. */
   pinned: Array<{ key: "base" | "coverage"; now: string; atBase: string }>;
@@ -84,16 +102,20 @@ export interface StricterSettings {
 export async function stricterSettings(
   root: string,
   patch: Patch,
-  request: SettingsAsGiven,
+  asGiven: SettingsAsGiven,
+  /** The runner's default globs, for settings that give none. */
+  files: Pick<RunnerFiles, "defaultTestGlobs" | "defaultSourceGlobs">,
 ): Promise<StricterSettings | null> {
-  if (request.settingsFor === undefined) return null;
+  const { settingsFor } = asGiven;
+  if (settingsFor === undefined) return null;
+  const request = withDefaultGlobs(asGiven, files);
   const base = baseRevisionOf(patch);
   const names: readonly string[] = CONFIG_FILES;
   const touched = (f: ChangedFile) =>
     names.includes(f.path) || (f.oldPath !== null && names.includes(f.oldPath));
   if (base === null || !patch.files.some(touched)) return null;
-  const then = request.settingsFor(await configValuesAt(root, base));
-  const now = request.settingsFor(loadConfig(root).values);
+  const then = withDefaultGlobs(settingsFor(await configValuesAt(root, base)), files);
+  const now = settingsFor(loadConfig(root).values);
   const union = <T>(a: readonly T[], b: readonly T[]): T[] => [...new Set([...a, ...b])];
   const changed = (["failOn", "testGlobs", "sourceGlobs"] as const).filter(
     (key) => !sameStrings(then[key], request[key]),

@@ -9,7 +9,7 @@ import { entryExists } from "../../adapters/repo-files.js";
 import type { PatchRequest } from "../../app/audit/read-patch.js";
 import type { SettingsFor } from "../../app/audit/stricter-settings.js";
 import { type FrozenChoice, frozenListMovedWords } from "../../app/patch-settings.js";
-import { type AuditRequest, type AuditRun, runAudit } from "../../app/run-audit.js";
+import { type AuditHooks, type AuditRun, runAudit } from "../../app/run-audit.js";
 import { mark } from "../../app/timing.js";
 import type { ConfigValues } from "../../core/config.js";
 import { buildAuditReport } from "../../reporters/audit-report.js";
@@ -52,7 +52,7 @@ export interface PreparedAudit {
 export async function prepareAudit(
   args: ParsedArgs,
   io: CommandIo,
-  hooks: Pick<AuditRequest, "onDataFiles" | "onLongLoopsDone"> = {},
+  hooks: Pick<AuditHooks, "onDataFiles" | "onLongLoopsDone"> = {},
 ): Promise<PreparedAudit> {
   const cwd = commandDirectory(args.values, io.cwd);
   mark("cli start");
@@ -66,7 +66,7 @@ export async function prepareAudit(
   // The data files are announced once, even when the audit starts again from git's root.
   let announced: string | null = null;
   const { onDataFiles } = hooks;
-  const once: Pick<AuditRequest, "onDataFiles"> = onDataFiles
+  const once: Pick<AuditHooks, "onDataFiles"> = onDataFiles
     ? {
         onDataFiles: (files) => {
           const list = files.join("\n");
@@ -113,7 +113,7 @@ async function auditFrom(
   early: EarlyRange | null,
   args: ParsedArgs,
   io: CommandIo,
-  hooks: Pick<AuditRequest, "onDataFiles" | "onLongLoopsDone" | "abandonIf">,
+  hooks: AuditHooks,
 ): Promise<PreparedAudit> {
   const loaded = loadConfig(root, cwd);
   const config = loaded.values;
@@ -141,7 +141,7 @@ async function auditFrom(
     allowUnresolved: data.allowUnresolved,
     testRoot: data.testRoot,
     settingsFor: settingsForFlags(args.values, cwd, root),
-    ...hooks,
+    hooks,
   });
   const inputs = [
     { path: run.frozen.file, what: "frozen-test file" },

@@ -137,7 +137,7 @@ ${outputDetails()}`,
         settingsFor: settingsForFlags(args.values, ctx.cwd, ctx.root, (values) => ({
           file: ledgerPathFor(args.values, values, ctx.cwd, ctx.root),
         })),
-        ...(onDataFiles ? { onDataFiles } : {}),
+        ...(onDataFiles ? { hooks: { onDataFiles } } : {}),
       },
       ...(collectedPath === undefined ? {} : { collected: collectedPath }),
       ...(samplesPath === undefined ? {} : { samplesPath }),

@@ -11,29 +11,43 @@ import {
   readTextIfExists,
 } from "../../adapters/repo-files.js";
 import { UsageError } from "../../core/errors.js";
-import type { ContextIndex, CoverageSource, TestFileExists } from "../../core/model.js";
+import type { ContextIndex, CoverageSource } from "../../core/model.js";
 import { normalizePath } from "../../core/path-map.js";
+import type { DataTests } from "../runner.js";
 import { indexContextOverview, indexContexts } from "./contexts.js";
 import { buildModuleIndex, lazyTestFileExists, moduleIndexOnFirstUse } from "./test-root-files.js";
 
-export interface DataContexts {
-  names: string[];
-  index: ContextIndex;
-  /** "" or "dir/": the test root as a path prefix inside the repository. */
-  prefix: string;
-  /** Does the test root hold a file (as node ids name them)? As the index reads names. */
-  testFileExists: TestFileExists;
-}
-
-export function readDataContexts(
+/**
+ * The data's tests (see RunnerTests.read). Without `names`, from the data's overview when it
+ * has one and its tests all have plain pytest-cov names (no name list read), else from every
+ * name; with `names`, from every name, which are kept.
+ */
+export function readPytestTests(
   root: string,
-  coverage: CoverageSource,
   testRoot: string,
-): DataContexts {
+  coverage: CoverageSource,
+  { names: keepNames = false } = {},
+): DataTests {
   const { prefix, modules, testFileExists } = testRootOf(root, testRoot);
+  const overview = keepNames ? null : (coverage.contextOverview?.() ?? null);
+  const fast = overview === null ? null : indexContextOverview(overview, modules);
+  if (fast !== null && overview !== null) {
+    return {
+      index: fast,
+      prefix,
+      testsWithoutRun: (ids) => overview.testsWithoutRun(ids),
+      testFileExists,
+    };
+  }
   const names = coverage.contextNames();
   const index = indexContexts(names, modules);
-  return { names, index, prefix, testFileExists };
+  return {
+    index,
+    prefix,
+    testsWithoutRun: (ids) => testsWithoutRunIn(names, index, ids),
+    testFileExists,
+    ...(keepNames ? { names } : {}),
+  };
 }
 
 /**
@@ -78,48 +92,11 @@ function testRootOf(root: string, testRoot: string) {
 }
 
 /**
- * The contexts as the audit needs them: from the data's overview when it has one and its
- * tests all have plain pytest-cov names (no name list read), else from every name.
- * `testsWithoutRun`: which of some tests in the data never ran their body. `testFileExists`:
- * whether the test root holds a file, as the index reads node ids' files.
- */
-export function readAuditContexts(
-  root: string,
-  coverage: CoverageSource,
-  testRoot: string,
-): {
-  index: ContextIndex;
-  prefix: string;
-  testsWithoutRun: (ids: readonly string[]) => string[];
-  testFileExists: TestFileExists;
-} {
-  const { prefix, modules, testFileExists } = testRootOf(root, testRoot);
-  const overview = coverage.contextOverview?.() ?? null;
-  const fast = overview === null ? null : indexContextOverview(overview, modules);
-  if (fast !== null && overview !== null) {
-    return {
-      index: fast,
-      prefix,
-      testsWithoutRun: (ids) => overview.testsWithoutRun(ids),
-      testFileExists,
-    };
-  }
-  const names = coverage.contextNames();
-  const index = indexContexts(names, modules);
-  return {
-    index,
-    prefix,
-    testsWithoutRun: (ids) => testsWithoutRunIn(names, index, ids),
-    testFileExists,
-  };
-}
-
-/**
  * Of `ids` (tests in the data), those with no "|run" context among `names`: pytest-cov names
  * a test's contexts by phase, and a test with only setup or teardown never ran its body.
  * Other styles name no phases (a test_function context is the test function itself).
  */
-export function testsWithoutRunIn(
+function testsWithoutRunIn(
   names: readonly string[],
   index: ContextIndex,
   ids: readonly string[],

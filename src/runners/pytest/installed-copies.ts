@@ -14,10 +14,11 @@ import {
   readTextOrNull,
 } from "../../adapters/repo-files.js";
 import { InputError } from "../../core/errors.js";
-import type { ChangedFile, CoverageSource } from "../../core/model.js";
+import type { ChangedFile } from "../../core/model.js";
 import { dirOf } from "../../core/path-map.js";
 import { importedModulesIn, matchOf, sameModuleTree } from "../../languages/python/imports.js";
 import { pythonCodeText } from "../../languages/python/statements.js";
+import type { ExecutedOf } from "../runner.js";
 
 function sameText(a: string, b: string): boolean {
   try {
@@ -84,22 +85,6 @@ export async function noneMeasured(
     );
   }
   return null;
-}
-
-/** A data path's executed line numbers (in any context). */
-export type ExecutedOf = (dataPath: string) => ReadonlySet<number>;
-
-/** ExecutedOf over a coverage source, each path read once. */
-export function executedOfSource(coverage: CoverageSource): ExecutedOf {
-  const seen = new Map<string, ReadonlySet<number>>();
-  return (dataPath) => {
-    let lines = seen.get(dataPath);
-    if (lines === undefined) {
-      lines = new Set(coverage.executedLines([dataPath]).get(dataPath)?.keys() ?? []);
-      seen.set(dataPath, lines);
-    }
-    return lines;
-  };
 }
 
 /**
