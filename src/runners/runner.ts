@@ -256,9 +256,18 @@ export interface RunnerGuards {
   refuseUnexecuted(facts: PatchFacts, candidates: readonly string[]): void;
 }
 
+/** Advice in the runner's words, for the fixes of refusals the audit core makes. */
+export interface RunnerAdvice {
+  /** How to record data that says which test ran each line (pytest: --cov-context=test). */
+  readonly recordTests: string;
+  /** How to name a test exactly, as the data does (pytest: node ids as --collect-only gives). */
+  readonly exactIds: string;
+}
+
 export interface Runner {
   /** The runner's name in messages: "pytest". */
   readonly name: string;
+  readonly advice: RunnerAdvice;
   readonly data: RunnerData;
   readonly tests: RunnerTests;
   readonly files: RunnerFiles;

@@ -16,14 +16,7 @@ import type {
   Runner,
 } from "../../runners/runner.js";
 import { mark } from "../timing.js";
-import type { AuditHooks } from "./hooks.js";
-
-/**
- * Changed files needing the statement model beyond which the verdicts are not "short" (see
- * AuditHooks.onLongLoopsDone). The bench's 30-line patch has 10 such files, its 900-line patch
- * about 300.
- */
-const MODELLED_FILES_FOR_SHORT_REST = 32;
+import { type AuditHooks, restIsShort } from "./hooks.js";
 
 export interface FileInputsRequest {
   runner: Runner;
@@ -79,12 +72,10 @@ export function readFileInputs(request: FileInputsRequest): FileInputs {
   mark("tokenize");
   const executed = executedLinesOf(files, data);
   mark("executed lines");
-  // What is left is short unless many files need the statement model (a changed statement
-  // no test ran): each is tokenized and parsed, which pays for optimized code.
   const modelled = files.filter(({ dataPaths, source }) =>
     dataPaths.some((p) => source.needsStatementModel(executed.get(p))),
   ).length;
-  const longLoopsLeft = modelled > MODELLED_FILES_FOR_SHORT_REST;
+  const longLoopsLeft = !restIsShort(modelled);
   if (!longLoopsLeft) request.hooks.onLongLoopsDone?.();
   // Changed modules in the data without one executed line anywhere (rare): did a test that
   // ran import them?

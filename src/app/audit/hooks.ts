@@ -22,6 +22,21 @@ export interface AuditHooks {
   abandonIf?(): boolean;
 }
 
+/**
+ * Changed files needing the statement model beyond which the verdicts are not "short" (see
+ * onLongLoopsDone). The bench's 30-line patch has 10 such files, its 900-line patch about 300.
+ */
+const MODELLED_FILES_FOR_SHORT_REST = 32;
+
+/**
+ * Whether what is left once the changed files' rows are read is short: it is unless many
+ * files need the statement model (a changed statement no test ran), each tokenized and parsed,
+ * which pays for optimized code.
+ */
+export function restIsShort(modelledFiles: number): boolean {
+  return modelledFiles <= MODELLED_FILES_FOR_SHORT_REST;
+}
+
 /** A run its caller abandoned (see AuditHooks.abandonIf): no answer, only a signal. */
 export class AuditAbandoned extends Error {}
 

@@ -142,16 +142,14 @@ Exit codes:
       const { index: contexts } = runner.tests.read(root, data.testRoot, coverage, { names: true });
       if (contexts.testIds.size === 0) {
         throw new InputError("the coverage data names no tests, so it cannot say who covers what", {
-          fix: "record per-test contexts: pytest --cov --cov-context=test",
+          fix: runner.advice.recordTests,
         });
       }
       const { ids: targets, unknown } = resolveTestIds(written, contexts.testIds);
       if (unknown.length > 0) {
         throw new InputError(
           `${unknown.length === 1 ? "test" : "tests"} ${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} not in the coverage data`,
-          {
-            fix: "use exact pytest node ids (as in pytest --collect-only -q), recorded with --cov-context=test",
-          },
+          { fix: runner.advice.exactIds },
         );
       }
       // The ledger's freezes match tests as the audit matches them (exact, or "*" globs);

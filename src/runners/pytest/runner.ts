@@ -31,6 +31,12 @@ import { testGlobsOnDisk, testGlobsWithPythonFiles } from "./test-files.js";
 export const pytestRunner: Runner = {
   name: "pytest",
 
+  advice: {
+    recordTests: "record per-test contexts: pytest --cov --cov-context=test",
+    exactIds:
+      "use exact pytest node ids (as in pytest --collect-only -q), recorded with --cov-context=test",
+  },
+
   data: {
     isThere({ root, explicit, places }) {
       if (explicit === undefined) return hasDataToFind(root, places);
