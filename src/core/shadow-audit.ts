@@ -11,8 +11,7 @@
 //   uncovered     no test executed s (code run only outside tests, e.g. at import, counts as
 //                 no test: `outsideTests` says so)
 
-import type { ContextIndex } from "./contexts.js";
-import type { ChangedFile, StatementMap } from "./model.js";
+import type { ChangedFile, ContextIndex, StatementMap } from "./model.js";
 
 export const VERDICTS = [
   "defended",

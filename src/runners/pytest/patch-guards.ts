@@ -3,24 +3,15 @@
 // Both could make a gate pass on evidence the patch itself arranged.
 
 import { basename, join, posix, relative, sep } from "node:path";
-import { looksLikeDataFile } from "../adapters/coverage-discovery.js";
-import { readBlobs } from "../adapters/git-history.js";
-import { readTextOrNull } from "../adapters/repo-files.js";
-import { coverageSettingsIn, mayConfigureCoverage } from "../core/coverage-settings.js";
-import { InputError } from "../core/errors.js";
-import { outsideTestDirs } from "../core/globs.js";
-import { sample } from "../core/listing.js";
-import type { ChangedFile, Patch } from "../core/model.js";
-
-/**
- * The commit a patch is measured against, whose files say what the repository said before
- * it: the merge base of a range, HEAD for a staged or work-tree patch, none for a user's diff.
- */
-export function baseRevisionOf(patch: Patch): string | null {
-  const source = patch.source;
-  if (source.kind === "range") return source.mergeBase;
-  return source.kind === "staged" || source.kind === "worktree" ? "HEAD" : null;
-}
+import { looksLikeDataFile } from "../../adapters/coverage-discovery.js";
+import { readBlobs } from "../../adapters/git-history.js";
+import { readTextOrNull } from "../../adapters/repo-files.js";
+import { InputError } from "../../core/errors.js";
+import { outsideTestDirs } from "../../core/globs.js";
+import { sample } from "../../core/listing.js";
+import type { ChangedFile, Patch } from "../../core/model.js";
+import { baseRevisionOf } from "../../core/patch-base.js";
+import { coverageSettingsIn, mayConfigureCoverage } from "./coverage-settings.js";
 
 /**
  * A patch that changes coverage.py's configuration (an `omit`, a narrower `source` or
@@ -103,7 +94,7 @@ export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonl
   const mayBeData = (path: string) => {
     const dir = posix.dirname(path);
     // The fixture directory must sit below the test directory: `services/data/tests/` is a
-    // service's test directory, where a run keeps its data (review 35).
+    // service's test directory, where a run keeps its data.
     const parts = dir.split("/");
     const test = parts.findIndex((d) => d === "tests" || d === "test" || d === "testing");
     const fixture = test >= 0 && parts.slice(test + 1).some((d) => FIXTURE_DIRS.has(d));

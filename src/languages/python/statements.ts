@@ -13,8 +13,8 @@
 // `if __debug__:`, `assert False`, exhaustive `match`).
 // scripts/check-statements.mjs measures agreement with coverage.py over the standard library.
 
-import { InputError } from "./errors.js";
-import type { StatementMap } from "./model.js";
+import { InputError } from "../../core/errors.js";
+import type { StatementMap } from "../../core/model.js";
 import {
   BAD_DEDENT,
   INDENT,
@@ -25,9 +25,9 @@ import {
   isIdentStart,
   isStringPrefix,
   SAME,
-} from "./python-chars.js";
-import { lineOfOffset } from "./python-imports.js";
-import { scanLogicalLines } from "./python-logical-lines.js";
+} from "./chars.js";
+import { lineOfOffset } from "./imports.js";
+import { scanLogicalLines } from "./logical-lines.js";
 
 export interface PythonStatementsOptions {
   /** Used only in error messages. */
@@ -99,7 +99,7 @@ export function analyzePython(source: string, options: PythonStatementsOptions =
 }
 
 /**
- * scanLogicalLines' answer (see python-logical-lines.ts) from the tokenizer, for normalized
+ * scanLogicalLines' answer (see logical-lines.ts) from the tokenizer, for normalized
  * text: the reference its tests compare it with. Throws where the tokenizer refuses the text.
  */
 export function tokenizedLogicalLines(text: string): Int32Array {

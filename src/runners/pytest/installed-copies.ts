@@ -2,16 +2,23 @@
 // installed copy of the package (site-packages, a build directory) leaves the checkout's files
 // unmeasured or without an executed line, and their changed lines would read "unmeasured" or
 // "uncovered", which pass by default. These checks read the test files' imports and the
-// checkout's layout (I/O here; the text rules are in src/core/python-imports.ts) and refuse.
+// checkout's layout (I/O here; the text rules are in src/languages/python/imports.ts) and
+// refuse.
 
 import { join } from "node:path";
-import { isTracked } from "../adapters/git.js";
-import { fileExists, isDirectory, readFileBytes, readTextOrNull } from "../adapters/repo-files.js";
-import { InputError } from "../core/errors.js";
-import type { ChangedFile, CoverageSource } from "../core/model.js";
-import { dirOf } from "../core/path-map.js";
-import { importedModulesIn, matchOf, sameModuleTree } from "../core/python-imports.js";
-import { pythonCodeText } from "../core/python-statements.js";
+import { isTracked } from "../../adapters/git.js";
+import {
+  fileExists,
+  isDirectory,
+  readFileBytes,
+  readTextOrNull,
+} from "../../adapters/repo-files.js";
+import { InputError } from "../../core/errors.js";
+import type { ChangedFile } from "../../core/model.js";
+import { dirOf } from "../../core/path-map.js";
+import { importedModulesIn, matchOf, sameModuleTree } from "../../languages/python/imports.js";
+import { pythonCodeText } from "../../languages/python/statements.js";
+import type { ExecutedOf } from "../runner.js";
 
 function sameText(a: string, b: string): boolean {
   try {
@@ -80,22 +87,6 @@ export async function noneMeasured(
   return null;
 }
 
-/** A data path's executed line numbers (in any context). */
-export type ExecutedOf = (dataPath: string) => ReadonlySet<number>;
-
-/** ExecutedOf over a coverage source, each path read once. */
-export function executedOfSource(coverage: CoverageSource): ExecutedOf {
-  const seen = new Map<string, ReadonlySet<number>>();
-  return (dataPath) => {
-    let lines = seen.get(dataPath);
-    if (lines === undefined) {
-      lines = new Set(coverage.executedLines([dataPath]).get(dataPath)?.keys() ?? []);
-      seen.set(dataPath, lines);
-    }
-    return lines;
-  };
-}
-
 /**
  * A changed module the data holds without a single executed line, while a test file imports
  * it in a statement that ran: importing runs its top-level lines, so the tests ran another
@@ -137,7 +128,7 @@ export function refuseUnexecutedImported(
   for (const path of candidates) {
     if (packageRan(path)) continue;
     // Comments or a docstring alone: no copy of it has a line to run (coverage.py records
-    // such a module as line 0), and every changed line of it is not code (review 36).
+    // such a module as line 0), and every changed line of it is not code.
     const text = readTextOrNull(join(root, path));
     if (text !== null && !hasCode(text)) continue;
     const importer = importerOf(path);
@@ -279,13 +270,13 @@ function packageMayLoad(
     const next = n.split(".")[depth];
     if (next === undefined) return false;
     // Its code with strings kept (`import_module(".cli", __name__)`, an `__all__` listing it)
-    // but docstrings and comments aside: a docstring that mentions the CLI loads nothing
-    // (review 34), and regexes over the text misread quotes inside strings (review 35).
+    // but docstrings and comments aside: a docstring that mentions the CLI loads nothing, and
+    // regexes over the text misread quotes inside strings.
     const code = pythonCodeText(text);
     // A name computed at run time (import_module in a PEP 562 `__getattr__`, pkgutil
-    // discovery) may load any submodule: as good as naming it (review 37). A `__getattr__`
-    // that only warns, or pkgutil's namespace line, loads nothing, nor does an import of a
-    // literal name, which names the module if it is this one (review 38).
+    // discovery) may load any submodule: as good as naming it. A `__getattr__` that only
+    // warns, or pkgutil's namespace line, loads nothing, nor does an import of a literal
+    // name, which names the module if it is this one.
     return (
       code === null ||
       new RegExp(`\\b${next}\\b`).test(code) ||
