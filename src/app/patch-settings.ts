@@ -18,7 +18,7 @@ import { FreezegateError } from "../core/errors.js";
 import { type FrozenList, frozenListOf, parseFrozenList } from "../core/frozen.js";
 import { parseJsonText } from "../core/json-text.js";
 import { sampleOf } from "../core/listing.js";
-import type { CoverageFormat, Patch } from "../core/model.js";
+import type { Patch } from "../core/model.js";
 import { repoPath } from "./gates/ledger-location.js";
 
 /**
