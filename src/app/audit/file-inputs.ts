@@ -130,7 +130,7 @@ function executedLinesOf(
 }
 
 /** A file's executed lines, from every path the data records it under; null: unmeasured. */
-function linesOfFile(
+export function linesOfFile(
   dataPaths: readonly string[],
   executed: ReadonlyMap<string, Map<number, string[]>>,
 ): Map<number, string[]> | null {

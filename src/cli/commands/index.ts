@@ -24,6 +24,7 @@ export const COMMANDS: LazyEntry[] = [
   { name: "lock", load: async () => (await import("./lock.js")).lockCommand },
   { name: "queue", load: async () => (await import("./queue.js")).queueGroup },
   { name: "stats", load: async () => (await import("./stats.js")).statsCommand },
+  { name: "calibrate", load: async () => (await import("./calibrate.js")).calibrateCommand },
 ];
 
 /** Already-loaded entries (tests, embedding) as lazy ones. */
