@@ -204,7 +204,8 @@ function rules(language: CanaryLanguage): Rule[] {
     },
     {
       kind: "arithmetic",
-      pattern: /(?<=[\w)\]]\s*)[+-](?![+=-])/,
+      // Binary only, and not an arrow, an augmented assignment, ++ or --.
+      pattern: /(?<=[\w)\]]\s*)(?<![+-])[+-](?![+=>-])/,
       replace: (m) => (m === "+" ? "-" : "+"),
     },
   ];
