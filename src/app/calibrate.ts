@@ -34,6 +34,7 @@ import { isRepoFile, mapCoverageToRepo } from "./audit/data-paths.js";
 import { linesOfFile } from "./audit/file-inputs.js";
 import { loadFrozenList } from "./audit/frozen-tests.js";
 import { type AuditRequest, type AuditRun, runAudit } from "./run-audit.js";
+import { mark } from "./timing.js";
 
 export interface CalibrateRequest {
   /** The gate's own request, as `audit` builds it from the flags and the config, less the patch. */
@@ -160,24 +161,39 @@ function pickCanaries(
   const executed = data.executedLines(paths.flatMap((p) => dataPathsOf(mapping, p)));
   const executedOf = (path: string) =>
     linesOfFile(dataPathsOf(mapping, path), executed) ?? new Map<number, string[]>();
+  mark("calibrate: executed lines");
 
   // Lines by the kind the data alone suggests; a file's statements confirm it when drawn.
   const pools: Record<"shadow" | "control", Array<[string, number]>> = { shadow: [], control: [] };
+  // Each context name is judged once: a large suite's lines carry millions of them.
+  const judged = new Map<string, "frozen" | "live" | null>();
+  const judge = (name: string) => {
+    let j = judged.get(name);
+    if (j === undefined) {
+      const id = tests.index.get(name).testId;
+      j = id === null ? null : frozen.has(id) ? "frozen" : "live";
+      judged.set(name, j);
+    }
+    return j;
+  };
   for (const path of paths) {
     for (const [line, names] of executedOf(path)) {
       let frozenHit = false;
       let live = false;
       for (const name of names) {
-        const ctx = tests.index.get(name);
-        if (ctx.testId === null) continue;
-        if (frozen.has(ctx.testId)) frozenHit = true;
-        else live = true;
+        const j = judge(name);
+        if (j === "live") {
+          live = true;
+          break;
+        }
+        if (j === "frozen") frozenHit = true;
       }
       if (live) pools.control.push([path, line]);
       else if (frozenHit) pools.shadow.push([path, line]);
     }
   }
 
+  mark("calibrate: pools");
   const reader = runner.sources.reader(root, tests.prefix);
   const files = new Map<string, SourceFile>();
   const fileOf = (path: string): SourceFile => {
@@ -235,6 +251,7 @@ function pickCanaries(
       }
     }
   }
+  mark("calibrate: shadow + control");
   // Uncovered statements: from the files already read first, then others in a seeded order;
   // one a file in each round, so that they spread over the files.
   const others = seededShuffle(
@@ -259,6 +276,7 @@ function pickCanaries(
     }
   }
 
+  mark("calibrate: uncovered");
   // What qualified in the files read (a shadow pool is read whole when no canary came of it).
   const qualified = { shadow: 0, control: 0, uncovered: 0 };
   for (const file of files.values()) for (const c of file.candidates.values()) qualified[c.kind]++;
