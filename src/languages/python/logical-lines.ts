@@ -35,7 +35,7 @@ let stringNewlines = 0;
  * The first backslash at or after where stringEnd last looked for one in the text being
  * scanned (-1: none left; -2: not looked yet). Kept from string to string: searched afresh
  * each time, a file of many triple-quoted strings and few backslashes was read to its end
- * once per string (review 43).
+ * once per string.
  */
 let backslashAt = -2;
 

@@ -437,7 +437,7 @@ function operatorLength(text: string, i: number, eol: number): number {
 const CODING = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/;
 // Encodings in which Python's syntax reads as it does in UTF-8: ASCII bytes are ASCII, and no
 // multi-byte character holds one (gbk, gb18030, big5 and shift_jis do: one reads as a
-// backslash, review 38).
+// backslash).
 const ASCII_COMPATIBLE =
   /^(?:utf[-_]?8(?:[-_]sig)?|u8|(?:us[-_]?)?ascii|646|latin[-_]?1|l1|iso[-_]?8859[-_]?\d+|iso[-_]?latin[-_]?\d|(?:cp|windows[-_]?)125\d|cp(?:437|850|852|855|857|858|866)|koi8[-_][a-z]+|mac[-_]?[a-z]+|euc[-_]?(?:jp|kr|jis[-_]?2004|jisx0213)|gb2312)$/i;
 
@@ -459,7 +459,7 @@ export function foreignEncoding(text: string): string | null {
   return ASCII_COMPATIBLE.test(name) ? null : declared;
 }
 
-/** A changed file that declares a foreign encoding is refused (review 37). */
+/** A changed file that declares a foreign encoding is refused: its bytes would be misread. */
 function refuseForeignEncoding(text: string, where: string): void {
   const declared = foreignEncoding(text);
   if (declared === null) return;
@@ -594,7 +594,7 @@ function tokenize(text: string, where: string): Tokens {
         // line such as `",".join(parts)` first in a block runs code, and the tracer records
         // it; taken for a docstring, a line only frozen tests run would read as not code.
         // So does a string with an f-string part (`f"{record()}"`, `"a" f"{b}"`): Python
-        // never takes it for a docstring (review 46).
+        // never takes it for a docstring.
         logicalDocstring = false;
       }
       // Grown while one slot is still free: the end keeps a cleared slot after the last one.
