@@ -1,6 +1,6 @@
-// Frozen tests: which test ids the gate no longer listens to. Three seed formats carry them:
-//   {"frozen": [...]}                       quarantine.json (seed 000) and properties.json (seed 003)
-//   {"freezes": [{"test_id": ...}, ...]}    the freeze ledger (seed 004 and ours)
+// Frozen tests: which test ids the gate no longer listens to. Three formats carry them:
+//   {"frozen": [...]}                       a quarantine list, and a properties file
+//   {"freezes": [{"test_id": ...}, ...]}    the freeze ledger (schema 1, and ours with "version")
 // Ids match exactly. An entry containing "*" is a glob ("*" = any run of characters; every
 // other character is literal, so "[p1]" in a parametrized id stays literal), unless it is
 // itself a test id in the data: "test_match[*.py]", copied from `pytest --collect-only -q`,

@@ -1,4 +1,4 @@
-// The shadow audit (seed 000): for every changed line, which tests executed it and whether any
+// The shadow audit: for every changed line, which tests executed it and whether any
 // of them can still fail the build. A pure function from values to a result object; every
 // report format renders that object.
 //

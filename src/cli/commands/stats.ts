@@ -1,6 +1,6 @@
 // `freezegate stats`: the ledger's numbers (open freezes, median age, expired, deposit
 // failures, orphaned properties, shadow ratio), optionally appended to a history file whose
-// trend is shown, with seed 000's warning when the shadow ratio never moves.
+// trend is shown, with a warning when the shadow ratio never moves.
 
 import { appendFileSync } from "node:fs";
 import { resolve } from "node:path";
