@@ -20,13 +20,23 @@ export const RUNNERS: readonly Runner[] = [pytestRunner, vitestRunner];
  * be any runner's); a path given is the first runner's to explain. Two or more: refused.
  */
 export function chooseRunner(request: DataRequest, runners: readonly Runner[] = RUNNERS): Runner {
+  const found = findRunner(request, runners);
+  return found ?? refuseNoData(request, runners);
+}
+
+/**
+ * As chooseRunner, but null when a search without a path finds no runner's data (for what
+ * can do without data).
+ */
+export function findRunner(
+  request: DataRequest,
+  runners: readonly Runner[] = RUNNERS,
+): Runner | null {
   const [first] = runners;
   if (first === undefined) throw new Error("no test runner is registered");
-  // One runner: its own discovery decides and explains; asking first would only cost time.
-  if (runners.length === 1) return first;
   const there = runners.filter((runner) => runner.data.isThere(request));
-  if (there.length === 0 && request.explicit === undefined) refuseNoData(request, runners);
-  if (there.length <= 1) return there[0] ?? first;
+  if (there.length === 0) return request.explicit === undefined ? null : first;
+  if (there.length === 1) return there[0] as Runner;
   const names = there.map((runner) => runner.name);
   throw new UsageError(
     `data of ${names.length} test runners is here (${names.join(" and ")}), so which run to audit cannot be told`,
@@ -36,13 +46,16 @@ export function chooseRunner(request: DataRequest, runners: readonly Runner[] = 
   );
 }
 
-/** Refuses a search that found no runner's data with each runner's word on what it looked for. */
-function refuseNoData(request: DataRequest, runners: readonly Runner[]): void {
+/**
+ * Refuses a search that found no runner's data with each runner's word on what it looked for;
+ * a runner whose search finds data after all (its isThere is the cheaper guess) is returned.
+ */
+function refuseNoData(request: DataRequest, runners: readonly Runner[]): Runner {
   const missing: FreezegateError[] = [];
   for (const runner of runners) {
     try {
       runner.data.files(request);
-      return; // found after all: its `open` reads it
+      return runner;
     } catch (error) {
       if (!(error instanceof FreezegateError)) throw error;
       missing.push(error);

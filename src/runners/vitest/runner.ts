@@ -4,7 +4,7 @@
 // include matched them. What pytest needs and Vitest has no case of (installed copies, a
 // tokenizer) finds nothing here.
 
-import { isRepoFile } from "../../adapters/repo-files.js";
+import { isRepoFile, readFileHead } from "../../adapters/repo-files.js";
 import { isVitestDataName } from "../../adapters/vitest-data.js";
 import type { DoctorCheck } from "../../core/doctor.js";
 import { InputError } from "../../core/errors.js";
@@ -35,6 +35,12 @@ const RECORD = "npx freezegate init vitest, then npx vitest run";
 /** The run each DataTests this runner read was read from (by its index). */
 const runsOfTests = new WeakMap<ContextIndex, VitestRun>();
 
+/** Does the file start as the recorder's data does (its header names the format first)? */
+function looksLikeVitestData(path: string): boolean {
+  const head = readFileHead(path, "Vitest coverage data", 64).toString("utf8");
+  return /^\s*\{\s*"format"\s*:\s*"freezegate-vitest-coverage"/.test(head);
+}
+
 /** JavaScript ends a line at a lone "\r" and at U+2028/U+2029 too; git does not. */
 const OTHER_LINE_BREAK = /\r(?!\n)|[\u2028\u2029]/;
 
@@ -50,7 +56,10 @@ export const vitestRunner: Runner = {
   data: {
     isThere(request) {
       try {
-        return vitestDataFiles(request).length > 0;
+        // A file named explicitly is this runner's by its first line, whatever its name.
+        return vitestDataFiles(request).every(
+          (file) => request.explicit === undefined || looksLikeVitestData(file),
+        );
       } catch {
         return false;
       }
