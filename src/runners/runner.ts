@@ -14,7 +14,7 @@
 
 import type { DoctorCheck } from "../core/doctor.js";
 import type { InputError } from "../core/errors.js";
-import type { FrozenList } from "../core/frozen.js";
+import type { FrozenList, IdWords } from "../core/frozen.js";
 import type {
   ChangedFile,
   ContextIndex,
@@ -271,12 +271,24 @@ export interface RunnerGuards {
   refuseTestFilesWithoutData(facts: PatchFacts, unmeasured: readonly ChangedFile[]): void;
 }
 
-/** Advice in the runner's words, for the fixes of refusals the audit core makes. */
-export interface RunnerAdvice {
+/**
+ * Advice in the runner's words, for the fixes of refusals the audit core, doctor and the
+ * ledger commands make: they take these words as values and never name a runner.
+ */
+export interface RunnerAdvice extends IdWords {
   /** How to record data that says which test ran each line (pytest: --cov-context=test). */
   readonly recordTests: string;
   /** How to name a test exactly, as the data does (pytest: node ids as --collect-only gives). */
   readonly exactIds: string;
+  /** One id as an example: "tests/test_x.py::test_y". */
+  readonly exampleId: string;
+  /**
+   * How to make the data measure changed files that tests run, to end "record the data on
+   * this checkout with ...": "coverage.py measuring them (its source and omit settings)".
+   */
+  readonly measureFiles: string;
+  /** How to make the data measure any of the code: "[run] source / --cov=". */
+  readonly measureCode: string;
 }
 
 export interface Runner {

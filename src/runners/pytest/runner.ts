@@ -45,6 +45,20 @@ export const pytestRunner: Runner = {
     recordTests: "record per-test contexts: pytest --cov --cov-context=test",
     exactIds:
       "use exact pytest node ids (as in pytest --collect-only -q), recorded with --cov-context=test",
+    runner: "pytest",
+    exactNames: "exact pytest node ids (as in `pytest --collect-only -q`)",
+    listed: "as `pytest --collect-only -q` prints them",
+    leftOut: "deselected with -k, -m or --deselect",
+    groups: [
+      { after: "[", glob: "[*]", is: "a parametrized test", members: "its cases" },
+      { after: "::", glob: "::*", is: "a class or module, not a test", members: "its tests" },
+    ],
+    ids: "node ids",
+    root: "pytest's rootdir",
+    itsRoot: "its rootdir",
+    exampleId: "tests/test_x.py::test_y",
+    measureFiles: "coverage.py measuring them (its source and omit settings)",
+    measureCode: "[run] source / --cov=",
   },
 
   data: {

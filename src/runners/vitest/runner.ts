@@ -51,6 +51,22 @@ export const vitestRunner: Runner = {
     recordTests: `record per-test coverage with freezegate's Vitest runner and reporter (${RECORD})`,
     exactIds:
       "use exact Vitest test ids (FILE::SUITE > TEST, the file relative to the Vitest root, the names as Vitest prints them)",
+    runner: "Vitest",
+    exactNames:
+      'exact Vitest test ids (FILE::SUITE > TEST: the file relative to the Vitest root, "::", then the suite and test names as Vitest prints them, joined by " > ")',
+    listed: 'by their ids, the file, "::" and the names as Vitest prints them',
+    leftOut: "skipped, or left out by .only or a filter",
+    groups: [
+      { after: " > ", glob: " > *", is: "a suite, not a test", members: "its tests" },
+      { after: "::", glob: "::*", is: "a test file, not a test", members: "its tests" },
+    ],
+    ids: "test ids",
+    root: "the Vitest root",
+    itsRoot: "its root",
+    exampleId: "tests/cart.spec.ts::cart > adds tax",
+    measureFiles:
+      "Vitest's coverage measuring them (coverage.include and coverage.exclude in vitest.config.*)",
+    measureCode: "coverage.include in vitest.config.*",
   },
 
   data: {
