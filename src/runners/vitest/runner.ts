@@ -4,6 +4,8 @@
 // include matched them. What pytest needs and Vitest has no case of (installed copies, a
 // tokenizer) finds nothing here.
 
+import { resolve } from "node:path";
+import { appliedRecordBeside } from "../../adapters/pytest-ledger.js";
 import { isRepoFile, readFileHead } from "../../adapters/repo-files.js";
 import { isVitestDataName } from "../../adapters/vitest-data.js";
 import type { DoctorCheck } from "../../core/doctor.js";
@@ -67,6 +69,25 @@ export const vitestRunner: Runner = {
     measureFiles:
       "Vitest's coverage measuring them (coverage.include and coverage.exclude in vitest.config.*)",
     measureCode: "coverage.include in vitest.config.*",
+  },
+
+  ledger: {
+    tool: "vitest-freezegate",
+    writer: "freezegate's Vitest reporter",
+    recordPlaces: (root, testRoot, samplesPath) => [
+      ...new Set([
+        ...(samplesPath === undefined ? [] : [appliedRecordBeside(samplesPath)]),
+        resolve(root, testRoot, ".freezegate/applied.json"),
+      ]),
+    ],
+    samplesPlaces: (root, testRoot) => [resolve(root, testRoot, ".freezegate/samples.json")],
+    keepRecord:
+      "keep the reporter's record at its default place (.freezegate/applied.json at the Vitest root) or next to the samples artifact (the reporter's record option, or FREEZEGATE_VITEST_RECORD)",
+    short: "the Vitest reporter",
+    counts:
+      "the reporter counts the distinct inputs of fast-check properties (fc.assert, test.prop) and of record(value) calls from freezegate/vitest, in tests that passed",
+    propertyTest: "a fast-check property (fc.assert, test.prop) or a test calling record(value)",
+    mutedBy: "test.fails",
   },
 
   data: {
