@@ -5,12 +5,14 @@
 // freeze, and the gate itself judges the samples of the commit it gates.
 
 import { changedFilesInRange, dirtyPaths } from "../adapters/git-history.js";
-import { samplesCandidates, show } from "../adapters/pytest-ledger.js";
+import { show } from "../adapters/pytest-ledger.js";
 import { fileExists } from "../adapters/repo-files.js";
 import { checkDeposits, nodeIdFile } from "../core/deposits.js";
 import { FreezegateError } from "../core/errors.js";
 import type { Freeze, Ledger } from "../core/ledger-model.js";
-import { PLUGIN_TOOL, type SamplesArtifact } from "../core/samples.js";
+import type { SamplesArtifact } from "../core/samples.js";
+import { RUNNERS } from "../runners/registry.js";
+import type { Runner, RunnerLedger } from "../runners/runner.js";
 import { readSamples } from "./gates/deposit-gate.js";
 
 export interface DepositOutlookRequest {
@@ -22,6 +24,14 @@ export interface DepositOutlookRequest {
   freeze: Freeze;
   /** The files BASE...HEAD changes, when the patch's base is known. */
   range?: { base: string; changed: ReadonlySet<string> };
+  /** The runner whose data gave the known tests: its ledger integration wrote the samples. */
+  runner?: Runner;
+}
+
+/** The deposit findings foreseen, and the ledger integration whose words the fix takes. */
+export interface DepositOutlook {
+  clauses: string[];
+  writer: RunnerLedger;
 }
 
 /** The samples the last run left, or why there are none to read. */
@@ -29,8 +39,12 @@ type LastSamples =
   | { samples: SamplesArtifact; label: string }
   | { samples: null; label: string | null; unreadable?: string };
 
-function lastSamples(root: string, testRoot: string): LastSamples {
-  const places = samplesCandidates(root, testRoot);
+function lastSamples(
+  root: string,
+  testRoot: string,
+  writers: readonly RunnerLedger[],
+): LastSamples {
+  const places = [...new Set(writers.flatMap((w) => w.samplesPlaces(root, testRoot)))];
   const path = places.find((p) => fileExists(p));
   if (path === undefined) {
     return { samples: null, label: places[0] === undefined ? null : show(root, places[0]) };
@@ -73,12 +87,17 @@ export async function patchRangeIfKnown(
  * the deposit gate does not block). Ids in them come from the user: the caller prints them
  * through visible().
  */
-export async function depositOutlook(req: DepositOutlookRequest): Promise<string[]> {
+export async function depositOutlook(req: DepositOutlookRequest): Promise<DepositOutlook> {
   const { ledger, freeze, root, testRoot } = req;
-  if (!ledger.policy.blocking.includes("deposit")) return [];
+  // The runner of the known tests wrote the samples; without one, any runner's may have.
+  const writers = req.runner === undefined ? RUNNERS.map((r) => r.ledger) : [req.runner.ledger];
+  const last = lastSamples(root, testRoot, writers);
+  const tool = last.samples?.kind === "per-property" ? last.samples.tool : undefined;
+  const writer =
+    RUNNERS.find((r) => r.ledger.tool === tool)?.ledger ?? (writers[0] as RunnerLedger);
+  if (!ledger.policy.blocking.includes("deposit")) return { clauses: [], writer };
   const property = freeze.compensating_property;
   const file = nodeIdFile(property, testRoot);
-  const last = lastSamples(root, testRoot);
   // The property's file counts as in the patch unless git shows it is not (a repository
   // without a commit yet has everything in its first patch).
   let changed: ReadonlySet<string> = new Set([file]);
@@ -108,12 +127,12 @@ export async function depositOutlook(req: DepositOutlookRequest): Promise<string
         last.samples === null
           ? last.unreadable !== undefined
             ? `the samples artifact ${last.label} cannot be read (${last.unreadable})`
-            : `no samples artifact shows that ${property} ran on any input (none at ${last.label ?? ".freezegate/samples.json"}, where the freezegate pytest plugin writes one in every test run once the ledger exists)`
+            : `no samples artifact shows that ${property} ran on any input (none at ${last.label ?? ".freezegate/samples.json"}, where ${writer.writer} writes one in every test run once the ledger exists)`
           : typeof distinct === "number"
             ? `${property} ran on ${distinct} distinct input${distinct === 1 ? "" : "s"} in the samples artifact ${last.label}`
-            : `the samples artifact ${last.label} has no count for ${property}: it is not a property test the ${last.samples.kind === "per-property" && last.samples.tool === PLUGIN_TOOL ? "pytest plugin" : "runner"} counted (the plugin counts the distinct inputs of Hypothesis @given tests and of freezegate_pytest.record(value) calls, in tests that passed)`;
+            : `the samples artifact ${last.label} has no count for ${property}: it is not a property test ${tool === writer.tool ? writer.short : "the runner"} counted (${writer.counts})`;
       clauses.push(`deposit-too-few-inputs: ${why}, and policy.min_distinct is ${min}`);
     }
   }
-  return clauses;
+  return { clauses, writer };
 }

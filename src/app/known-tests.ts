@@ -10,6 +10,7 @@ import { readTextFile } from "../adapters/repo-files.js";
 import { parseCollectedIds } from "../core/collected.js";
 import { InputError } from "../core/errors.js";
 import { findRunner } from "../runners/registry.js";
+import type { Runner } from "../runners/runner.js";
 import { dataRequestOf } from "./audit/data.js";
 
 export interface KnownTestsRequest {
@@ -34,6 +35,8 @@ export interface KnownTests {
   from: "collected" | "coverage" | null;
   /** The files read. */
   files: string[];
+  /** The runner whose data gave them, for advice in its words (none from a collected file). */
+  runner?: Runner;
 }
 
 /** How users can give freezegate the known tests (for messages when there are none). */
@@ -95,6 +98,7 @@ export function loadKnownTests(request: KnownTestsRequest): KnownTests {
       description: `${count(index.testIds.size)} from the coverage data ${files.join(", ")}${note}`,
       from: "coverage",
       files,
+      runner,
     };
   } finally {
     coverage.close();

@@ -9,7 +9,6 @@ import { changedFilesInRange } from "../adapters/git-history.js";
 import {
   type LedgerAgreement,
   type RecordAgreement,
-  recordCandidates,
   refuseDeselectedFrozen,
   refuseForeignAppliedRecord,
   refuseForeignPluginLedger,
@@ -23,8 +22,10 @@ import { gateFailed, sortFindings } from "../core/findings.js";
 import type { Ledger } from "../core/ledger-model.js";
 import { checkShape } from "../core/ledger-shape.js";
 import { sampleOf } from "../core/listing.js";
-import { PLUGIN_TOOL, type SamplesArtifact } from "../core/samples.js";
+import type { SamplesArtifact } from "../core/samples.js";
 import type { ShadowAudit } from "../core/shadow-audit.js";
+import { RUNNERS } from "../runners/registry.js";
+import type { RunnerLedger } from "../runners/runner.js";
 import { readSamples, runDepositGate } from "./gates/deposit-gate.js";
 import type { GateContext, GateRun } from "./gates/gate-run.js";
 import { runLedgerChangesGate } from "./gates/ledger-changes-gate.js";
@@ -110,6 +111,32 @@ export function shadowGate(audit: ShadowAudit, blocking: boolean): CheckGate {
   };
 }
 
+/**
+ * Where a run's applied record may be: every runner's ledger integration's places, in the
+ * registry's order (the first found of this commit's run is that run's).
+ */
+export function appliedRecordCandidates(
+  root: string,
+  testRoot: string,
+  samplesPath: string | undefined,
+): string[] {
+  return [
+    ...new Set(
+      RUNNERS.flatMap((runner) => runner.ledger.recordPlaces(root, testRoot, samplesPath)),
+    ),
+  ];
+}
+
+/** The ledger integration that names itself `tool` in its files, or undefined. */
+function writerOf(tool: string | undefined): RunnerLedger | undefined {
+  return RUNNERS.find((runner) => runner.ledger.tool === tool)?.ledger;
+}
+
+/** What mutes a test outside the ledger in the run that wrote the record ("an xfail"). */
+function mutedBy(thisRun: ThisRunsRecord): string {
+  return writerOf(thisRun.record.tool)?.mutedBy ?? "an xfail";
+}
+
 /** What the applied record says about tests an xfail muted, for the shadow gate's notes. */
 export function mutedNotes(thisRun: ThisRunsRecord | null): string[] {
   if (thisRun === null) return [];
@@ -121,7 +148,7 @@ export function mutedNotes(thisRun: ThisRunsRecord | null): string[] {
   }
   if (record.muted.length === 0) return [];
   return [
-    `${record.muted.length} test(s) muted by an xfail outside the ledger count as frozen (their failures cannot fail the run; the applied record ${label}): ${sampleOf(record.muted, 5)}`,
+    `${record.muted.length} test(s) muted by ${mutedBy(thisRun)} outside the ledger count as frozen (their failures cannot fail the run; the applied record ${label}): ${sampleOf(record.muted, 5)}`,
   ];
 }
 
@@ -144,7 +171,7 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
   const patch = await patchLedger(ctx, mergeBase);
   const { ledger } = patch;
   const headCommit = await readHeadCommit(ctx.root);
-  const candidates = recordCandidates(ctx.root, request.audit.testRoot, request.samplesPath);
+  const candidates = appliedRecordCandidates(ctx.root, request.audit.testRoot, request.samplesPath);
   const thisRun = thisRunsRecord(candidates, { ...agreement, headCommit, ledger });
   const samples =
     thisRun === null ? samplesWithoutRecord(request, candidates, headCommit) : NO_SAMPLES_READ;
@@ -228,7 +255,7 @@ function auditOfTheLedger(
       ? {
           alsoFrozen: {
             ids: thisRun.record.muted,
-            label: `muted by an xfail outside the ledger (the applied record ${thisRun.label})`,
+            label: `muted by ${mutedBy(thisRun)} outside the ledger (the applied record ${thisRun.label})`,
           },
         }
       : {}),
@@ -248,10 +275,11 @@ interface SamplesRead {
 const NO_SAMPLES_READ: SamplesRead = { read: undefined, unnamedNote: null };
 
 /**
- * The samples artifact when no record of this commit's run was found. The pytest plugin writes
- * its record with its samples in every run: its samples of this commit's run without a record
- * of it means the record was moved out of sight (a flag on pytest's command line), which would
- * switch off the checks of what the run muted, deselected and applied: refused.
+ * The samples artifact when no record of this commit's run was found. The ledger integrations
+ * (the pytest plugin, the Vitest reporter) write their record with their samples in every run:
+ * their samples of this commit's run without a record of it means the record was moved out of
+ * sight (a flag on pytest's command line, an environment variable of the Vitest run), which
+ * would switch off the checks of what the run muted, deselected and applied: refused.
  */
 function samplesWithoutRecord(
   request: CheckRequest,
@@ -263,12 +291,11 @@ function samplesWithoutRecord(
   const read = readSamples(request.samplesPath);
   const ofThisRun = read.kind !== "session" && read.commit === headCommit;
   const tool = read.kind === "session" ? undefined : read.tool;
-  if (ofThisRun && tool === PLUGIN_TOOL) {
+  const writer = writerOf(tool);
+  if (ofThisRun && writer !== undefined) {
     throw new InputError(
-      `the samples artifact ${show(root, request.samplesPath)} is from the freezegate pytest plugin's run at this commit, but no applied record of that run is at ${candidates.map((c) => show(root, c)).join(" or ")}: what the run froze, muted and deselected cannot be checked`,
-      {
-        fix: "keep the plugin's record at its default place, or set freezegate_record in pytest's config (not --freezegate-record on pytest's command line)",
-      },
+      `the samples artifact ${show(root, request.samplesPath)} is from ${writer.writer}'s run at this commit, but no applied record of that run is at ${candidates.map((c) => show(root, c)).join(" or ")}: what the run froze, muted and deselected cannot be checked`,
+      { fix: writer.keepRecord },
     );
   }
   return {

@@ -135,7 +135,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
     }
 
     let mapped: ReturnType<typeof mapCoverageToRepo> | null = null;
-    if (coverage) {
+    if (coverage && runner) {
       mapped = mapCoverageToRepo(request.root, coverage, request.pathMap);
       // As in the audit: relative paths that two directories could hold are refused.
       const ambiguous = ambiguousRun(
@@ -152,6 +152,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
               mapped.mapping,
               mapped.existing,
               mapped.existing.length === 0 ? recordedRootIn(request.root, mapped.measured) : null,
+              runner.advice,
             )
           : failed("paths", ambiguous),
       );
@@ -179,6 +180,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
             resolution,
             request.allowUnresolved,
             tests.index.testIds,
+            runner.advice,
             () => runner?.tests.unreadableIds(tests) ?? null,
             {
               prefix: tests.prefix,
@@ -218,6 +220,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           checkedFiles: 0,
           auditedFiles: 0,
           unmeasured: [],
+          measureFiles: runner.advice.measureFiles,
         };
         const toData = mapped.mapping.toData;
         const executedOf = executedOfSource(coverage);

@@ -3,7 +3,7 @@
 // them all rather than stopping at the first. The checks of the data's tests are the
 // runner's (RunnerTests.doctorChecks).
 
-import { type FrozenResolution, testRootMismatch, unresolvedFix } from "./frozen.js";
+import { type FrozenResolution, type IdWords, testRootMismatch, unresolvedFix } from "./frozen.js";
 import { sample, sampleOf } from "./listing.js";
 import {
   type PathMapping,
@@ -21,18 +21,25 @@ export interface DoctorCheck {
   fix?: string;
 }
 
+/** How to make the data measure code, in the runner's words (see RunnerAdvice). */
+export interface MeasureWords {
+  measureFiles: string;
+  measureCode: string;
+}
+
 export function checkPathMapping(
   measured: readonly string[],
   mapping: PathMapping,
   existing: readonly string[],
-  recorded: RecordedRoot | null = null,
+  recorded: RecordedRoot | null,
+  words: MeasureWords,
 ): DoctorCheck {
   if (measured.length === 0) {
     return {
       id: "paths",
       status: "fail",
       message: "the coverage data has no measured files",
-      fix: "check [run] source / --cov= so that coverage measures your code",
+      fix: `check ${words.measureCode} so that coverage measures your code`,
     };
   }
   if (existing.length === 0) {
@@ -83,6 +90,8 @@ export function checkFrozenResolved(
   allowUnresolved: boolean,
   /** The data's test ids, for the fix (a parametrized test's or a class's own id). */
   testIds: Iterable<string>,
+  /** The runner's words for its ids, for the fix. */
+  words: IdWords,
   /**
    * Why the data's test ids cannot be read at all (the runner's RunnerTests.unreadableIds),
    * asked only when an id matches no test.
@@ -122,6 +131,7 @@ export function checkFrozenResolved(
           testIds instanceof Set ? testIds : new Set(testIds),
           testRoot.prefix,
           testRoot.repoFileExists,
+          words,
         );
   if (offRoot !== null) {
     return {
@@ -135,7 +145,7 @@ export function checkFrozenResolved(
     id: "frozen",
     status: allowUnresolved ? "warn" : "fail",
     message,
-    fix: unresolvedFix(resolution.unresolved, testIds),
+    fix: unresolvedFix(resolution.unresolved, testIds, words),
   };
 }
 
@@ -150,6 +160,8 @@ export interface FreshnessInput {
   auditedFiles: number;
   /** Those of them that are not in the data: the audit reads their lines as unmeasured. */
   unmeasured: string[];
+  /** How the runner's data comes to measure them, in its words (RunnerAdvice.measureFiles). */
+  measureFiles: string;
 }
 
 export function checkFreshness(input: FreshnessInput | null): DoctorCheck {
@@ -182,7 +194,7 @@ export function checkFreshness(input: FreshnessInput | null): DoctorCheck {
         : `${unmeasured.length} of ${input.auditedFiles} changed source files are not in the coverage data`;
     warnings.push({
       message: `${which}: ${sample(unmeasured)}; the audit reads their changed lines as unmeasured, which passes unless --fail-on unmeasured`,
-      fix: "if tests run them, record the data on this checkout with coverage.py measuring them (its source and omit settings); a file no test is meant to run can be left out of the audit with --source-files",
+      fix: `if tests run them, record the data on this checkout with ${input.measureFiles}; a file no test is meant to run can be left out of the audit with --source-files`,
     });
   }
   if (input.newerThanData.length > 0) {

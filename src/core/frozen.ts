@@ -149,33 +149,74 @@ export function lookupOf(ids: Iterable<string>): TestLookup {
   return { hasTest: (id) => set.has(id), testIds: set };
 }
 
+/** Ids that name a group of tests (not a test), and the glob that freezes the group's tests. */
+export interface IdGroup {
+  /** What follows the group's id in its tests' ids: "[" (pytest's cases), " > " (a suite's). */
+  after: string;
+  /** What the group's id takes to freeze its tests: "[*]", " > *". */
+  glob: string;
+  /** What such an id names: "a parametrized test", "a suite, not a test". */
+  is: string;
+  /** What the glob freezes: "its cases", "its tests". */
+  members: string;
+}
+
 /**
- * The fix for frozen entries that match no test, as the audit and doctor both give it: a
- * parametrized test's own id (its cases are in the data) or a class's (its tests are) gets
- * the glob that freezes them all; anything else the general advice.
+ * A runner's words on its test ids, for the fixes the core writes (RunnerAdvice holds them):
+ * the examples are pytest's and Vitest's.
  */
-export function unresolvedFix(unresolved: readonly string[], testIds: Iterable<string>): string {
+export interface IdWords {
+  /** The runner's name: "pytest", "Vitest". */
+  runner: string;
+  /** Its ids, as a noun: "exact pytest node ids (as in `pytest --collect-only -q`)". */
+  exactNames: string;
+  /** How its tests are listed, to end "list them ...": "as `pytest --collect-only -q` prints them". */
+  listed: string;
+  /** What leaves a test that exists out of a run: "deselected with -k, -m or --deselect". */
+  leftOut: string;
+  /** Ids of groups of tests, in the order a fix prefers them. */
+  groups: readonly IdGroup[];
+  /** Its test ids, in a sentence: "node ids", "test ids". */
+  ids: string;
+  /** The directory they are relative to: "pytest's rootdir", "the Vitest root". */
+  root: string;
+  /** The runner's own word for it: "its rootdir", "its root". */
+  itsRoot: string;
+}
+
+/**
+ * The fix for frozen entries that match no test, as the audit and doctor both give it: an id
+ * that names a group of tests (pytest: a parametrized test, a class; Vitest: a suite, a file)
+ * gets the glob that freezes them all; a typo the test it was meant for; anything else the
+ * general advice, in the runner's words.
+ */
+export function unresolvedFix(
+  unresolved: readonly string[],
+  testIds: Iterable<string>,
+  words: IdWords,
+): string {
   const exact = unresolved.filter((id) => !id.includes("*"));
-  let param: string | undefined;
-  let group: string | undefined;
+  // The first group (in the runner's order) an id names, with that id.
+  const found: Array<string | undefined> = words.groups.map(() => undefined);
   for (const test of testIds) {
-    param ??= exact.find((id) => test.startsWith(`${id}[`));
-    group ??= exact.find((id) => test.startsWith(`${id}::`));
-    if (param !== undefined) break;
+    words.groups.forEach((group, i) => {
+      found[i] ??= exact.find((id) => test.startsWith(`${id}${group.after}`));
+    });
+    if (found[0] !== undefined) break;
   }
-  if (param !== undefined) {
-    return `"${param}" is a parametrized test: freeze all its cases with "${param}[*]", or list them as \`pytest --collect-only -q\` prints them`;
-  }
-  if (group !== undefined) {
-    return `"${group}" is a class or module, not a test: freeze all its tests with "${group}::*", or list them as \`pytest --collect-only -q\` prints them`;
+  const at = found.findIndex((id) => id !== undefined);
+  const group = words.groups[at];
+  const id = found[at];
+  if (group !== undefined && id !== undefined) {
+    return `"${id}" is ${group.is}: freeze all ${group.members} with "${id}${group.glob}", or list them ${words.listed}`;
   }
   // A typo: the ids the message names (the first few), each against every test once.
   const typos = oneEditMatches(exact.slice(0, SHOWN_UNRESOLVED), testIds);
   const [typo] = typos;
   if (typo !== undefined) {
-    return `did you mean "${typo[1]}" (the data's test one character from "${typo[0]}")? Frozen ids are exact pytest node ids (as in \`pytest --collect-only -q\`)`;
+    return `did you mean "${typo[1]}" (the data's test one character from "${typo[0]}")? Frozen ids are ${words.exactNames}`;
   }
-  return "use exact pytest node ids (as in `pytest --collect-only -q`); a frozen test that exists but did not run (deselected with -k, -m or --deselect) must run, its lines are unknown otherwise; pass --allow-unresolved only for tests that no longer exist";
+  return `use ${words.exactNames}; a frozen test that exists but did not run (${words.leftOut}) must run, its lines are unknown otherwise; pass --allow-unresolved only for tests that no longer exist`;
 }
 
 /** How many unresolved ids a message names (sample's default), and so are looked at. */
@@ -194,15 +235,17 @@ export interface TestRootMismatch {
  * frozen, "t.py::test_a" in the data: pytest ran with its rootdir in tests/), or the other
  * way round. Which side is off is read from the files (`exists`, a repository path): the
  * data's ids name files under `prefix` (the test root, "" or "dir/") when the test root is
- * right; else the directory they are under is pytest's rootdir, and the fix names it as
- * --test-root. Null when no unresolved id is so explained, or when both readings name files
- * that exist (then the frozen id names another test). One pass over the tests.
+ * right; else the directory they are under is the runner's root (pytest's rootdir), and the
+ * fix names it as --test-root, in the runner's words. Null when no unresolved id is so
+ * explained, or when both readings name files that exist (then the frozen id names another
+ * test). One pass over the tests.
  */
 export function testRootMismatch(
   unresolved: readonly string[],
   testIds: ReadonlySet<string>,
   prefix: string,
   exists: (repoPath: string) => boolean,
+  words: IdWords,
 ): TestRootMismatch | null {
   const exact = unresolved.filter((id) => !id.includes("*") && id.includes("::"));
   if (exact.length === 0) return null;
@@ -268,8 +311,8 @@ export function testRootMismatch(
   const asData = `write the frozen ids as the data names them ("${first.data}")`;
   if (dataRoot !== prefix) {
     return {
-      message: `${said}: pytest ran with its rootdir ${at(dataRoot)}, and node ids are relative to it`,
-      fix: `${dataRoot === "" ? "leave out --test-root (pytest's rootdir is the repository root)" : `pass ${testRootFlag(dataRoot)} (pytest's rootdir)`} and ${asData}; or run pytest with its rootdir ${at(prefix)}, where its ids are the frozen ids`,
+      message: `${said}: ${words.runner} ran with ${words.itsRoot} ${at(dataRoot)}, and ${words.ids} are relative to it`,
+      fix: `${dataRoot === "" ? `leave out --test-root (${words.root} is the repository root)` : `pass ${testRootFlag(dataRoot)} (${words.root})`} and ${asData}; or run ${words.runner} with ${words.itsRoot} ${at(prefix)}, where its ids are the frozen ids`,
     };
   }
   // The rootdir the frozen ids were written for: the test root with the directory the data
@@ -280,7 +323,7 @@ export function testRootMismatch(
       : null
     : prefix + first.dir;
   return {
-    message: `${said}: node ids are relative to pytest's rootdir, ${prefix === "" ? "the repository root" : `the test root ${prefix}`}`,
-    fix: `${asData}${theirs === null ? "" : `; or run pytest with its rootdir ${at(theirs)} and ${theirs === "" ? "leave out --test-root" : `pass ${testRootFlag(theirs)}`}`}`,
+    message: `${said}: ${words.ids} are relative to ${words.root}, ${prefix === "" ? "the repository root" : `the test root ${prefix}`}`,
+    fix: `${asData}${theirs === null ? "" : `; or run ${words.runner} with ${words.itsRoot} ${at(theirs)} and ${theirs === "" ? "leave out --test-root" : `pass ${testRootFlag(theirs)}`}`}`,
   };
 }

@@ -14,7 +14,7 @@
 
 import type { DoctorCheck } from "../core/doctor.js";
 import type { InputError } from "../core/errors.js";
-import type { FrozenList } from "../core/frozen.js";
+import type { FrozenList, IdWords } from "../core/frozen.js";
 import type {
   ChangedFile,
   ContextIndex,
@@ -271,18 +271,59 @@ export interface RunnerGuards {
   refuseTestFilesWithoutData(facts: PatchFacts, unmeasured: readonly ChangedFile[]): void;
 }
 
-/** Advice in the runner's words, for the fixes of refusals the audit core makes. */
-export interface RunnerAdvice {
+/**
+ * Advice in the runner's words, for the fixes of refusals the audit core, doctor and the
+ * ledger commands make: they take these words as values and never name a runner.
+ */
+export interface RunnerAdvice extends IdWords {
   /** How to record data that says which test ran each line (pytest: --cov-context=test). */
   readonly recordTests: string;
   /** How to name a test exactly, as the data does (pytest: node ids as --collect-only gives). */
   readonly exactIds: string;
+  /** One id as an example: "tests/test_x.py::test_y". */
+  readonly exampleId: string;
+  /**
+   * How to make the data measure changed files that tests run, to end "record the data on
+   * this checkout with ...": "coverage.py measuring them (its source and omit settings)".
+   */
+  readonly measureFiles: string;
+  /** How to make the data measure any of the code: "[run] source / --cov=". */
+  readonly measureCode: string;
+}
+
+/**
+ * The runner's ledger integration (pytest: the freezegate pytest plugin; Vitest: freezegate's
+ * Vitest runner and reporter): the files it writes in a test run and its words for them.
+ */
+export interface RunnerLedger {
+  /** The "tool" its applied record and samples artifact name. */
+  readonly tool: string;
+  /** Who writes them, in messages: "the freezegate pytest plugin". */
+  readonly writer: string;
+  /**
+   * Where its applied record of a run may be (absolute, in order, no repeats): where its
+   * settings put it, beside the samples artifact given (`samplesPath`), its default place.
+   */
+  recordPlaces(root: string, testRoot: string, samplesPath: string | undefined): string[];
+  /** Where its samples artifact of a run may be (absolute, in order, no repeats). */
+  samplesPlaces(root: string, testRoot: string): string[];
+  /** How to keep the applied record where check finds it. */
+  readonly keepRecord: string;
+  /** Its short name, after "a property test ... counted": "the pytest plugin". */
+  readonly short: string;
+  /** What it counts as a property's inputs: "the plugin counts the distinct inputs of ...". */
+  readonly counts: string;
+  /** A property test it counts, as an example: "a Hypothesis @given test". */
+  readonly propertyTest: string;
+  /** What mutes a test outside the ledger: "an xfail", "test.fails". */
+  readonly mutedBy: string;
 }
 
 export interface Runner {
   /** The runner's name in messages: "pytest", "Vitest". */
   readonly name: string;
   readonly advice: RunnerAdvice;
+  readonly ledger: RunnerLedger;
   readonly data: RunnerData;
   readonly tests: RunnerTests;
   readonly files: RunnerFiles;

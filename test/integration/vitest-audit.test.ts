@@ -188,6 +188,23 @@ describe("audit of a TypeScript patch", () => {
     writeFileSync(list, JSON.stringify({ frozen: [`${SUITE}wraps gift`] }));
     const line = expectOneLineError(cli(repo, "audit", "--base", "main", "--frozen", list));
     expect(line).toContain(`frozen id(s) in ${list} match no test`);
+    // The fix speaks Vitest: its ids, its suites, what leaves a test out of its run.
+    expect(line).toContain(
+      `(fix: did you mean "${WRAPS}" (the data's test one character from "${SUITE}wraps gift")? Frozen ids are exact Vitest test ids (FILE::SUITE > TEST:`,
+    );
+    writeFileSync(list, JSON.stringify({ frozen: ["tests/pricing.spec.ts::pricing"] }));
+    const suite = expectOneLineError(cli(repo, "audit", "--base", "main", "--frozen", list));
+    expect(suite).toContain(
+      '(fix: "tests/pricing.spec.ts::pricing" is a suite, not a test: freeze all its tests with "tests/pricing.spec.ts::pricing > *"',
+    );
+    writeFileSync(list, JSON.stringify({ frozen: ["tests/gone.spec.ts::gone"] }));
+    const gone = expectOneLineError(cli(repo, "audit", "--base", "main", "--frozen", list));
+    expect(gone).toContain("(fix: use exact Vitest test ids");
+    const doctor = cli(repo, "doctor", "--base", "main", "--frozen", list);
+    expect(doctor.stdout).toMatch(/^FAIL\s+frozen: .* \(fix: use exact Vitest test ids/m);
+    for (const said of [line, suite, gone, doctor.stdout]) {
+      expect(said).not.toMatch(/pytest|node id/);
+    }
   });
 
   it("refuses the data when a changed file was edited after the run", () => {
@@ -251,6 +268,14 @@ describe("doctor and impact on Vitest data", () => {
       /^ok\s+data: read \.freezegate\/vitest-coverage\.jsonl \(freezegate-vitest-coverage, Vitest/m,
     );
     expect(res.stdout).toMatch(/^ok\s+frozen: quarantine\.json: 2 entries resolve to 2 test\(s\)/m);
+    // src/unused.ts is imported by no test: how to measure it, in Vitest's settings.
+    expect(res.stdout).toMatch(
+      /^WARN\s+freshness: 1 of 2 changed source files are not in the coverage data: "src\/unused\.ts"/m,
+    );
+    expect(res.stdout).toContain(
+      "Vitest's coverage measuring them (coverage.include and coverage.exclude",
+    );
+    expect(res.stdout).not.toMatch(/pytest|coverage\.py|node id/);
   });
 
   it("impact lists the lines a test alone runs", () => {

@@ -8,6 +8,11 @@ import {
 } from "../../src/core/frozen.js";
 import { frozenBy } from "../../src/core/witness.js";
 import { frozenWithoutRun } from "../../src/runners/pytest/frozen-tests.js";
+import { pytestRunner } from "../../src/runners/pytest/runner.js";
+import { vitestRunner } from "../../src/runners/vitest/runner.js";
+
+const PYTEST = pytestRunner.advice;
+const VITEST = vitestRunner.advice;
 
 describe("parseFrozenList", () => {
   it("reads seed 000 quarantine.json and seed 003 properties.json", () => {
@@ -157,14 +162,53 @@ describe("frozenWithoutRun (review14-user F1)", () => {
 describe("unresolvedFix", () => {
   const tests = ["t.py::test_clamp[0]", "t.py::test_clamp[1]", "t.py::ClampTest::test_low"];
   it("names the glob for a parametrized test's or a class's own id, else the general advice", () => {
-    expect(unresolvedFix(["t.py::test_clamp"], tests)).toBe(
+    expect(unresolvedFix(["t.py::test_clamp"], tests, PYTEST)).toBe(
       '"t.py::test_clamp" is a parametrized test: freeze all its cases with "t.py::test_clamp[*]", or list them as `pytest --collect-only -q` prints them',
     );
-    expect(unresolvedFix(["t.py::ClampTest"], tests)).toBe(
+    expect(unresolvedFix(["t.py::ClampTest"], tests, PYTEST)).toBe(
       '"t.py::ClampTest" is a class or module, not a test: freeze all its tests with "t.py::ClampTest::*", or list them as `pytest --collect-only -q` prints them',
     );
-    expect(unresolvedFix(["t.py::test_typo", "t.py::ClampTest::*x"], tests)).toMatch(
+    expect(unresolvedFix(["t.py::test_typo", "t.py::ClampTest::*x"], tests, PYTEST)).toMatch(
       /^use exact pytest node ids/,
+    );
+  });
+});
+
+describe("unresolvedFix in Vitest's words", () => {
+  const tests = [
+    "tests/cart.spec.ts::cart > adds tax",
+    "tests/cart.spec.ts::cart > totals > sums",
+    "tests/cart.spec.ts::top level",
+  ];
+  it("names a suite's glob, a test file's glob, a typo and the general advice as Vitest ids", () => {
+    expect(unresolvedFix(["tests/cart.spec.ts::cart > totals"], tests, VITEST)).toBe(
+      '"tests/cart.spec.ts::cart > totals" is a suite, not a test: freeze all its tests with "tests/cart.spec.ts::cart > totals > *", or list them by their ids, the file, "::" and the names as Vitest prints them',
+    );
+    expect(unresolvedFix(["tests/cart.spec.ts"], tests, VITEST)).toMatch(
+      /^"tests\/cart\.spec\.ts" is a test file, not a test: freeze all its tests with "tests\/cart\.spec\.ts::\*"/,
+    );
+    expect(unresolvedFix(["tests/cart.spec.ts::cart > adds tac"], tests, VITEST)).toMatch(
+      /^did you mean "tests\/cart\.spec\.ts::cart > adds tax" .*\? Frozen ids are exact Vitest test ids \(FILE::SUITE > TEST/,
+    );
+    const general = unresolvedFix(["tests/other.spec.ts::x"], tests, VITEST);
+    expect(general).toMatch(/^use exact Vitest test ids/);
+    expect(general).toContain("(skipped, or left out by .only or a filter) must run");
+    expect(general).not.toMatch(/pytest|node id/);
+  });
+
+  it("says a frozen id written from another directory is relative to the Vitest root", () => {
+    const found = testRootMismatch(
+      ["web/tests/cart.spec.ts::cart > adds tax"],
+      new Set(tests),
+      "web/",
+      (p) => p === "web/tests/cart.spec.ts",
+      VITEST,
+    );
+    expect(found?.message).toBe(
+      'the data names this test without "web/" ("tests/cart.spec.ts::cart > adds tax" for "web/tests/cart.spec.ts::cart > adds tax"): test ids are relative to the Vitest root, the test root web/',
+    );
+    expect(found?.fix).toContain(
+      "or run Vitest with its root at the repository root and leave out --test-root",
     );
   });
 });
@@ -175,11 +219,11 @@ describe("unresolvedFix: a typo", () => {
       { length: 20_000 },
       (_, i) => `tests/unit/test_mod${i % 200}.py::test_case_${i}`,
     );
-    expect(unresolvedFix(["tests/unit/test_mod7.py::test_case_1007x"], tests)).toBe(
+    expect(unresolvedFix(["tests/unit/test_mod7.py::test_case_1007x"], tests, PYTEST)).toBe(
       'did you mean "tests/unit/test_mod7.py::test_case_1007" (the data\'s test one character from "tests/unit/test_mod7.py::test_case_1007x")? Frozen ids are exact pytest node ids (as in `pytest --collect-only -q`)',
     );
     // test_case_201 and test_case_2001 are both a character from test_case_2011: none.
-    expect(unresolvedFix(["tests/unit/test_mod1.py::test_case_2011"], tests)).toMatch(
+    expect(unresolvedFix(["tests/unit/test_mod1.py::test_case_2011"], tests, PYTEST)).toMatch(
       /^use exact pytest node ids/,
     );
   });
@@ -197,6 +241,7 @@ describe("testRootMismatch", () => {
       tests,
       "",
       files("tests/test_a.py"),
+      PYTEST,
     );
     expect(found?.message).toBe(
       'the data names these tests without "tests/" ("test_a.py::test_x" for "tests/test_a.py::test_x"): pytest ran with its rootdir in tests/, and node ids are relative to it',
@@ -211,6 +256,7 @@ describe("testRootMismatch", () => {
       tests,
       "tests/",
       files("tests/test_a.py"),
+      PYTEST,
     );
     expect(found?.message).toContain("pytest ran with its rootdir at the repository root");
     expect(found?.fix).toContain("leave out --test-root");
@@ -219,8 +265,8 @@ describe("testRootMismatch", () => {
   it("none when both readings name files that exist: the frozen id names another test", () => {
     const tests = new Set(["test_a.py::test_x"]);
     const both = files("test_a.py", "tests/test_a.py");
-    expect(testRootMismatch(["tests/test_a.py::test_x"], tests, "", both)).toBeNull();
-    expect(testRootMismatch(["tests/test_a.py::test_z"], tests, "", both)).toBeNull();
-    expect(testRootMismatch(["tests/*"], tests, "", both)).toBeNull();
+    expect(testRootMismatch(["tests/test_a.py::test_x"], tests, "", both, PYTEST)).toBeNull();
+    expect(testRootMismatch(["tests/test_a.py::test_z"], tests, "", both, PYTEST)).toBeNull();
+    expect(testRootMismatch(["tests/*"], tests, "", both, PYTEST)).toBeNull();
   });
 });

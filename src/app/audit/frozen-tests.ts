@@ -8,6 +8,7 @@ import { InputError } from "../../core/errors.js";
 import {
   type FrozenList,
   type FrozenResolution,
+  type IdWords,
   parseFrozenList,
   resolveFrozen,
   testRootMismatch,
@@ -61,12 +62,19 @@ export function resolveFrozenTests(
   const resolution = resolveFrozen(runner.tests.frozenList(list, request.frozen, tests), index);
   if (resolution.unresolved.length > 0) {
     const unreadable = runner.tests.unreadableIds(tests);
-    if (unreadable !== null) throw unresolvedError(request.frozen, resolution, index, unreadable);
-    const offRoot = testRootMismatch(resolution.unresolved, index.testIds, tests.prefix, (p) =>
-      isRepoFile(request.root, p),
+    const words = runner.advice;
+    if (unreadable !== null) {
+      throw unresolvedError(request.frozen, resolution, index, words, unreadable);
+    }
+    const offRoot = testRootMismatch(
+      resolution.unresolved,
+      index.testIds,
+      tests.prefix,
+      (p) => isRepoFile(request.root, p),
+      words,
     );
-    if (offRoot !== null) throw unresolvedError(request.frozen, resolution, index, offRoot);
-    if (!request.allowUnresolved) throw unresolvedError(request.frozen, resolution, index);
+    if (offRoot !== null) throw unresolvedError(request.frozen, resolution, index, words, offRoot);
+    if (!request.allowUnresolved) throw unresolvedError(request.frozen, resolution, index, words);
   }
   const notRun = runner.tests.refuseNotRun(
     request.frozen,
@@ -94,13 +102,14 @@ function unresolvedError(
   label: string,
   { unresolved }: FrozenResolution,
   index: DataTests["index"],
+  words: IdWords,
   cause?: { message: string; fix: string },
   also?: { message: string; fix: string },
 ): InputError {
   const head = `${unresolved.length} frozen id(s) in ${label} match no test in the coverage data: ${sample(unresolved)}`;
   if (cause !== undefined) return new InputError(`${head}; ${cause.message}`, { fix: cause.fix });
   return new InputError(`${head}${also?.message ?? ""}`, {
-    fix: `${unresolvedFix(unresolved, index.testIds)}${also?.fix ?? ""}`,
+    fix: `${unresolvedFix(unresolved, index.testIds, words)}${also?.fix ?? ""}`,
   });
 }
 
@@ -129,10 +138,17 @@ export async function frozenForPatch(
   const baseRev = baseRevisionOf(patch);
   const at = baseRev === "HEAD" || baseRev === null ? "HEAD" : baseRev.slice(0, 12);
   if (stricter?.unresolvedWaived && frozen.resolution.unresolved.length > 0) {
-    throw unresolvedError(request.frozen, frozen.resolution, tests.index, undefined, {
-      message: `; the patch allows unresolved ids (allow-unresolved), the config at ${at} does not`,
-      fix: "; change allow-unresolved in a patch of its own, or pass --allow-unresolved",
-    });
+    throw unresolvedError(
+      request.frozen,
+      frozen.resolution,
+      tests.index,
+      runner.advice,
+      undefined,
+      {
+        message: `; the patch allows unresolved ids (allow-unresolved), the config at ${at} does not`,
+        fix: "; change allow-unresolved in a patch of its own, or pass --allow-unresolved",
+      },
+    );
   }
   const { settingsFor } = request;
   const atBase =

@@ -5,9 +5,8 @@
 
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { recordCandidates } from "../../adapters/pytest-ledger.js";
 import { sweepRecordPath } from "../../app/gates/sweep.js";
-import { runCheck } from "../../app/run-check.js";
+import { appliedRecordCandidates, runCheck } from "../../app/run-check.js";
 import { UsageError } from "../../core/errors.js";
 import { DEFAULT_LOCK_PATH } from "../../core/ledger-model.js";
 import { buildCheckReport } from "../../reporters/check-report.js";
@@ -165,7 +164,7 @@ ${outputDetails()}`,
           : [{ path: collectedPath, what: "collected-ids file" }]),
         { path: lockPath, what: "lock file" },
         { path: sweepRecordPath(ctx.root, data.testRoot, sweepPath), what: "sweep record" },
-        ...recordCandidates(ctx.root, data.testRoot, samplesPath)
+        ...appliedRecordCandidates(ctx.root, data.testRoot, samplesPath)
           .filter((path) => existsSync(path))
           .map((path) => ({ path, what: "applied record" })),
         ...[...run.audit.sources.keys()].map((path) => ({

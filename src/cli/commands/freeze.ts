@@ -277,8 +277,11 @@ Exit codes:
           ] as const) {
             if (!known.ids.has(id)) problems.push(`${what} ${id} is not a test the suite has`);
           }
-          if (problems.length > 0)
-            fixes.push("check the ids (pytest --collect-only -q lists them)");
+          if (problems.length > 0) {
+            fixes.push(
+              `check the ids (${known.runner?.advice.exactIds ?? "pytest --collect-only -q lists them"})`,
+            );
+          }
         }
         const propertyFrozenBy = byFreeze.get(property);
         if (propertyFrozenBy !== undefined) {
@@ -346,12 +349,13 @@ Exit codes:
       testRoot: resolveKnownTestsRequest(args.values, context).testRoot,
       ledger: after,
       freeze,
+      ...(known.runner === undefined ? {} : { runner: known.runner }),
       ...(judgedRange === undefined ? {} : { range: judgedRange }),
     });
-    if (foreseen.length > 0) {
+    if (foreseen.clauses.length > 0) {
       const min = after.policy.min_distinct;
       io.stderr.write(
-        `${visible(`freezegate: warning: recorded, but check's deposit gate, which policy.blocking lists, will fail this freeze: ${foreseen.join("; ")} (fix: deposit a property test of the invariant that runs on at least ${min} distinct inputs, a Hypothesis @given test or one calling freezegate_pytest.record(value), in this patch; until the project has property tests, leave "deposit" out of policy.blocking: docs/ledger.md)`)}\n`,
+        `${visible(`freezegate: warning: recorded, but check's deposit gate, which policy.blocking lists, will fail this freeze: ${foreseen.clauses.join("; ")} (fix: deposit a property test of the invariant that runs on at least ${min} distinct inputs, ${foreseen.writer.propertyTest}, in this patch; until the project has property tests, leave "deposit" out of policy.blocking: docs/ledger.md)`)}\n`,
       );
     }
     return 0;

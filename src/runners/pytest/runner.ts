@@ -7,11 +7,13 @@ import {
   hasDataToFind,
   openCoverage,
 } from "../../adapters/coverage-discovery.js";
+import { recordCandidates, samplesCandidates } from "../../adapters/pytest-ledger.js";
 import { readFileHead } from "../../adapters/repo-files.js";
 import { nodeIdFile } from "../../core/deposits.js";
 import { FreezegateError, InputError } from "../../core/errors.js";
 import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from "../../core/globs.js";
 import { sample } from "../../core/listing.js";
+import { PLUGIN_TOOL } from "../../core/samples.js";
 import { staleEvidence } from "../../core/stale.js";
 import {
   REPORT_LINE_BREAKS,
@@ -45,6 +47,34 @@ export const pytestRunner: Runner = {
     recordTests: "record per-test contexts: pytest --cov --cov-context=test",
     exactIds:
       "use exact pytest node ids (as in pytest --collect-only -q), recorded with --cov-context=test",
+    runner: "pytest",
+    exactNames: "exact pytest node ids (as in `pytest --collect-only -q`)",
+    listed: "as `pytest --collect-only -q` prints them",
+    leftOut: "deselected with -k, -m or --deselect",
+    groups: [
+      { after: "[", glob: "[*]", is: "a parametrized test", members: "its cases" },
+      { after: "::", glob: "::*", is: "a class or module, not a test", members: "its tests" },
+    ],
+    ids: "node ids",
+    root: "pytest's rootdir",
+    itsRoot: "its rootdir",
+    exampleId: "tests/test_x.py::test_y",
+    measureFiles: "coverage.py measuring them (its source and omit settings)",
+    measureCode: "[run] source / --cov=",
+  },
+
+  ledger: {
+    tool: PLUGIN_TOOL,
+    writer: "the freezegate pytest plugin",
+    recordPlaces: recordCandidates,
+    samplesPlaces: samplesCandidates,
+    keepRecord:
+      "keep the plugin's record at its default place, or set freezegate_record in pytest's config (not --freezegate-record on pytest's command line)",
+    short: "the pytest plugin",
+    counts:
+      "the plugin counts the distinct inputs of Hypothesis @given tests and of freezegate_pytest.record(value) calls, in tests that passed",
+    propertyTest: "a Hypothesis @given test or one calling freezegate_pytest.record(value)",
+    mutedBy: "an xfail",
   },
 
   data: {

@@ -4,6 +4,8 @@
 // include matched them. What pytest needs and Vitest has no case of (installed copies, a
 // tokenizer) finds nothing here.
 
+import { resolve } from "node:path";
+import { appliedRecordBeside } from "../../adapters/pytest-ledger.js";
 import { isRepoFile, readFileHead } from "../../adapters/repo-files.js";
 import { isVitestDataName } from "../../adapters/vitest-data.js";
 import type { DoctorCheck } from "../../core/doctor.js";
@@ -51,6 +53,41 @@ export const vitestRunner: Runner = {
     recordTests: `record per-test coverage with freezegate's Vitest runner and reporter (${RECORD})`,
     exactIds:
       "use exact Vitest test ids (FILE::SUITE > TEST, the file relative to the Vitest root, the names as Vitest prints them)",
+    runner: "Vitest",
+    exactNames:
+      'exact Vitest test ids (FILE::SUITE > TEST: the file relative to the Vitest root, "::", then the suite and test names as Vitest prints them, joined by " > ")',
+    listed: 'by their ids, the file, "::" and the names as Vitest prints them',
+    leftOut: "skipped, or left out by .only or a filter",
+    groups: [
+      { after: " > ", glob: " > *", is: "a suite, not a test", members: "its tests" },
+      { after: "::", glob: "::*", is: "a test file, not a test", members: "its tests" },
+    ],
+    ids: "test ids",
+    root: "the Vitest root",
+    itsRoot: "its root",
+    exampleId: "tests/cart.spec.ts::cart > adds tax",
+    measureFiles:
+      "Vitest's coverage measuring them (coverage.include and coverage.exclude in vitest.config.*)",
+    measureCode: "coverage.include in vitest.config.*",
+  },
+
+  ledger: {
+    tool: "vitest-freezegate",
+    writer: "freezegate's Vitest reporter",
+    recordPlaces: (root, testRoot, samplesPath) => [
+      ...new Set([
+        ...(samplesPath === undefined ? [] : [appliedRecordBeside(samplesPath)]),
+        resolve(root, testRoot, ".freezegate/applied.json"),
+      ]),
+    ],
+    samplesPlaces: (root, testRoot) => [resolve(root, testRoot, ".freezegate/samples.json")],
+    keepRecord:
+      "keep the reporter's record at its default place (.freezegate/applied.json at the Vitest root) or next to the samples artifact (the reporter's record option, or FREEZEGATE_VITEST_RECORD)",
+    short: "the Vitest reporter",
+    counts:
+      "the reporter counts the distinct inputs of fast-check properties (fc.assert, test.prop) and of record(value) calls from freezegate/vitest, in tests that passed",
+    propertyTest: "a fast-check property (fc.assert, test.prop) or a test calling record(value)",
+    mutedBy: "test.fails",
   },
 
   data: {
