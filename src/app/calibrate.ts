@@ -66,6 +66,8 @@ export interface Calibration {
   cannotFire: CannotFire | null;
   /** The audit of the canaries; null when there was no canary to audit. */
   run: AuditRun | null;
+  /** The coverage data files read (absolute). */
+  dataFiles: string[];
 }
 
 /** A source file of the data, as the choice of canaries reads it. */
@@ -88,6 +90,7 @@ export async function runCalibration(request: CalibrateRequest): Promise<Calibra
   let qualified: Record<CanaryKind, number>;
   let frozenCount: number;
   let cannotFire: CannotFire | null = null;
+  const dataFiles = [...data.meta.dataFiles];
   try {
     const tests = readTests(runner, root, request.audit.testRoot, data);
     // The list as the audit reads it; ids that match nothing are the audit's to refuse.
@@ -111,6 +114,7 @@ export async function runCalibration(request: CalibrateRequest): Promise<Calibra
     max: request.max,
     frozen: { file: request.audit.frozen, entries: list.entries.length, tests: frozenCount },
     qualified,
+    dataFiles,
   };
   if (chosen.length === 0) {
     return { ...base, failOn: request.audit.failOn, canaries: [], cannotFire, run: null };

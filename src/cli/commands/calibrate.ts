@@ -3,16 +3,13 @@
 // of statements live tests execute must not. Exit 0 when both hold, 1 when a canary is judged
 // otherwise or no shadow canary can be made (the run proves nothing), 2 on unusable input.
 
+import { join } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot } from "../../adapters/git.js";
 import { entryExists } from "../../adapters/repo-files.js";
 import { runCalibration } from "../../app/calibrate.js";
 import { UsageError } from "../../core/errors.js";
-import {
-  buildCalibrateReport,
-  CALIBRATE_FORMATS,
-  type CalibrateFormat,
-} from "../../reporters/calibrate-report.js";
+import { buildCalibrateReport } from "../../reporters/calibrate-report.js";
 import {
   auditSettings,
   commandDirectory,
@@ -24,6 +21,15 @@ import {
   resolveFrozenFile,
 } from "../audit-options.js";
 import { type CommandSpec, stringOpt } from "../command.js";
+import {
+  emitReports,
+  OUTPUT_OPTIONS,
+  outputDetails,
+  parseOutputRequest,
+  planOutputs,
+  preflightOutputs,
+  refuseUnsafeOutputs,
+} from "../output-options.js";
 import { toolVersion } from "../version.js";
 import { settingsForFlags } from "./audit.js";
 
@@ -37,16 +43,6 @@ function wholeNumber(flag: string, raw: string, min: number): number {
     });
   }
   return n;
-}
-
-function resolveCalibrateFormat(raw: string | undefined): CalibrateFormat {
-  const format = raw ?? "text";
-  if (!Object.hasOwn(CALIBRATE_FORMATS, format)) {
-    throw new UsageError(`unknown --format "${format}"`, {
-      fix: `use one of: ${Object.keys(CALIBRATE_FORMATS).join(", ")}`,
-    });
-  }
-  return format as CalibrateFormat;
 }
 
 export const calibrateCommand: CommandSpec = {
@@ -69,12 +65,8 @@ export const calibrateCommand: CommandSpec = {
       value: "N",
       description: "the sample's seed: the same seed and data give the same canaries (default 1)",
     },
-    {
-      name: "format",
-      type: "string",
-      value: "FORMAT",
-      description: `${Object.keys(CALIBRATE_FORMATS).join(", ")} (default: text)`,
-    },
+    // The stats history draws the audit's trend: nothing in a calibration.
+    ...OUTPUT_OPTIONS.filter((o) => o.name !== "history"),
     DIRECTORY_OPTION,
   ],
   details: `From the coverage data and the frozen list, calibrate picks statements only frozen tests
@@ -88,9 +80,13 @@ Exit codes:
   0  the gate fired on every shadow canary and on no control
   1  a shadow canary passed the gate, a control failed it, or no shadow canary could be made
      (nothing frozen, or frozen tests execute nothing only they execute): the run proves nothing
-  2  usage, configuration, git or data error (the message says what to fix)`,
+  2  usage, configuration, git or data error (the message says what to fix)
+
+${outputDetails()}`,
   async run(args, io) {
-    const format = resolveCalibrateFormat(stringOpt(args.values, "format"));
+    // Bad output flags cost no calibration: checked first.
+    const request = parseOutputRequest(args.values, commandDirectory(args.values, io.cwd));
+    preflightOutputs(request);
     const max = wholeNumber(
       "max",
       stringOpt(args.values, "max") ?? String(DEFAULT_MAX_CANARIES),
@@ -99,7 +95,9 @@ Exit codes:
     const seed = wholeNumber("seed", stringOpt(args.values, "seed") ?? "1", 0);
     const cwd = commandDirectory(args.values, io.cwd);
     const root = await findRepoRoot(cwd);
-    const config = loadConfig(root, cwd).values;
+    const loaded = loadConfig(root, cwd);
+    const config = loaded.values;
+    const plan = planOutputs(request, config.format, io.stdout);
     const data = resolveDataOptions(args.values, config, cwd, root);
     const frozen = resolveFrozenFile(data, config, root, entryExists);
     const calibration = await runCalibration({
@@ -112,8 +110,20 @@ Exit codes:
       max,
       seed,
     });
+    const sources = calibration.run?.sources ?? new Map<string, string>();
+    await refuseUnsafeOutputs(
+      plan,
+      [
+        { path: frozen, what: "frozen-test file" },
+        ...calibration.dataFiles.map((path) => ({ path, what: "coverage data" })),
+        ...(loaded.path === null ? [] : [{ path: loaded.path, what: "config file" }]),
+        ...[...sources.keys()].map((path) => ({ path: join(root, path), what: "source file" })),
+      ],
+      root,
+      io.cwd,
+    );
     const report = buildCalibrateReport(calibration, toolVersion());
-    io.stdout.write(CALIBRATE_FORMATS[format](report));
+    emitReports(report, plan, io, { sources, history: null });
     return report.exitCode;
   },
 };
