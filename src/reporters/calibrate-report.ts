@@ -5,7 +5,7 @@
 // schemaVersion; changing one's meaning or removing one does.
 
 import { relative } from "node:path";
-import type { Calibration, CannotFire } from "../app/calibrate.js";
+import type { CalibratedGate, Calibration, CannotFire } from "../app/calibrate.js";
 import {
   CANARY_KINDS,
   type CanaryKind,
@@ -32,9 +32,20 @@ export interface CalibrateReport {
   exitCode: 0 | 1;
   /** Why no shadow canary could be made (the run then proves nothing), or null. */
   cannotFire: { reason: CannotFire; message: string } | null;
+  /**
+   * The pytest plugin's applied record of this commit's run, when found: `agrees` is false when
+   * the run applied another frozen list than the gate reads (`message` says how), which fails
+   * the calibration whatever the canaries say.
+   */
+  appliedRecord: { file: string; agrees: boolean; message: string | null } | null;
   settings: {
-    /** The frozen-test file the gate reads (relative to the repository root when inside it). */
-    frozen: { file: string; entries: number; tests: number };
+    /** Which command's gate was calibrated: check's when the frozen list is a freeze ledger. */
+    gate: CalibratedGate;
+    /**
+     * The frozen-test file the gate reads (relative to the repository root when inside it);
+     * `muted`: tests of the data an xfail muted outside it, judged as frozen (check's gate).
+     */
+    frozen: { file: string; entries: number; tests: number; muted: number };
     failOn: FailableVerdict[];
     seed: number;
     max: number;
@@ -60,6 +71,13 @@ function rel(root: string, path: string): string {
   return r === "" || r.startsWith("..") ? path : r.split("\\").join("/");
 }
 
+/** The failure of a run that applied another frozen list than the gate reads. */
+const NOT_APPLIED = "the tests did not apply the frozen list the gate reads";
+
+function disagreementText(d: { message: string; fix: string }): string {
+  return `${d.message} (fix: ${d.fix})`;
+}
+
 export function failureOf(c: CanaryResult): string {
   const what = c.kind === "shadow" ? "did not fire" : "fired";
   return `${c.kind} canary ${c.path}:${c.line} ${what}: ${c.reason}`;
@@ -73,7 +91,9 @@ export function buildCalibrateReport(c: Calibration, version: string): Calibrate
   const cannotFire =
     c.cannotFire === null ? null : { reason: c.cannotFire, message: CANNOT_FIRE[c.cannotFire](c) };
   const wrong = c.canaries.filter((x) => !x.ok);
+  const disagreement = c.record?.disagreement ?? null;
   const failures = [
+    ...(disagreement === null ? [] : [`${NOT_APPLIED}: ${disagreementText(disagreement)}`]),
     ...(cannotFire === null ? [] : [`the gate cannot fire: ${cannotFire.message}`]),
     ...wrong.map(failureOf),
   ];
@@ -98,7 +118,16 @@ export function buildCalibrateReport(c: Calibration, version: string): Calibrate
     passed,
     exitCode: passed ? 0 : 1,
     cannotFire,
+    appliedRecord:
+      c.record === null
+        ? null
+        : {
+            file: c.record.file,
+            agrees: disagreement === null,
+            message: disagreement === null ? null : disagreementText(disagreement),
+          },
     settings: {
+      gate: c.gate,
       frozen: { ...c.frozen, file: rel(c.root, c.frozen.file) },
       failOn: c.failOn,
       seed: c.seed,
@@ -111,7 +140,7 @@ export function buildCalibrateReport(c: Calibration, version: string): Calibrate
 }
 
 /** What can make a calibration fail, by code: the SARIF rules, the annotations' titles. */
-export type CalibrateCode = MisfireCode | CannotFire;
+export type CalibrateCode = MisfireCode | CannotFire | "frozen-list-not-applied";
 
 export const CALIBRATE_CODES: Record<CalibrateCode, { title: string; help: string }> = {
   "counted-live": {
@@ -158,6 +187,10 @@ export const CALIBRATE_CODES: Record<CalibrateCode, { title: string; help: strin
     title: "the gate finds no changed line in a source file",
     help: "The gate found no changed line in the canary's file, so a change there never fails it.",
   },
+  "frozen-list-not-applied": {
+    title: "the tests did not apply the frozen list the gate reads",
+    help: "The freezegate pytest plugin's applied record of the run says it applied another ledger, another version of it, or froze a test the gate's frozen list does not freeze: a test only pytest froze counts as live for the gate, and the lines only it executes pass as defended. Point the gate and the plugin at one ledger and run the tests again.",
+  },
   "nothing-frozen": {
     title: "the frozen list freezes no test of the data",
     help: "No test of the coverage data is frozen, so no change can be shadowed and the calibration proves nothing.",
@@ -175,6 +208,7 @@ export const CALIBRATE_CODES: Record<CalibrateCode, { title: string; help: strin
 /** Every code in a fixed order: a SARIF rule's index must not depend on the run. */
 export const CALIBRATE_CODE_ORDER: readonly CalibrateCode[] = [
   ...MISFIRE_CODES,
+  "frozen-list-not-applied",
   "nothing-frozen",
   "no-shadow",
   "not-mutable",
@@ -195,12 +229,21 @@ export function calibrateVerdict(r: CalibrateReport): { passed: boolean; text: s
       text: `the gate fired on ${s.fired} of ${plural(s.canaries, "shadow canary", "shadow canaries")} and on no control`,
     };
   }
-  if (r.cannotFire !== null) return { passed: false, text: "the gate cannot be shown to fire" };
+  const untrusted = r.appliedRecord !== null && !r.appliedRecord.agrees;
+  if (r.cannotFire !== null) {
+    return {
+      passed: false,
+      text: [untrusted && NOT_APPLIED, "the gate cannot be shown to fire"]
+        .filter(Boolean)
+        .join("; "),
+    };
+  }
   const missed = r.canaries.filter((c) => c.kind === "shadow" && !c.ok).length;
   const wrong = r.canaries.filter((c) => c.kind === "control" && !c.ok).length;
   return {
     passed: false,
     text: [
+      untrusted && NOT_APPLIED,
       missed > 0 &&
         `${missed} of ${plural(r.summary.shadow.canaries, "shadow canary", "shadow canaries")} passed the gate`,
       wrong > 0 && `${wrong} of ${plural(r.summary.control.canaries, "control")} failed it`,
@@ -208,6 +251,12 @@ export function calibrateVerdict(r: CalibrateReport): { passed: boolean; text: s
       .filter(Boolean)
       .join("; "),
   };
+}
+
+function frozenWords(r: CalibrateReport): string {
+  const f = r.settings.frozen;
+  const muted = f.muted === 0 ? "" : `, and ${plural(f.muted, "test")} an xfail muted`;
+  return `${visible(f.file)} (${plural(f.entries, "entry", "entries")}, ${plural(f.tests, "test")} in the data${muted})`;
 }
 
 function verdictLine(r: CalibrateReport, color = false): string {
@@ -226,8 +275,13 @@ export function renderCalibrateText(
   const total = r.canaries.length;
   out.push(
     `freezegate calibrate: ${plural(total, "canary", "canaries")} audited by the gate (seed ${r.settings.seed}, at most ${r.settings.max})`,
-    `frozen: ${visible(r.settings.frozen.file)} (${plural(r.settings.frozen.entries, "entry", "entries")}, ${plural(r.settings.frozen.tests, "test")} in the data); fail-on: ${r.settings.failOn.join(", ")}`,
+    `gate: ${r.settings.gate}'s; frozen: ${frozenWords(r)}; fail-on: ${r.settings.failOn.join(", ")}`,
   );
+  if (r.appliedRecord !== null) {
+    out.push(
+      `applied record: ${visible(r.appliedRecord.file)} (${r.appliedRecord.agrees ? "the tests applied the frozen list the gate reads" : "the tests applied another frozen list"})`,
+    );
+  }
   for (const kind of CANARY_KINDS) {
     const mine = r.canaries.filter((c) => c.kind === kind);
     const s = r.summary[kind];
@@ -241,7 +295,8 @@ export function renderCalibrateText(
     }
   }
   out.push("");
-  // Each canary's reason is printed under it; only the one failure of no canary is not.
+  // Each canary's reason is printed under it; only the failures of no canary are not.
+  if (r.appliedRecord?.message) out.push(`${NOT_APPLIED}: ${visible(r.appliedRecord.message)}`);
   if (r.cannotFire !== null) out.push(`the gate cannot fire: ${visible(r.cannotFire.message)}`);
   out.push(verdictLine(r, ctx.color));
   return `${out.join("\n")}\n`;
@@ -254,7 +309,7 @@ export function renderCalibrateMarkdown(r: CalibrateReport): string {
     "",
   ];
   out.push(
-    `Frozen list ${mdCode(r.settings.frozen.file, false)}: ${plural(r.settings.frozen.tests, "test")} in the data; fail-on: ${r.settings.failOn.join(", ")}; seed ${r.settings.seed}.`,
+    `${r.settings.gate}'s gate; frozen list ${mdCode(r.settings.frozen.file, false)}: ${plural(r.settings.frozen.tests, "test")} in the data${r.settings.frozen.muted === 0 ? "" : `, and ${plural(r.settings.frozen.muted, "test")} an xfail muted`}; fail-on: ${r.settings.failOn.join(", ")}; seed ${r.settings.seed}.`,
     "",
   );
   if (r.failures.length > 0) {
@@ -311,6 +366,17 @@ export function renderCalibrateGithub(r: CalibrateReport): string {
 
 export function renderCalibrateJunit(r: CalibrateReport): string {
   const cases: Array<{ name: string; failure: { message: string; type: string } | null }> = [
+    ...(r.appliedRecord === null
+      ? []
+      : [
+          {
+            name: "the tests applied the frozen list the gate reads",
+            failure:
+              r.appliedRecord.message === null
+                ? null
+                : { message: r.appliedRecord.message, type: "frozen-list-not-applied" },
+          },
+        ]),
     {
       name: "the gate can fire",
       failure:

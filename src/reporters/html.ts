@@ -624,11 +624,21 @@ const CANARY_KIND_MEANING: Record<CalibrateReport["canaries"][number]["kind"], s
 
 export function renderCalibrateHtml(r: CalibrateReport): string {
   const v = calibrateVerdict(r);
+  const f = r.settings.frozen;
   const meta: Array<[string, Part]> = [
+    ["Gate", `${r.settings.gate}'s`],
     [
       "Frozen tests",
-      `${r.settings.frozen.file}: ${plural(r.settings.frozen.entries, "entry", "entries")}, ${plural(r.settings.frozen.tests, "test")} in the data`,
+      `${f.file}: ${plural(f.entries, "entry", "entries")}, ${plural(f.tests, "test")} in the data${f.muted === 0 ? "" : `, and ${plural(f.muted, "test")} an xfail muted`}`,
     ],
+    ...(r.appliedRecord === null
+      ? []
+      : [
+          [
+            "Applied record",
+            `${r.appliedRecord.file}: ${r.appliedRecord.agrees ? "the tests applied the frozen list the gate reads" : "the tests applied another frozen list"}`,
+          ] as [string, Part],
+        ]),
     ["Fail on", r.settings.failOn.join(", ")],
     ["Sample", `seed ${r.settings.seed}, at most ${r.settings.max} canaries`],
     ["Tool", `freezegate ${r.tool.version}`],

@@ -312,8 +312,9 @@ function sarifLog(run: {
 
 /**
  * calibrate's SARIF: one rule per reason a calibration fails (a canary the gate misjudged, by
- * why; the gate cannot fire, by why); one error result per misjudged canary at its line, and
- * one for a gate that cannot fire, at the frozen list.
+ * why; the gate cannot fire, by why; the tests applied another frozen list); one error result
+ * per misjudged canary at its line, one for a gate that cannot fire, at the frozen list, and
+ * one at the applied record that disagrees with the frozen list.
  */
 export function renderCalibrateSarif(report: CalibrateReport): string {
   const index = new Map(CALIBRATE_CODE_ORDER.map((c, i) => [c, i]));
@@ -338,6 +339,13 @@ export function renderCalibrateSarif(report: CalibrateReport): string {
   });
   const at = (path: string | null, line: number | null): Place => ({ path, line, endLine: line });
   const results: object[] = [];
+  const record = report.appliedRecord;
+  if (record?.message) {
+    results.push({
+      ...result("frozen-list-not-applied", record.message, at(record.file, null), record.file),
+      properties: { gate: "calibrate" },
+    });
+  }
   if (report.cannotFire !== null) {
     results.push({
       ...result(

@@ -3,7 +3,7 @@
 // of statements live tests execute must not. Exit 0 when both hold, 1 when a canary is judged
 // otherwise or no shadow canary can be made (the run proves nothing), 2 on unusable input.
 
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot } from "../../adapters/git.js";
 import { entryExists } from "../../adapters/repo-files.js";
@@ -16,11 +16,13 @@ import {
   DATA_OPTIONS,
   DIRECTORY_OPTION,
   GATE_OPTIONS,
+  isFreezeLedger,
   resolveDataOptions,
   resolveFailOn,
   resolveFrozenFile,
 } from "../audit-options.js";
 import { type CommandSpec, stringOpt } from "../command.js";
+import { LEDGER_OPTION } from "../ledger-options.js";
 import {
   emitReports,
   OUTPUT_OPTIONS,
@@ -52,6 +54,11 @@ export const calibrateCommand: CommandSpec = {
   usage: "freezegate calibrate [--max N] [--seed N] [options]",
   options: [
     ...DATA_OPTIONS,
+    {
+      ...LEDGER_OPTION,
+      description:
+        "calibrate check's gate with this freeze ledger (as check --ledger; a --frozen or configured list that is a freeze ledger does the same)",
+    },
     ...GATE_OPTIONS,
     {
       name: "max",
@@ -72,14 +79,24 @@ export const calibrateCommand: CommandSpec = {
   details: `From the coverage data and the frozen list, calibrate picks statements only frozen tests
 execute (shadow canaries), statements a live test executes (controls) and statements no test
 executes (uncovered), changes each one's meaning (a comparison flipped, a constant raised, ...)
-and hands the changes to the audit as one diff, with the settings audit reads: the config
-file, --fail-on, the frozen list or ledger, the test root, the globs. No file is written: the
-diff's new side is each file as it is on disk. Details: docs/calibrate.md.
+and hands the changes to the audit as one diff, with the settings the gate reads: the config
+file, --fail-on, the frozen list, the test root, the globs. No file is written: the diff's new
+side is each file as it is on disk. Details: docs/calibrate.md.
+
+Which gate: check's when the frozen list is a freeze ledger (--ledger, the config's ledger key,
+freeze-ledger.json, or --frozen naming a ledger): the ledger's freezes, and the tests an xfail
+muted as the pytest plugin's applied record lists them, count as frozen, as check counts them.
+Otherwise audit's: the frozen list as it is.
+
+When the pytest plugin's applied record of this commit's run is found (where check looks for
+it), calibrate compares it with the frozen list the gate reads: a run that applied another
+ledger, another version of it, or froze a test the list does not freeze fails the calibration.
 
 Exit codes:
   0  the gate fired on every shadow canary and on no control
-  1  a shadow canary passed the gate, a control failed it, or no shadow canary could be made
-     (nothing frozen, or frozen tests execute nothing only they execute): the run proves nothing
+  1  a shadow canary passed the gate, a control failed it, no shadow canary could be made
+     (nothing frozen, or frozen tests execute nothing only they execute: the run proves
+     nothing), or the tests applied another frozen list than the gate reads
   2  usage, configuration, git or data error (the message says what to fix)
 
 ${outputDetails()}`,
@@ -98,15 +115,38 @@ ${outputDetails()}`,
     const loaded = loadConfig(root, cwd);
     const config = loaded.values;
     const plan = planOutputs(request, config.format, io.stdout);
+    const ledgerFlag = stringOpt(args.values, "ledger");
+    if (ledgerFlag !== undefined && stringOpt(args.values, "frozen") !== undefined) {
+      throw new UsageError("--ledger and --frozen both name the frozen tests", {
+        fix: "give one: --ledger LEDGER calibrates check's gate, --frozen FILE audit's",
+      });
+    }
+    const ledger = ledgerFlag === undefined ? undefined : resolve(cwd, ledgerFlag);
     const data = resolveDataOptions(args.values, config, cwd, root);
-    const frozen = resolveFrozenFile(data, config, root, entryExists);
+    const frozen = resolveFrozenFile(
+      { ...data, frozen: ledger ?? data.frozen },
+      config,
+      root,
+      entryExists,
+    );
+    const gate = isFreezeLedger(frozen) ? "check" : "audit";
     const calibration = await runCalibration({
       audit: {
         ...auditSettings(data, resolveFailOn(args.values, config), cwd),
         root,
         frozen,
-        settingsFor: settingsForFlags(args.values, cwd, root),
+        settingsFor: settingsForFlags(
+          args.values,
+          cwd,
+          root,
+          ledger === undefined ? undefined : () => ({ file: ledger }),
+        ),
       },
+      gate,
+      frozenKey:
+        gate === "check"
+          ? 'the "ledger" key of [tool.freezegate] (or --ledger)'
+          : '--frozen (or the "frozen" key of [tool.freezegate])',
       max,
       seed,
     });
@@ -115,6 +155,9 @@ ${outputDetails()}`,
       plan,
       [
         { path: frozen, what: "frozen-test file" },
+        ...(calibration.record === null
+          ? []
+          : [{ path: resolve(root, calibration.record.file), what: "applied record" }]),
         ...calibration.dataFiles.map((path) => ({ path, what: "coverage data" })),
         ...(loaded.path === null ? [] : [{ path: loaded.path, what: "config file" }]),
         ...[...sources.keys()].map((path) => ({ path: join(root, path), what: "source file" })),
