@@ -264,13 +264,22 @@ export interface ThisRunsRecord {
   record: AppliedRecord;
 }
 
+/** An applied record of this commit's run, and how it disagrees with the judged list. */
+export interface RecordComparison {
+  thisRun: ThisRunsRecord;
+  /** The run applied another list than the one judged (path, bytes, or a test it froze); null: it agrees. */
+  disagreement: { message: string; fix: string } | null;
+}
+
+/** What compareAppliedRecord compares the record with: the judged list's ids. */
+export type RecordQuestion = Omit<RecordAgreement, "ledger"> & { frozenIds: readonly string[] };
+
 /**
- * Refuse (InputError) when the plugin's applied record of this commit's run says it applied
- * another ledger (path or bytes) than the one judged, or froze a test that ledger does not
- * freeze. No record, or one made at another commit, is nothing to compare: null. Else the
- * record, for what else it says (see refuseDeselectedFrozen).
+ * The plugin's applied record of this commit's run against the list a command judges: does
+ * the run say it applied another file (path or bytes) than that list, or froze a test the list
+ * does not freeze? No record, or one made at another commit, is nothing to compare: null.
  */
-export function refuseForeignAppliedRecord(a: RecordAgreement): ThisRunsRecord | null {
+export function compareAppliedRecord(a: RecordQuestion): RecordComparison | null {
   if (!isFile(a.recordPath)) return null;
   const label = show(a.root, a.recordPath);
   const record = parseAppliedRecord(
@@ -278,38 +287,70 @@ export function refuseForeignAppliedRecord(a: RecordAgreement): ThisRunsRecord |
     label,
   );
   if (record.commit !== a.headCommit) return null;
+  const thisRun = { label, record };
+  const disagree = (message: string, fix: string) => ({
+    thisRun,
+    disagreement: { message, fix },
+  });
   const judged = show(a.root, a.ledgerPath);
   const ran = isAbsolute(record.ledger.path)
     ? record.ledger.path
     : join(a.root, record.ledger.path);
   const again = "; then run the tests again";
   if (real(ran) !== real(a.ledgerPath)) {
-    throw new InputError(
+    return disagree(
       `the tests ran with the ledger ${record.ledger.path} (the freezegate pytest plugin's applied record ${label}), but ${a.judge} judges ${judged}: a freeze only pytest applied muted a test the gate counts as live`,
-      { fix: fixFor(a) + again },
+      fixFor(a) + again,
     );
   }
   const sha = createHash("sha256").update(readFileBytes(a.ledgerPath, "ledger")).digest("hex");
   if (sha !== record.ledger.sha256) {
-    throw new InputError(
+    return disagree(
       `the tests ran with another version of ${judged} than ${a.judge} judges (the applied record ${label} says sha256 ${record.ledger.sha256.slice(0, 12)}, the file is ${sha.slice(0, 12)})`,
-      {
-        fix: "run the tests again on this ledger, and do not change it between the tests and the gate",
-      },
+      "run the tests again on this ledger, and do not change it between the tests and the gate",
     );
   }
-  const { frozenTests } = resolveFrozen(
-    frozenListOf(a.ledger.freezes.map((f) => f.test_id)),
-    lookupOf(record.applied),
-  );
+  const { frozenTests } = resolveFrozen(frozenListOf(a.frozenIds), lookupOf(record.applied));
   const extra = record.applied.filter((id) => !frozenTests.has(id));
   if (extra.length > 0) {
-    throw new InputError(
+    return disagree(
       `the tests froze ${extra.length} test(s) that ${judged} does not freeze, e.g. ${extra[0]} (the applied record ${label})`,
-      { fix: fixFor(a) + again },
+      fixFor(a) + again,
     );
   }
-  return { label, record };
+  return { thisRun, disagreement: null };
+}
+
+/**
+ * Refuse (InputError) when the plugin's applied record of this commit's run says it applied
+ * another ledger (path or bytes) than the one judged, or froze a test that ledger does not
+ * freeze (compareAppliedRecord). No record, or one made at another commit, is nothing to
+ * compare: null. Else the record, for what else it says (see refuseDeselectedFrozen).
+ */
+export function refuseForeignAppliedRecord(a: RecordAgreement): ThisRunsRecord | null {
+  const compared = compareAppliedRecord({
+    ...a,
+    frozenIds: a.ledger.freezes.map((f) => f.test_id),
+  });
+  if (compared?.disagreement) {
+    throw new InputError(compared.disagreement.message, { fix: compared.disagreement.fix });
+  }
+  return compared?.thisRun ?? null;
+}
+
+/**
+ * The applied record of this commit's run: the first found among `candidates` (see
+ * recordCandidates), compared with the judged list. null: none found.
+ */
+export function recordOfThisRun(
+  candidates: readonly string[],
+  question: Omit<RecordQuestion, "recordPath">,
+): RecordComparison | null {
+  for (const recordPath of candidates) {
+    const compared = compareAppliedRecord({ ...question, recordPath });
+    if (compared !== null) return compared;
+  }
+  return null;
 }
 
 /**

@@ -2,9 +2,19 @@
 // and these settings? Statements are chosen from the data (only frozen tests execute them,
 // a live test does, no test does), each changed in meaning (src/core/canaries.ts), and the
 // canaries go to the real audit (runAudit) as one diff, with the request the gate itself
-// makes. Nothing is written: the diff's new side is the files on disk.
+// makes: audit's, or check's (the ledger's freezes and the tests an xfail muted, as the pytest
+// plugin's applied record of the run lists them). That record, when there is one, is also
+// compared with the frozen list the gate reads: a run that applied another list makes the
+// gate untrustworthy whatever the canaries say. Nothing is written: the diff's new side is
+// the files on disk.
 
 import { join } from "node:path";
+import { readHeadCommit } from "../adapters/git.js";
+import {
+  type RecordComparison,
+  recordCandidates,
+  recordOfThisRun,
+} from "../adapters/pytest-ledger.js";
 import { readTextFile } from "../adapters/repo-files.js";
 import {
   CANARY_KINDS,
@@ -22,7 +32,6 @@ import {
   seededRandom,
   seededShuffle,
 } from "../core/canaries.js";
-import { resolveFrozen } from "../core/frozen.js";
 import { testFileMatcher } from "../core/globs.js";
 import type { ChangedFile, ContextIndex, CoverageSource, StatementMap } from "../core/model.js";
 import type { PathMapping } from "../core/path-map.js";
@@ -32,13 +41,26 @@ import type { ChangedSourceReader, DataTests, Runner } from "../runners/runner.j
 import { openData, readTests } from "./audit/data.js";
 import { isRepoFile, mapCoverageToRepo } from "./audit/data-paths.js";
 import { linesOfFile } from "./audit/file-inputs.js";
-import { loadFrozenList } from "./audit/frozen-tests.js";
+import { loadFrozenList, resolveFrozenTests } from "./audit/frozen-tests.js";
 import { type AuditRequest, type AuditRun, runAudit } from "./run-audit.js";
+import { auditOfTheLedger } from "./run-check.js";
 import { mark } from "./timing.js";
 
+/**
+ * The gate calibrated: `audit` (its frozen list as the list says), or `check` (the ledger's
+ * freezes and the tests the run muted with an xfail, as the applied record lists them).
+ */
+export type CalibratedGate = "audit" | "check";
+
 export interface CalibrateRequest {
-  /** The gate's own request, as `audit` builds it from the flags and the config, less the patch. */
+  /**
+   * The gate's own request, as `audit` builds it from the flags and the config, less the patch;
+   * for `check`, `frozen` is the ledger.
+   */
   audit: Omit<AuditRequest, "patch">;
+  gate: CalibratedGate;
+  /** How the user names the frozen list, for the fix of a disagreeing applied record. */
+  frozenKey: string;
   /** At most this many canaries in all (see canaryQuotas). */
   max: number;
   /** The sample's seed: the same seed and data, the same canaries. */
@@ -57,7 +79,11 @@ export interface Calibration {
   root: string;
   seed: number;
   max: number;
-  frozen: { file: string; entries: number; tests: number };
+  gate: CalibratedGate;
+  /** `muted`: the tests of the data an xfail muted outside the list, judged as frozen (check). */
+  frozen: { file: string; entries: number; tests: number; muted: number };
+  /** The pytest plugin's applied record of this commit's run (as shown), when there is one. */
+  record: { file: string; disagreement: RecordComparison["disagreement"] } | null;
   /** How many statements qualified for each kind, before the sample. */
   qualified: Record<CanaryKind, number>;
   failOn: FailableVerdict[];
@@ -66,6 +92,8 @@ export interface Calibration {
   cannotFire: CannotFire | null;
   /** The audit of the canaries; null when there was no canary to audit. */
   run: AuditRun | null;
+  /** The coverage data files read (absolute). */
+  dataFiles: string[];
 }
 
 /** A source file of the data, as the choice of canaries reads it. */
@@ -83,20 +111,38 @@ const FILES_PER_CANARY = 4;
 export async function runCalibration(request: CalibrateRequest): Promise<Calibration> {
   const { root } = request.audit;
   const list = loadFrozenList(request.audit.frozen);
-  const { runner, data } = openData(request.audit);
+  const compared = recordOfThisRun(recordCandidates(root, request.audit.testRoot, undefined), {
+    root,
+    testRoot: request.audit.testRoot,
+    ledgerPath: request.audit.frozen,
+    judge: `the ${request.gate} gate`,
+    ledgerKey: request.frozenKey,
+    headCommit: await readHeadCommit(root),
+    frozenIds: list.entries.map((e) => e.pattern),
+  });
+  const audit =
+    request.gate === "check"
+      ? auditOfTheLedger(
+          { audit: request.audit, root, ledgerPath: request.audit.frozen },
+          compared?.thisRun ?? null,
+          request.audit.cwd,
+        )
+      : request.audit;
+  const { runner, data } = openData(audit);
   let chosen: CanaryLine[];
   let qualified: Record<CanaryKind, number>;
   let frozenCount: number;
+  let mutedCount: number;
   let cannotFire: CannotFire | null = null;
+  const dataFiles = [...data.meta.dataFiles];
   try {
-    const tests = readTests(runner, root, request.audit.testRoot, data);
-    // The list as the audit reads it; ids that match nothing are the audit's to refuse.
-    const frozen = resolveFrozen(
-      runner.tests.frozenList(list, request.audit.frozen, tests),
-      tests.index,
-    ).frozenTests;
-    frozenCount = frozen.size;
-    const picked = pickCanaries(runner, data, tests, frozen, request);
+    const tests = readTests(runner, root, audit.testRoot, data);
+    // The frozen tests as the audit reads them (the same refusals), muted ones included.
+    const resolved = resolveFrozenTests(runner, tests, data, list, audit);
+    const frozen = resolved.tests;
+    frozenCount = resolved.resolution.frozenTests.size;
+    mutedCount = resolved.muted.length;
+    const picked = pickCanaries(runner, data, tests, frozen, audit, request);
     chosen = picked.canaries;
     qualified = picked.qualified;
     if (frozen.size === 0) cannotFire = "nothing-frozen";
@@ -109,14 +155,28 @@ export async function runCalibration(request: CalibrateRequest): Promise<Calibra
     root,
     seed: request.seed,
     max: request.max,
-    frozen: { file: request.audit.frozen, entries: list.entries.length, tests: frozenCount },
+    gate: request.gate,
+    frozen: {
+      file: request.audit.frozen,
+      entries: list.entries.length,
+      tests: frozenCount,
+      muted: mutedCount,
+    },
+    record:
+      compared === null
+        ? null
+        : {
+            file: compared.thisRun.label,
+            disagreement: compared.disagreement,
+          },
     qualified,
+    dataFiles,
   };
   if (chosen.length === 0) {
-    return { ...base, failOn: request.audit.failOn, canaries: [], cannotFire, run: null };
+    return { ...base, failOn: audit.failOn, canaries: [], cannotFire, run: null };
   }
   const run = await runAudit({
-    ...request.audit,
+    ...audit,
     patch: { kind: "diff", label: CANARY_DIFF_LABEL, text: canaryDiff(chosen) },
   });
   return {
@@ -145,9 +205,10 @@ function pickCanaries(
   data: CoverageSource,
   tests: DataTests,
   frozen: ReadonlySet<string>,
+  audit: Omit<AuditRequest, "patch">,
   request: CalibrateRequest,
 ): { canaries: CanaryLine[]; qualified: Record<CanaryKind, number> } {
-  const { root, testRoot, pathMap } = request.audit;
+  const { root, testRoot, pathMap } = audit;
   const random = seededRandom(request.seed);
   const { mapping } = mapCoverageToRepo(root, data, pathMap);
   // Not the test-files setting: a production file that setting takes for a test is exactly

@@ -188,7 +188,14 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
     const inData = dataTests.ids;
     refuseDeselectedFrozen(thisRun, ctx.ledgerLabel, (id) => inData?.has(id) ?? false);
   }
-  const audit = await runAudit(auditOfTheLedger(request, thisRun, coverage.cwd));
+  const audit = await runAudit({
+    ...auditOfTheLedger(
+      { audit: request.audit, root: ctx.root, ledgerPath: ctx.ledgerPath },
+      thisRun,
+      coverage.cwd,
+    ),
+    patch: { kind: "range", base: request.base },
+  });
   const knownTests =
     request.collected === undefined && dataTests !== null
       ? dataTests
@@ -236,21 +243,28 @@ function thisRunsRecord(
   return null;
 }
 
+/** Where check reads its frozen tests: the ledger, in the repository at `root`. */
+export interface LedgerAuditSettings {
+  audit: Omit<AuditRequest, "root" | "patch" | "frozen">;
+  root: string;
+  ledgerPath: string;
+}
+
 /**
- * The shadow audit of the range with the ledger as the frozen list. A test an xfail mutes
- * defends nothing, whoever put the marker there (a conftest.py of the patch): judged as frozen.
+ * The shadow audit's request with the ledger as the frozen list, the patch left to the caller.
+ * A test an xfail mutes defends nothing, whoever put the marker there (a conftest.py of the
+ * patch): judged as frozen.
  */
-function auditOfTheLedger(
-  request: CheckRequest,
+export function auditOfTheLedger(
+  settings: LedgerAuditSettings,
   thisRun: ThisRunsRecord | null,
   cwd: string | undefined,
-): AuditRequest {
+): Omit<AuditRequest, "patch"> {
   return {
-    ...request.audit,
+    ...settings.audit,
     cwd,
-    root: request.gate.root,
-    patch: { kind: "range", base: request.base },
-    frozen: request.gate.ledgerPath,
+    root: settings.root,
+    frozen: settings.ledgerPath,
     ...(thisRun?.record.muted?.length
       ? {
           alsoFrozen: {

@@ -1,4 +1,4 @@
-// Where the reports of `audit` and `check` go: `--format FORMAT` (one report on stdout),
+// Where the reports of `audit`, `check` and `calibrate` go: `--format FORMAT` (one report on stdout),
 // `--output FORMAT=FILE` (repeatable: several formats in one run; `--output FILE` alone is the
 // --format report to FILE), colour for a terminal, `--quiet`, the `--history` the HTML report
 // draws its trend from, and a progress line on a terminal while large coverage data is read.
@@ -30,14 +30,13 @@ import { readFileHead, readTextIfExists } from "../adapters/repo-files.js";
 import { removeFile, writeFilesAtomically } from "../adapters/write-file.js";
 import { ConfigError, InputError, UsageError } from "../core/errors.js";
 import { parseHistory, type Stats } from "../core/stats.js";
-import type { AuditReport } from "../reporters/audit-report.js";
-import type { CheckReport } from "../reporters/check-report.js";
 import {
   FORMATS,
   type FormatName,
   formatNames,
   isFormat,
   type RenderContext,
+  type Report,
   renderReport,
 } from "../reporters/registry.js";
 import {
@@ -232,12 +231,12 @@ const requested = new WeakMap<OptionValues, OutputRequest>();
  * removed, never an input a typo named as the output (`-o json=quarantine.json`).
  */
 const REPORT_STARTS: readonly RegExp[] = [
-  /^freezegate audit of /, // text (a check's text starts with its audit's)
-  /^\{\n {2}"schema": "freezegate\/(audit|check)"/, // json
+  /^freezegate (audit of|calibrate: )/, // text (a check's text starts with its audit's)
+  /^\{\n {2}"schema": "freezegate\/(audit|check|calibrate)"/, // json
   /^\{\n {2}"\$schema": "[^"]*sarif[^"]*",[\s\S]*"name": "freezegate"/, // sarif
   /^<\?xml [^\n]*\?>\n<testsuites name="freezegate"/, // junit
-  /^### \S+ freezegate (audit|check): (PASS|FAIL)/u, // markdown
-  /^(::(error|warning|notice) [^\n]*title=freezegate%3A|freezegate (audit|check): (PASS|FAIL))/, // github
+  /^### \S+ freezegate (audit|check|calibrate): (PASS|FAIL)/u, // markdown
+  /^(::(error|warning|notice) [^\n]*title=freezegate%3A|freezegate (audit|check|calibrate): (PASS|FAIL))/, // github
   /^<!DOCTYPE html>[\s\S]*<meta name="generator" content="freezegate /, // html
 ];
 
@@ -482,7 +481,7 @@ export function dataReadProgress(
  * then stdout, so a failed write leaves stdout empty and the exit code 2.
  */
 export function emitReports(
-  report: AuditReport | CheckReport,
+  report: Report,
   plan: OutputPlan,
   io: Pick<CommandIo, "stdout" | "env" | "cwd">,
   extras: Pick<RenderContext, "sources" | "history" | "directory">,

@@ -301,7 +301,38 @@ export interface CanaryResult extends Canary {
   ok: boolean;
   /** Why it did not, in a sentence; null when it did. */
   reason: string | null;
+  /** Why it did not, as a code (one per cause a user fixes differently); null when it did. */
+  code: MisfireCode | null;
 }
+
+/**
+ * Why a canary was misjudged: the gate skipped its file (`skipped-<reason>`), gave its line no
+ * verdict, read a shadow canary's statement as no code (`not-code`), counted a frozen test as
+ * live (`counted-live`), let the shadow canary's verdict through (`let-through`), or failed
+ * on a control (`control-fired`).
+ */
+export type MisfireCode =
+  | `skipped-${SkipReason}`
+  | "no-verdict"
+  | "not-code"
+  | "counted-live"
+  | "let-through"
+  | "control-fired";
+
+/** Every MisfireCode, in a fixed order (a SARIF rule's index must not depend on the run). */
+export const MISFIRE_CODES: readonly MisfireCode[] = [
+  "counted-live",
+  "let-through",
+  "not-code",
+  "no-verdict",
+  "control-fired",
+  "skipped-test-file",
+  "skipped-not-source",
+  "skipped-deleted",
+  "skipped-binary",
+  "skipped-submodule",
+  "skipped-no-lines",
+];
 
 const SKIP_WORDS: Record<SkipReason, string> = {
   "test-file": "takes the file for a test file (the test-files setting or the runner's defaults)",
@@ -312,16 +343,31 @@ const SKIP_WORDS: Record<SkipReason, string> = {
   "no-lines": "finds no changed line in the file",
 };
 
-function verdictReason(c: Canary, verdict: Verdict, failOn: readonly FailableVerdict[]): string {
+function verdictReason(
+  c: Canary,
+  verdict: Verdict,
+  failOn: readonly FailableVerdict[],
+): { code: MisfireCode; reason: string } {
   const judged = `the gate judged line ${c.line} ${verdict}`;
-  if (c.kind !== "shadow") return `${judged}, which fails the gate (fail-on: ${failOn.join(", ")})`;
+  if (c.kind !== "shadow") {
+    return {
+      code: "control-fired",
+      reason: `${judged}, which fails the gate (fail-on: ${failOn.join(", ")})`,
+    };
+  }
   switch (verdict) {
     case "not-code":
-      return `${judged}: it does not read the statement as code`;
+      return { code: "not-code", reason: `${judged}: it does not read the statement as code` };
     case "defended":
-      return `${judged}: it counts a test as live that the frozen list freezes`;
+      return {
+        code: "counted-live",
+        reason: `${judged}: it counts a test as live that the frozen list freezes`,
+      };
     default:
-      return `${judged}, which fail-on (${failOn.join(", ")}) lets through, though only frozen tests execute it`;
+      return {
+        code: "let-through",
+        reason: `${judged}, which fail-on (${failOn.join(", ")}) lets through, though only frozen tests execute it`,
+      };
   }
 }
 
@@ -339,15 +385,16 @@ export function judgeCanaries(canaries: readonly Canary[], audit: ShadowAudit): 
     const verdict = files.get(c.path)?.lines.find((l) => l.line === c.line)?.verdict ?? null;
     const fired = verdict !== null && (failOn as readonly string[]).includes(verdict);
     const ok = c.kind === "uncovered" || fired === (expected === "fire");
-    let reason: string | null = null;
-    if (!ok) {
-      reason =
-        skip !== null
-          ? `the gate ${SKIP_WORDS[skip]}, so a change there never fails it`
-          : verdict === null
-            ? "the audit gave the line no verdict"
-            : verdictReason(c, verdict, failOn);
-    }
-    return { ...c, verdict, skipped: skip, fired, expected, ok, reason };
+    const why = ok
+      ? { code: null, reason: null }
+      : skip !== null
+        ? {
+            code: `skipped-${skip}` as const,
+            reason: `the gate ${SKIP_WORDS[skip]}, so a change there never fails it`,
+          }
+        : verdict === null
+          ? { code: "no-verdict" as const, reason: "the audit gave the line no verdict" }
+          : verdictReason(c, verdict, failOn);
+    return { ...c, verdict, skipped: skip, fired, expected, ok, ...why };
   });
 }

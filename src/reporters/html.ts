@@ -1,7 +1,8 @@
 // The self-contained HTML report: one file a reviewer opens from a CI artifact, offline. Per
 // changed file the source around each changed line, marked with its verdict and the tests
 // that ran it (frozen ones tagged); for `check` the gate findings and every freeze of the
-// ledger; the shadow-ratio trend from the history as an inline SVG chart.
+// ledger; the shadow-ratio trend from the history as an inline SVG chart. For `calibrate`, the
+// canaries and what the gate did with each.
 //
 // Everything here comes from the repository (paths, test ids, source text, ledger text), so
 // every value goes through the `h` template, which escapes anything that is not already
@@ -11,10 +12,12 @@
 // code nor fetch anything.
 
 import { createHash } from "node:crypto";
+import { CANARY_KINDS } from "../core/canaries.js";
 import { describeSource } from "../core/ledger.js";
 import type { Verdict } from "../core/shadow-audit.js";
 import { pct, type Stats } from "../core/stats.js";
 import type { AuditReport } from "./audit-report.js";
+import { type CalibrateReport, calibrateVerdict } from "./calibrate-report.js";
 import type { CheckGateReport, CheckLedgerEntry, CheckReport } from "./check-report.js";
 import type { RenderContext, Renderer } from "./registry.js";
 import { describePatch, plural, recorderWords, SKIP_WORDS, sourceLines } from "./words.js";
@@ -562,20 +565,7 @@ export const renderHtml: Renderer = (report: AuditReport | CheckReport, ctx: Ren
     check === null ? "" : h`<li><a href="#ledger">Freeze ledger</a></li>`,
     h`<li><a href="#trend">Shadow-ratio trend</a></li>`,
   ];
-  const page = h`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="freezegate ${report.tool.version}">
-<title>freezegate ${kind}: ${check === null ? (audit.gate.passed ? "PASS" : "FAIL") : check.passed ? "PASS" : "FAIL"}</title>
-<link rel="icon" href="data:,">
-<style>${new Html(CSS)}</style>
-</head>
-<body>
-<header>
-<h1>freezegate ${kind} report</h1>
+  const header = h`<h1>freezegate ${kind} report</h1>
 ${verdictLine(report)}${emptyPatchLine(report)}
 <dl class="meta">${meta.map(([k, v]) => h`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
 ${
@@ -583,17 +573,118 @@ ${
     ? ""
     : h`<p class="note">Frozen ids matching no test (allowed): ${audit.frozen.unresolved.map((id, i) => h`${i === 0 ? "" : ", "}<code>${id}</code>`)}</p>`
 }
-<nav aria-label="Sections"><ul>${toc}</ul></nav>
-</header>
-<main>
-${summarySection(audit)}
+<nav aria-label="Sections"><ul>${toc}</ul></nav>`;
+  const main = h`${summarySection(audit)}
 ${check === null ? "" : gatesSection(check)}
 ${filesSection(audit, ctx.sources)}
 ${check === null ? "" : ledgerSection(check)}
-${trendSection(ctx.history)}
+${trendSection(ctx.history)}`;
+  const passed = check === null ? audit.gate.passed : check.passed;
+  return htmlPage(
+    report.tool.version,
+    `freezegate ${kind}: ${passed ? "PASS" : "FAIL"}`,
+    header,
+    main,
+  );
+};
+
+/** The page around a report: the policy, the stylesheet, no script. */
+function htmlPage(version: string, title: string, header: Html, main: Html): string {
+  return h`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="freezegate ${version}">
+<title>${title}</title>
+<link rel="icon" href="data:,">
+<style>${new Html(CSS)}</style>
+</head>
+<body>
+<header>
+${header}
+</header>
+<main>
+${main}
 </main>
 </body>
 </html>
-`;
-  return page.markup;
+`.markup;
+}
+
+// ---------------------------------------------------------------------------------------------
+// calibrate's page: the verdict, what failed, and every canary with what the gate did with it.
+
+const CANARY_KIND_MEANING: Record<CalibrateReport["canaries"][number]["kind"], string> = {
+  shadow: "only frozen tests execute it: the gate must fire",
+  control: "a live test executes it: the gate must not fire",
+  uncovered: "no test executes it: the gate fires when fail-on names uncovered",
 };
+
+export function renderCalibrateHtml(r: CalibrateReport): string {
+  const v = calibrateVerdict(r);
+  const f = r.settings.frozen;
+  const meta: Array<[string, Part]> = [
+    ["Gate", `${r.settings.gate}'s`],
+    [
+      "Frozen tests",
+      `${f.file}: ${plural(f.entries, "entry", "entries")}, ${plural(f.tests, "test")} in the data${f.muted === 0 ? "" : `, and ${plural(f.muted, "test")} an xfail muted`}`,
+    ],
+    ...(r.appliedRecord === null
+      ? []
+      : [
+          [
+            "Applied record",
+            `${r.appliedRecord.file}: ${r.appliedRecord.agrees ? "the tests applied the frozen list the gate reads" : "the tests applied another frozen list"}`,
+          ] as [string, Part],
+        ]),
+    ["Fail on", r.settings.failOn.join(", ")],
+    ["Sample", `seed ${r.settings.seed}, at most ${r.settings.max} canaries`],
+    ["Tool", `freezegate ${r.tool.version}`],
+  ];
+  const header = h`<h1>freezegate calibrate report</h1>
+<p class="verdict-line ${v.passed ? "pass" : "fail"}" role="status">${v.passed ? "PASS" : "FAIL"}: ${v.text}</p>
+<dl class="meta">${meta.map(([k, val]) => h`<dt>${k}</dt><dd>${val}</dd>`)}</dl>`;
+  const failures =
+    r.failures.length === 0
+      ? ""
+      : h`<section id="failures" aria-labelledby="failures-h">
+<h2 id="failures-h">Why the gate cannot be trusted</h2>
+<ul>${r.failures.map((f) => h`<li>${f}</li>`)}</ul>
+</section>
+`;
+  const summary = CANARY_KINDS.map((kind) => {
+    const s = r.summary[kind];
+    return h`<tr><th scope="row">${kind}</th><td class="num">${s.canaries}</td><td class="num">${s.fired}</td><td class="num">${s.qualified}</td><td>${CANARY_KIND_MEANING[kind]}</td></tr>
+`;
+  });
+  const rows = r.canaries.map(
+    (c) =>
+      h`<tr><td>${c.kind}</td><td><code>${c.path}:${c.line}</code></td><td>${c.mutation}: <code>${c.text.trim()}</code> → <code>${c.mutant.trim()}</code></td><td>${c.verdict === null ? h`<span class="skip">skipped: ${c.skipped}</span>` : badge(c.verdict)}</td><td>${c.ok ? h`<span class="badge b-ok">yes</span>` : h`<span class="badge b-bad">no</span> ${c.reason}`}</td></tr>
+`,
+  );
+  const main = h`${failures}<section id="summary" aria-labelledby="summary-h">
+<h2 id="summary-h">Canaries</h2>
+<table>
+<thead><tr><th scope="col">Kind</th><th scope="col">Canaries</th><th scope="col">Fired</th><th scope="col">Qualified</th><th scope="col">Meaning</th></tr></thead>
+<tbody>
+${summary}</tbody>
+</table>
+${
+  r.canaries.length === 0
+    ? ""
+    : h`<table class="ledger">
+<thead><tr><th scope="col">Kind</th><th scope="col">Statement</th><th scope="col">Edit</th><th scope="col">Verdict</th><th scope="col">As it must</th></tr></thead>
+<tbody>
+${rows}</tbody>
+</table>`
+}
+</section>`;
+  return htmlPage(
+    r.tool.version,
+    `freezegate calibrate: ${v.passed ? "PASS" : "FAIL"}`,
+    header,
+    main,
+  );
+}

@@ -18,6 +18,14 @@
 import { createHash } from "node:crypto";
 import { FINDING_CODES, type FindingCode } from "../core/findings.js";
 import {
+  CALIBRATE_CODE_ORDER,
+  CALIBRATE_CODES,
+  type CalibrateCode,
+  type CalibrateReport,
+  calibrateVerdict,
+  failureOf,
+} from "./calibrate-report.js";
+import {
   type AnyReport,
   auditOf,
   byImportance,
@@ -142,7 +150,7 @@ function reportFile(report: AnyReport): string {
   return isCheckReport(report) ? report.ledger.file : report.frozen.file;
 }
 
-function locationOf(issue: Issue, fallback: string): object {
+function locationOf(issue: Pick<Issue, "path" | "line" | "endLine">, fallback: string): object {
   return {
     locations: [
       {
@@ -242,7 +250,45 @@ export function renderSarif(
   const audit = auditOf(report);
   const verdict = verdictSentence(report);
   const exitCode = isCheckReport(report) ? report.exitCode : report.gate.exitCode;
-  const sarif = {
+  return sarifLog({
+    version: report.tool.version,
+    rules,
+    invocation: {
+      executionSuccessful: true,
+      exitCode,
+      exitCodeDescription: `${verdict.passed ? "pass" : "fail"}: ${verdict.text}`,
+      // Nothing audited is no result at a place in the code: a notification of the run.
+      ...(audit.summary.emptyPatch === null
+        ? {}
+        : {
+            toolExecutionNotifications: [
+              {
+                descriptor: { id: "empty-patch" },
+                level: "warning",
+                message: { text: audit.summary.emptyPatch.message },
+              },
+            ],
+          }),
+    },
+    results,
+    properties: {
+      report: report.schema,
+      passed: verdict.passed,
+      shadowRatio: audit.summary.shadowRatio,
+      counts: audit.summary.counts,
+    },
+  });
+}
+
+/** One run of freezegate as a SARIF log. */
+function sarifLog(run: {
+  version: string;
+  rules: object[];
+  invocation: object;
+  results: object[];
+  properties: object;
+}): string {
+  return jsonText({
     $schema: SARIF_SCHEMA_URI,
     version: "2.1.0",
     runs: [
@@ -250,40 +296,90 @@ export function renderSarif(
         tool: {
           driver: {
             name: "freezegate",
-            version: report.tool.version,
+            version: run.version,
             informationUri: INFORMATION_URI,
-            rules,
+            rules: run.rules,
           },
         },
-        invocations: [
-          {
-            executionSuccessful: true,
-            exitCode,
-            exitCodeDescription: `${verdict.passed ? "pass" : "fail"}: ${verdict.text}`,
-            // Nothing audited is no result at a place in the code: a notification of the run.
-            ...(audit.summary.emptyPatch === null
-              ? {}
-              : {
-                  toolExecutionNotifications: [
-                    {
-                      descriptor: { id: "empty-patch" },
-                      level: "warning",
-                      message: { text: audit.summary.emptyPatch.message },
-                    },
-                  ],
-                }),
-          },
-        ],
+        invocations: [run.invocation],
         columnKind: "unicodeCodePoints",
-        results,
-        properties: {
-          report: report.schema,
-          passed: verdict.passed,
-          shadowRatio: audit.summary.shadowRatio,
-          counts: audit.summary.counts,
-        },
+        results: run.results,
+        properties: run.properties,
       },
     ],
-  };
-  return jsonText(sarif);
+  });
+}
+
+/**
+ * calibrate's SARIF: one rule per reason a calibration fails (a canary the gate misjudged, by
+ * why; the gate cannot fire, by why; the tests applied another frozen list); one error result
+ * per misjudged canary at its line, one for a gate that cannot fire, at the frozen list, and
+ * one at the applied record that disagrees with the frozen list.
+ */
+export function renderCalibrateSarif(report: CalibrateReport): string {
+  const index = new Map(CALIBRATE_CODE_ORDER.map((c, i) => [c, i]));
+  const rules = CALIBRATE_CODE_ORDER.map((code) => ({
+    id: code,
+    name: code,
+    shortDescription: { text: CALIBRATE_CODES[code].title },
+    fullDescription: { text: CALIBRATE_CODES[code].help },
+    defaultConfiguration: { level: "error" as const },
+    properties: { "problem.severity": PROBLEM_SEVERITY.error },
+  }));
+  type Place = Pick<Issue, "path" | "line" | "endLine">;
+  const result = (code: CalibrateCode, message: string, place: Place, key: string) => ({
+    ruleId: code,
+    ruleIndex: index.get(code) ?? -1,
+    level: "error",
+    message: { text: message },
+    ...locationOf(place, report.settings.frozen.file),
+    partialFingerprints: {
+      [FINGERPRINT_KEY]: `${createHash("sha256").update(`${code}\u0001${key}`).digest("hex").slice(0, 32)}:1`,
+    },
+  });
+  const at = (path: string | null, line: number | null): Place => ({ path, line, endLine: line });
+  const results: object[] = [];
+  const record = report.appliedRecord;
+  if (record?.message) {
+    results.push({
+      ...result("frozen-list-not-applied", record.message, at(record.file, null), record.file),
+      properties: { gate: "calibrate" },
+    });
+  }
+  if (report.cannotFire !== null) {
+    results.push({
+      ...result(
+        report.cannotFire.reason,
+        report.cannotFire.message,
+        at(null, null),
+        report.settings.frozen.file,
+      ),
+      properties: { gate: "calibrate" },
+    });
+  }
+  for (const c of report.canaries) {
+    if (c.ok || c.code === null) continue;
+    results.push({
+      ...result(c.code, failureOf(c), at(c.path, c.line), `${c.path}\u0001${c.text.trim()}`),
+      properties: {
+        gate: "calibrate",
+        kind: c.kind,
+        mutation: c.mutation,
+        verdict: c.verdict,
+        ...(c.tests.length > 0 ? { tests: c.tests } : {}),
+      },
+    });
+  }
+  const verdict = calibrateVerdict(report);
+  return sarifLog({
+    version: report.tool.version,
+    rules,
+    invocation: {
+      executionSuccessful: true,
+      exitCode: report.exitCode,
+      exitCodeDescription: `${verdict.passed ? "pass" : "fail"}: ${verdict.text}`,
+    },
+    results,
+    properties: { report: report.schema, passed: report.passed, summary: report.summary },
+  });
 }

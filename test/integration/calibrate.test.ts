@@ -4,12 +4,13 @@
 // breaks the gate (a test-files glob that takes a source file for a test; a frozen list the
 // data does not match, let through by allow-unresolved). The scenario: test/fixtures/scenarios/shop.
 
-import { cpSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
-import { describePython, makeTempDir, runPytestCov } from "../helpers/python.js";
+import { describePython, makeTempDir, runPytestCov, runPython } from "../helpers/python.js";
+import { validateSarif } from "../helpers/sarif.js";
 import { assertMatchesSchema } from "../helpers/schema.js";
 import { treeState } from "../helpers/tree-state.js";
 
@@ -18,6 +19,7 @@ const SCENARIO = join(REPO_ROOT, "test/fixtures/scenarios/shop");
 interface Canary {
   kind: string;
   path: string;
+  tests: string[];
   line: number;
   verdict: string | null;
   skipped: string | null;
@@ -150,3 +152,164 @@ function writeList(ids: string[]): string {
   writeFileSync(path, JSON.stringify({ frozen: ids }));
   return path;
 }
+
+// The gate of a team that runs `freezegate check` on data the freezegate pytest plugin's run
+// produced: examples/python-ledger with story 1's honest freeze, real pytest + pytest-cov + the
+// plugin, and the built CLI.
+const LEDGER_EXAMPLE = join(REPO_ROOT, "examples/python-ledger");
+const PLUGIN = join(REPO_ROOT, "integrations/pytest");
+const STATEMENT = "tests/test_ledger.py::test_statement_lists_entries";
+const HONEST = "tests/test_ledger.py::test_withdraw_more_than_balance";
+
+let ledgerRepo: TempRepo;
+
+/** The CI recipe's test step. */
+function pytestWithPlugin(extra: string[] = []): void {
+  rmSync(ledgerRepo.path(".coverage"), { force: true });
+  rmSync(ledgerRepo.path(".freezegate"), { recursive: true, force: true });
+  const r = runPython(
+    [
+      ...["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "freezegate_pytest"],
+      ...["--cov", "--cov-context=test", "--cov-report=", "--freezegate-today", "2026-10-18"],
+      ...extra,
+    ],
+    { cwd: ledgerRepo.dir, env: { PYTHONPATH: PLUGIN } },
+  );
+  if (r.status !== 0) throw new Error(`pytest failed: ${r.stdout}\n${r.stderr}`);
+}
+
+function calibrateLedger(args: string[] = []) {
+  const r = runCli(["calibrate", "--format", "json", ...args], { cwd: ledgerRepo.dir });
+  if (r.status !== 0 && r.status !== 1) throw new Error(`calibrate failed: ${r.stderr}`);
+  const report = JSON.parse(r.stdout);
+  assertMatchesSchema("calibrate-report.schema.json", report);
+  return { status: r.status, report, canaries: report.canaries as Canary[] };
+}
+
+describePython("calibrate on the data of a run of the freezegate pytest plugin", () => {
+  beforeAll(() => {
+    ledgerRepo = makeTempRepo();
+    cpSync(join(LEDGER_EXAMPLE, "project"), ledgerRepo.dir, { recursive: true });
+    cpSync(join(LEDGER_EXAMPLE, "stories/1-honest-freeze"), ledgerRepo.dir, { recursive: true });
+    ledgerRepo.write(".gitignore", ".coverage\n.freezegate/\n");
+    ledgerRepo.commit("the ledger service with story 1's honest freeze");
+  });
+  afterAll(() => ledgerRepo?.cleanup());
+
+  it("calibrates check's gate with a ledger: a test an xfail muted counts as frozen, as check counts it", () => {
+    ledgerRepo.git("switch", "-q", "-c", "xfail", "main");
+    ledgerRepo.write(
+      "tests/conftest.py",
+      'import pytest\n\n\ndef pytest_collection_modifyitems(items):\n    for item in items:\n        if item.name == "test_statement_lists_entries":\n            item.add_marker(pytest.mark.xfail(reason="follow-up"))\n',
+    );
+    ledgerRepo.commit("mute the statement test");
+    pytestWithPlugin();
+    const { status, report, canaries } = calibrateLedger();
+    expect(report.settings.gate).toBe("check");
+    expect(report.settings.frozen).toMatchObject({ file: "freeze-ledger.json", muted: 1 });
+    expect(report.appliedRecord).toEqual({
+      file: ".freezegate/applied.json",
+      agrees: true,
+      message: null,
+    });
+    // statement() runs only under the muted test: check fails a change there, and so must
+    // the calibration's shadow canaries.
+    const muted = canaries.filter((c) => c.tests.includes(STATEMENT));
+    expect(muted.length).toBeGreaterThan(0);
+    for (const c of muted) {
+      expect(c).toMatchObject({ kind: "shadow", path: "app/ledger.py", verdict: "shadowed" });
+      expect(c.fired).toBe(true);
+    }
+    expect(status).toBe(0);
+
+    // The same freeze as a quarantine list calibrates audit's gate, which counts the muted
+    // test as live: those statements are controls there.
+    const quarantine = join(ledgerRepo.dir, "quarantine.json");
+    writeFileSync(quarantine, JSON.stringify({ frozen: [HONEST] }));
+    try {
+      const asAudit = calibrateLedger(["--frozen", quarantine]);
+      expect(asAudit.report.settings.gate).toBe("audit");
+      expect(asAudit.report.settings.frozen.muted).toBe(0);
+      const live = asAudit.canaries.filter((c) => c.tests.includes(STATEMENT));
+      expect(live.length).toBeGreaterThan(0);
+      for (const c of live) expect(c).toMatchObject({ kind: "control", verdict: "defended" });
+    } finally {
+      rmSync(quarantine);
+    }
+  });
+
+  it("exit 1 when the tests applied another ledger than the gate reads (given on pytest's command line)", () => {
+    ledgerRepo.git("switch", "-q", "-c", "hidden-flag", "main");
+    mkdirSync(ledgerRepo.path("ci"), { recursive: true });
+    copyFileSync(
+      join(LEDGER_EXAMPLE, "stories/3-shadowed-change/freeze-ledger.json"),
+      ledgerRepo.path("ci/pytest-ledger.json"),
+    );
+    ledgerRepo.commit("a ledger for CI");
+    pytestWithPlugin(["--freezegate-ledger", "ci/pytest-ledger.json"]);
+    const message =
+      "the tests ran with the ledger ci/pytest-ledger.json (the freezegate pytest plugin's applied record .freezegate/applied.json), but the check gate judges freeze-ledger.json";
+    const { status, report } = calibrateLedger();
+    expect(status).toBe(1);
+    expect(report.appliedRecord).toMatchObject({ agrees: false });
+    expect(report.appliedRecord.message).toContain(message);
+    expect(report.failures[0]).toContain(
+      `the tests did not apply the frozen list the gate reads: ${message}`,
+    );
+    // A quarantine list that freezes what the plugin froze: audit's gate fires on every
+    // canary, yet it reads another list than the tests applied, and nothing else shows it.
+    const quarantine = join(ledgerRepo.dir, "quarantine.json");
+    writeFileSync(quarantine, JSON.stringify({ frozen: [HONEST, STATEMENT] }));
+    try {
+      const asAudit = calibrateLedger(["--frozen", quarantine]);
+      expect(asAudit.canaries.some((c) => c.kind === "shadow")).toBe(true);
+      expect(asAudit.canaries.every((c) => c.ok)).toBe(true);
+      expect(asAudit.report.cannotFire).toBeNull();
+      expect(asAudit.status).toBe(1);
+      expect(asAudit.report.failures).toEqual([
+        `the tests did not apply the frozen list the gate reads: ${asAudit.report.appliedRecord.message}`,
+      ]);
+      expect(asAudit.report.appliedRecord.message).toContain(
+        "but the audit gate judges quarantine.json",
+      );
+      const text = runCli(["calibrate", "--frozen", quarantine], { cwd: ledgerRepo.dir });
+      expect(text.status).toBe(1);
+      expect(text.stdout).toMatch(
+        /^FAIL: the tests did not apply the frozen list the gate reads$/m,
+      );
+      const sarif = JSON.parse(
+        runCli(["calibrate", "--frozen", quarantine, "--format", "sarif"], { cwd: ledgerRepo.dir })
+          .stdout,
+      );
+      validateSarif(sarif);
+      expect(sarif.runs[0].results.map((r: { ruleId: string }) => r.ruleId)).toEqual([
+        "frozen-list-not-applied",
+      ]);
+    } finally {
+      rmSync(quarantine);
+    }
+  });
+
+  it("exit 1 when the ledger changed after the tests ran", () => {
+    ledgerRepo.git("switch", "-q", "-c", "edited", "main");
+    pytestWithPlugin();
+    expect(calibrateLedger().report.appliedRecord.agrees).toBe(true);
+    // A freeze added after the run: the gate's canaries fire, on data of a run that did not
+    // apply that ledger.
+    copyFileSync(
+      join(LEDGER_EXAMPLE, "stories/3-shadowed-change/freeze-ledger.json"),
+      ledgerRepo.path("freeze-ledger.json"),
+    );
+    try {
+      const { status, report, canaries } = calibrateLedger();
+      expect(canaries.every((c) => c.ok)).toBe(true);
+      expect(report.cannotFire).toBeNull();
+      expect(status).toBe(1);
+      expect(report.appliedRecord.message).toMatch(
+        /^the tests ran with another version of freeze-ledger\.json than the check gate judges/,
+      );
+    } finally {
+      ledgerRepo.git("checkout", "--", "freeze-ledger.json");
+    }
+  });
+});

@@ -181,6 +181,106 @@ describe.each([
   });
 });
 
+/** calibrate's goldens: every format, html too (audit's and check's pages have their own test). */
+const CALIBRATE_FILES = { ...FILES, html: "html" } as const;
+type CalibrateFormat = keyof typeof CALIBRATE_FILES;
+const CALIBRATE_FORMATS = Object.keys(CALIBRATE_FILES) as CalibrateFormat[];
+// A test-files glob that takes the billing code for a test: the frozen test's line is a shadow
+// canary the gate skips, so every format shows a misjudged canary beside ones judged right.
+const CALIBRATE_ARGS = [
+  "calibrate",
+  ...["--frozen", "freeze-ledger.json", "--allow-unresolved"],
+  ...["--test-files", "tests/**", "--test-files", "src/billing/proration.py"],
+];
+
+function calibrateOutputs(dir: string): string[] {
+  return CALIBRATE_FORMATS.flatMap((f) => [
+    "--output",
+    `${f}=${join(dir, `calibrate.${CALIBRATE_FILES[f]}`)}`,
+  ]);
+}
+
+function readCalibrate(format: CalibrateFormat, dir = out): string {
+  return readFileSync(join(dir, `calibrate.${CALIBRATE_FILES[format]}`), "utf8");
+}
+
+describe("freezegate calibrate in every format", () => {
+  it("writes all seven reports in one run, each as its golden file", () => {
+    const r = cli([...CALIBRATE_ARGS, ...calibrateOutputs(out)]);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe(readCalibrate("text"));
+    for (const format of CALIBRATE_FORMATS) {
+      expectGolden(`report-calibrate.${CALIBRATE_FILES[format]}`, normalize(readCalibrate(format)));
+    }
+  });
+
+  it("the JSON matches its schema; the SARIF is valid 2.1.0, a result per misjudged canary", () => {
+    const json = JSON.parse(readCalibrate("json"));
+    assertMatchesSchema("calibrate-report.schema.json", json);
+    const sarif = JSON.parse(readCalibrate("sarif"));
+    validateSarif(sarif);
+    const run = sarif.runs[0];
+    const missed = json.canaries.filter((c: { ok: boolean }) => !c.ok);
+    expect(missed.length).toBeGreaterThan(0);
+    expect(
+      run.results.map(
+        (x: {
+          ruleId: string;
+          ruleIndex: number;
+          locations: Array<{
+            physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } };
+          }>;
+        }) => [
+          x.ruleId,
+          run.tool.driver.rules[x.ruleIndex].id,
+          `${x.locations[0]?.physicalLocation.artifactLocation.uri}:${x.locations[0]?.physicalLocation.region.startLine}`,
+        ],
+      ),
+    ).toEqual(
+      missed.map((c: { code: string; path: string; line: number }) => [
+        c.code,
+        c.code,
+        `${c.path}:${c.line}`,
+      ]),
+    );
+    expect(missed[0].code).toBe("skipped-test-file");
+    expect(run.invocations[0].exitCode).toBe(1);
+  });
+
+  it("--format FORMAT prints on stdout exactly what --output FORMAT=FILE wrote", () => {
+    for (const format of ["json", "markdown", "github", "sarif", "junit", "html"] as const) {
+      const r = cli([...CALIBRATE_ARGS, "--format", format]);
+      expect(r.status, format).toBe(1);
+      expect(r.stdout, format).toBe(readCalibrate(format));
+    }
+    expect(cli([...CALIBRATE_ARGS, "--quiet"]).stdout).toBe(
+      "FAIL: 1 of 1 shadow canary passed the gate\n",
+    );
+  });
+
+  it("replaces its own reports where git tracks them, and refuses any other tracked file", () => {
+    const dir = join(repo.dir, "reports");
+    mkdirSync(dir);
+    try {
+      expect(cli([...CALIBRATE_ARGS, ...calibrateOutputs(dir)]).status).toBe(1);
+      repo.git("add", "reports");
+      // A report kept in the repository is replaced as any report is, in every format.
+      const again = cli([...CALIBRATE_ARGS, ...calibrateOutputs(dir)]);
+      expect(again.stderr).toBe("");
+      expect(again.status).toBe(1);
+      expect(
+        expectOneLineError(cli([...CALIBRATE_ARGS, "-o", "json=src/billing/proration.py"])),
+      ).toMatch(
+        /--output src\/billing\/proration\.py is the source file this run reads|is a file git tracks/,
+      );
+    } finally {
+      repo.git("rm", "-rq", "--cached", "reports");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("the formats agree (one result object)", () => {
   it("SARIF, annotations and JUnit show the check's failing lines and failed gates", () => {
     const check = JSON.parse(readOutput("check", "json"));

@@ -3,27 +3,35 @@
 // of statements live tests execute must not. Exit 0 when both hold, 1 when a canary is judged
 // otherwise or no shadow canary can be made (the run proves nothing), 2 on unusable input.
 
+import { join, resolve } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot } from "../../adapters/git.js";
 import { entryExists } from "../../adapters/repo-files.js";
 import { runCalibration } from "../../app/calibrate.js";
 import { UsageError } from "../../core/errors.js";
-import {
-  buildCalibrateReport,
-  CALIBRATE_FORMATS,
-  type CalibrateFormat,
-} from "../../reporters/calibrate-report.js";
+import { buildCalibrateReport } from "../../reporters/calibrate-report.js";
 import {
   auditSettings,
   commandDirectory,
   DATA_OPTIONS,
   DIRECTORY_OPTION,
   GATE_OPTIONS,
+  isFreezeLedger,
   resolveDataOptions,
   resolveFailOn,
   resolveFrozenFile,
 } from "../audit-options.js";
 import { type CommandSpec, stringOpt } from "../command.js";
+import { LEDGER_OPTION } from "../ledger-options.js";
+import {
+  emitReports,
+  OUTPUT_OPTIONS,
+  outputDetails,
+  parseOutputRequest,
+  planOutputs,
+  preflightOutputs,
+  refuseUnsafeOutputs,
+} from "../output-options.js";
 import { toolVersion } from "../version.js";
 import { settingsForFlags } from "./audit.js";
 
@@ -39,16 +47,6 @@ function wholeNumber(flag: string, raw: string, min: number): number {
   return n;
 }
 
-function resolveCalibrateFormat(raw: string | undefined): CalibrateFormat {
-  const format = raw ?? "text";
-  if (!Object.hasOwn(CALIBRATE_FORMATS, format)) {
-    throw new UsageError(`unknown --format "${format}"`, {
-      fix: `use one of: ${Object.keys(CALIBRATE_FORMATS).join(", ")}`,
-    });
-  }
-  return format as CalibrateFormat;
-}
-
 export const calibrateCommand: CommandSpec = {
   name: "calibrate",
   summary:
@@ -56,6 +54,11 @@ export const calibrateCommand: CommandSpec = {
   usage: "freezegate calibrate [--max N] [--seed N] [options]",
   options: [
     ...DATA_OPTIONS,
+    {
+      ...LEDGER_OPTION,
+      description:
+        "calibrate check's gate with this freeze ledger (as check --ledger; a --frozen or configured list that is a freeze ledger does the same)",
+    },
     ...GATE_OPTIONS,
     {
       name: "max",
@@ -69,28 +72,38 @@ export const calibrateCommand: CommandSpec = {
       value: "N",
       description: "the sample's seed: the same seed and data give the same canaries (default 1)",
     },
-    {
-      name: "format",
-      type: "string",
-      value: "FORMAT",
-      description: `${Object.keys(CALIBRATE_FORMATS).join(", ")} (default: text)`,
-    },
+    // The stats history draws the audit's trend: nothing in a calibration.
+    ...OUTPUT_OPTIONS.filter((o) => o.name !== "history"),
     DIRECTORY_OPTION,
   ],
   details: `From the coverage data and the frozen list, calibrate picks statements only frozen tests
 execute (shadow canaries), statements a live test executes (controls) and statements no test
 executes (uncovered), changes each one's meaning (a comparison flipped, a constant raised, ...)
-and hands the changes to the audit as one diff, with the settings audit reads: the config
-file, --fail-on, the frozen list or ledger, the test root, the globs. No file is written: the
-diff's new side is each file as it is on disk. Details: docs/calibrate.md.
+and hands the changes to the audit as one diff, with the settings the gate reads: the config
+file, --fail-on, the frozen list, the test root, the globs. No file is written: the diff's new
+side is each file as it is on disk. Details: docs/calibrate.md.
+
+Which gate: check's when the frozen list is a freeze ledger (--ledger, the config's ledger key,
+freeze-ledger.json, or --frozen naming a ledger): the ledger's freezes, and the tests an xfail
+muted as the pytest plugin's applied record lists them, count as frozen, as check counts them.
+Otherwise audit's: the frozen list as it is.
+
+When the pytest plugin's applied record of this commit's run is found (where check looks for
+it), calibrate compares it with the frozen list the gate reads: a run that applied another
+ledger, another version of it, or froze a test the list does not freeze fails the calibration.
 
 Exit codes:
   0  the gate fired on every shadow canary and on no control
-  1  a shadow canary passed the gate, a control failed it, or no shadow canary could be made
-     (nothing frozen, or frozen tests execute nothing only they execute): the run proves nothing
-  2  usage, configuration, git or data error (the message says what to fix)`,
+  1  a shadow canary passed the gate, a control failed it, no shadow canary could be made
+     (nothing frozen, or frozen tests execute nothing only they execute: the run proves
+     nothing), or the tests applied another frozen list than the gate reads
+  2  usage, configuration, git or data error (the message says what to fix)
+
+${outputDetails()}`,
   async run(args, io) {
-    const format = resolveCalibrateFormat(stringOpt(args.values, "format"));
+    // Bad output flags cost no calibration: checked first.
+    const request = parseOutputRequest(args.values, commandDirectory(args.values, io.cwd));
+    preflightOutputs(request);
     const max = wholeNumber(
       "max",
       stringOpt(args.values, "max") ?? String(DEFAULT_MAX_CANARIES),
@@ -99,21 +112,61 @@ Exit codes:
     const seed = wholeNumber("seed", stringOpt(args.values, "seed") ?? "1", 0);
     const cwd = commandDirectory(args.values, io.cwd);
     const root = await findRepoRoot(cwd);
-    const config = loadConfig(root, cwd).values;
+    const loaded = loadConfig(root, cwd);
+    const config = loaded.values;
+    const plan = planOutputs(request, config.format, io.stdout);
+    const ledgerFlag = stringOpt(args.values, "ledger");
+    if (ledgerFlag !== undefined && stringOpt(args.values, "frozen") !== undefined) {
+      throw new UsageError("--ledger and --frozen both name the frozen tests", {
+        fix: "give one: --ledger LEDGER calibrates check's gate, --frozen FILE audit's",
+      });
+    }
+    const ledger = ledgerFlag === undefined ? undefined : resolve(cwd, ledgerFlag);
     const data = resolveDataOptions(args.values, config, cwd, root);
-    const frozen = resolveFrozenFile(data, config, root, entryExists);
+    const frozen = resolveFrozenFile(
+      { ...data, frozen: ledger ?? data.frozen },
+      config,
+      root,
+      entryExists,
+    );
+    const gate = isFreezeLedger(frozen) ? "check" : "audit";
     const calibration = await runCalibration({
       audit: {
         ...auditSettings(data, resolveFailOn(args.values, config), cwd),
         root,
         frozen,
-        settingsFor: settingsForFlags(args.values, cwd, root),
+        settingsFor: settingsForFlags(
+          args.values,
+          cwd,
+          root,
+          ledger === undefined ? undefined : () => ({ file: ledger }),
+        ),
       },
+      gate,
+      frozenKey:
+        gate === "check"
+          ? 'the "ledger" key of [tool.freezegate] (or --ledger)'
+          : '--frozen (or the "frozen" key of [tool.freezegate])',
       max,
       seed,
     });
+    const sources = calibration.run?.sources ?? new Map<string, string>();
+    await refuseUnsafeOutputs(
+      plan,
+      [
+        { path: frozen, what: "frozen-test file" },
+        ...(calibration.record === null
+          ? []
+          : [{ path: resolve(root, calibration.record.file), what: "applied record" }]),
+        ...calibration.dataFiles.map((path) => ({ path, what: "coverage data" })),
+        ...(loaded.path === null ? [] : [{ path: loaded.path, what: "config file" }]),
+        ...[...sources.keys()].map((path) => ({ path: join(root, path), what: "source file" })),
+      ],
+      root,
+      io.cwd,
+    );
     const report = buildCalibrateReport(calibration, toolVersion());
-    io.stdout.write(CALIBRATE_FORMATS[format](report));
+    emitReports(report, plan, io, { sources, history: null });
     return report.exitCode;
   },
 };
