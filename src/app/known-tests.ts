@@ -35,9 +35,9 @@ export interface KnownTests {
   files: string[];
 }
 
-/** How users can give freezegate the known tests (for messages when there are none). */
-export const KNOWN_TESTS_FIX =
-  "pass --collected FILE (write it with pytest --collect-only -q > collected.txt) or --coverage PATH (per-test coverage data, pytest --cov --cov-context=test)";
+import { KNOWN_TESTS_FIX } from "../core/refusals/cli.js";
+
+export { KNOWN_TESTS_FIX };
 
 export function loadKnownTests(request: KnownTestsRequest): KnownTests {
   if (request.collected !== undefined) {

@@ -8,10 +8,11 @@
 
 import { createRequire } from "node:module";
 import { mark } from "../app/timing.js";
+import { refusal } from "../core/refusals/index.js";
 import { visible } from "../reporters/words.js";
 import type { CommandIo } from "./command.js";
 import type { LazyEntry } from "./commands/index.js";
-import { main } from "./program.js";
+import { errorLine, main } from "./program.js";
 
 /** The first error writing stdout or stderr, unless it is a reader that went away. */
 function outputFailure(): NodeJS.ErrnoException | null {
@@ -80,7 +81,7 @@ export function runProcess(
       if (failed && !process.stderr.errored) {
         // A system message can quote a path: one line, never a workflow command.
         process.stderr.write(
-          `freezegate: error: cannot write the output: ${visible(failed.message)}\n`,
+          `${errorLine(refusal("output-not-written", { why: failed.message }))}\n`,
         );
       }
       process.exitCode = code;
