@@ -8,7 +8,6 @@
 import { hasDataToFind, openCoverage, pathFromUser } from "../adapters/coverage-discovery.js";
 import { readTextFile } from "../adapters/repo-files.js";
 import { parseCollectedIds } from "../core/collected.js";
-import { InputError } from "../core/errors.js";
 import { readDataContexts } from "./run-audit.js";
 
 export interface KnownTestsRequest {
@@ -35,7 +34,8 @@ export interface KnownTests {
   files: string[];
 }
 
-import { KNOWN_TESTS_FIX } from "../core/refusals/cli.js";
+import { refusal } from "../core/refusals/index.js";
+import { KNOWN_TESTS_FIX } from "../core/refusals/ledger.js";
 
 export { KNOWN_TESTS_FIX };
 
@@ -77,10 +77,7 @@ export function loadKnownTests(request: KnownTestsRequest): KnownTests {
       };
     }
     if (index.testIds.size === 0) {
-      throw new InputError(
-        `the coverage data ${coverage.meta.dataFiles.join(", ")} names no tests (${none}), so it cannot say which tests exist`,
-        { fix: KNOWN_TESTS_FIX },
-      );
+      throw refusal("coverage-names-no-tests", { files: coverage.meta.dataFiles.join(", "), none });
     }
     const files = coverage.meta.dataFiles;
     const note =

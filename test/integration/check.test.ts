@@ -218,9 +218,10 @@ describe("freezegate check", () => {
 
   it("a samples artifact that is not there: the fix names the plugin's ledger setting", () => {
     const r = check(["--samples", "missing/samples.json"]);
-    expect(expectOneLineError(r)).toBe(
-      `freezegate: error: samples artifact not found: ${join(repo.dir, "missing/samples.json")} (fix: check the path; the freezegate pytest plugin writes it in every run in which it finds a ledger (pytest's freezegate_ledger setting, else freeze-ledger.json in pytest's rootdir): a ledger elsewhere needs freezegate_ledger = PATH in pytest's config)`,
+    expect(expectRefusal(r, "samples-not-found")).toMatch(
+      `samples artifact not found: ${join(repo.dir, "missing/samples.json")} (fix: check the path; `,
     );
+    expect(r.stderr).toMatch(/freezegate_ledger = PATH in pytest's config\)$/m);
   });
 
   it("passes when the policy does not make the shadow gate blocking", () => {

@@ -364,8 +364,8 @@ describe("freezegate ledger migrate", () => {
       ["ledger", "migrate", "--from", "gate/freeze_ledger.json", "--from", "other_ledger.json"],
       { cwd: repo.dir },
     );
-    expect(expectOneLineError(r)).toBe(
-      'freezegate: error: cannot migrate: the freeze of tests/test_billing.py::test_proration_rounding differs between gate/freeze_ledger.json and other_ledger.json (expires: "2026-10-26" vs "2026-10-20") (fix: make the two entries agree or delete one, then migrate again)',
+    expect(expectRefusal(r, "ledger-migrate-conflict")).toMatch(
+      'the freeze of tests/test_billing.py::test_proration_rounding differs between gate/freeze_ledger.json and other_ledger.json (expires: "2026-10-26" vs "2026-10-20")',
     );
     expect(existsSync(repo.path("freeze-ledger.json"))).toBe(false);
     expectNoDebris(repo);

@@ -1,10 +1,7 @@
 // Refusals of the command line itself: commands, flags and their values.
 
 import { config, git, input, usage } from "./define.js";
-
-/** How users can give freezegate the known tests (for messages when there are none). */
-export const KNOWN_TESTS_FIX =
-  "pass --collected FILE (write it with pytest --collect-only -q > collected.txt) or --coverage PATH (per-test coverage data, pytest --cov --cov-context=test)";
+import { KNOWN_TESTS_FIX } from "./ledger.js";
 
 const SEE_HELP = (v: { command: string }) => `run freezegate ${v.command} --help for the list`;
 const NEEDS_BASE = 'pass --base REF (e.g. --base origin/main), or set "base" in the config file';

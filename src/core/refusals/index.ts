@@ -5,6 +5,7 @@
 import type { ErrorDetails, FreezegateError } from "../errors.js";
 import { CLI } from "./cli.js";
 import { type AnyRefusal, KINDS, type Refusal, type RefusalTable } from "./define.js";
+import { LEDGER } from "./ledger.js";
 import { OUTPUT } from "./output.js";
 
 /** One area's table, with the heading its codes are listed under in docs/refusals.md. */
@@ -38,6 +39,7 @@ export function combineAreas<const T extends readonly RefusalArea[]>(areas: T): 
 export const AREAS = [
   { title: "Command line", table: CLI },
   { title: "Reports and output", table: OUTPUT },
+  { title: "Ledger, records and gates", table: LEDGER },
 ] as const satisfies readonly RefusalArea[];
 
 export const REFUSALS = combineAreas(AREAS);
