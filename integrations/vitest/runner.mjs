@@ -277,6 +277,8 @@ class FreezegateRunner extends BaseRunner {
     if (this.fg?.open.has(test)) {
       this.flush("body");
       this.enter({ kind: "test", test, phase: "run" });
+      // Vitest calls the test function only when its beforeAll and beforeEach hooks passed.
+      recordOf(this.fg, test).body = true;
     }
     await fn();
   }
@@ -323,6 +325,7 @@ function recordOf(fg, test) {
   if (!rec) {
     rec = {
       ran: false,
+      body: false,
       setup: new Hits(),
       run: new Hits(),
       teardown: new Hits(),
@@ -491,6 +494,8 @@ function finishFile(fg, file, config) {
       names,
       mode: test.mode,
       state: rec?.state ?? test.result?.state ?? "skip",
+      // Written for every test: a reader takes a test without it for one whose body never ran.
+      body: rec?.body === true,
     };
     if (rec?.retries) entry.retries = rec.retries;
     if (rec?.concurrent) entry.concurrent = true;

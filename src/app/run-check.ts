@@ -30,6 +30,7 @@ import type { GateContext, GateRun } from "./gates/gate-run.js";
 import { runLedgerChangesGate } from "./gates/ledger-changes-gate.js";
 import { runLockGate } from "./gates/lock-gate.js";
 import { type PatchLedger, patchLedger, policyNotes } from "./gates/patch-policy.js";
+import { judgeSweepRecord } from "./gates/sweep.js";
 import { runWitnessGate } from "./gates/witness-gate.js";
 import { type KnownTests, loadKnownTests } from "./known-tests.js";
 import { frozenListMovedWords } from "./patch-settings.js";
@@ -43,6 +44,8 @@ export interface CheckRequest {
   /** The collected-ids file (absolute), when given; else known tests come from the data. */
   collected?: string;
   samplesPath?: string;
+  /** --sweep FILE (absolute); else the sweep record at its default place, when there is one. */
+  sweepPath?: string;
   lockPath: string;
   /** Judge the witness gate even when the ledger did not change. */
   alwaysWitness: boolean;
@@ -185,6 +188,7 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
       }),
     ),
   ];
+  await judgeSweepRecord(gates, { ...ctx, ...request, ledger, known: knownTests.ids, headCommit });
   return { ledger, audit, knownTests, gates, passed: !gates.some(gateFailed) };
 }
 

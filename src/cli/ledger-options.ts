@@ -46,6 +46,14 @@ export const TODAY_OPTION: OptionSpec = {
     "the day to judge expiry against (default: today's date in UTC, or the UTC date of the instant in the FREEZEGATE_NOW environment variable when set)",
 };
 
+export const SWEEP_OPTION: OptionSpec = {
+  name: "sweep",
+  type: "string",
+  value: "FILE",
+  description:
+    "the randomized sweep's record (pytest --freezegate-sweep; default: .freezegate/sweep.json in pytest's rootdir, when there is one): a property that failed there at a seed cannot be frozen or deposited",
+};
+
 export const COLLECTED_OPTION: OptionSpec = {
   name: "collected",
   type: "string",

@@ -70,7 +70,10 @@ export function freezesOfProperty(
   return [...matches].filter(([, tests]) => tests.length > 0).map(([pattern]) => pattern);
 }
 
-function base(freeze: Freeze): Pick<Finding, "gate" | "severity" | "testId" | "propertyId"> {
+/** The fields every deposit finding about a freeze carries. */
+export function depositFindingOf(
+  freeze: Freeze,
+): Pick<Finding, "gate" | "severity" | "testId" | "propertyId"> {
   return {
     gate: "deposit",
     severity: "error",
@@ -92,7 +95,7 @@ export function checkDeposits(ledger: Ledger, inputs: DepositInputs): Finding[] 
     if (property === "") {
       // Nothing else can be judged about a deposit that was never named.
       findings.push({
-        ...base(freeze),
+        ...depositFindingOf(freeze),
         code: "deposit-not-collected",
         message: `the freeze of ${freeze.test_id} names no compensating property`,
       });
@@ -101,7 +104,7 @@ export function checkDeposits(ledger: Ledger, inputs: DepositInputs): Finding[] 
     const file = nodeIdFile(property, inputs.testRoot);
     if (inputs.collected !== null && !isCollected(property, inputs.collected)) {
       findings.push({
-        ...base(freeze),
+        ...depositFindingOf(freeze),
         code: "deposit-not-collected",
         path: file,
         message: `the freeze of ${freeze.test_id} deposits ${property}, which is not a collected test`,
@@ -116,7 +119,7 @@ export function checkDeposits(ledger: Ledger, inputs: DepositInputs): Finding[] 
           ? "which is the frozen test itself"
           : `which is frozen too (by ${muting.join(", ")})`;
       findings.push({
-        ...base(freeze),
+        ...depositFindingOf(freeze),
         code: "deposit-not-collected",
         path: file,
         message: `the freeze of ${freeze.test_id} deposits ${property}, ${what}: a frozen test's failures do not gate, so it compensates nothing`,
@@ -127,7 +130,7 @@ export function checkDeposits(ledger: Ledger, inputs: DepositInputs): Finding[] 
       const muted = [...inputs.muted].filter((m) => m === property || m.startsWith(prefix));
       if (muted.length > 0) {
         findings.push({
-          ...base(freeze),
+          ...depositFindingOf(freeze),
           code: "deposit-not-collected",
           path: file,
           message: `the freeze of ${freeze.test_id} deposits ${property}, which an xfail outside the ledger mutes (${muted.sort().join(", ")}, the applied record): a muted test's failures do not gate, so it compensates nothing`,
@@ -138,7 +141,7 @@ export function checkDeposits(ledger: Ledger, inputs: DepositInputs): Finding[] 
     const due = inputs.depositDue == null || inputs.depositDue.has(freeze.test_id);
     if (due && !freeze.reused_property && !inputs.changedFiles.has(file)) {
       findings.push({
-        ...base(freeze),
+        ...depositFindingOf(freeze),
         code: "deposit-not-in-diff",
         path: file,
         message: `the freeze of ${freeze.test_id} deposits ${property}, but ${file} is not changed in this patch (and reused_property is false)`,
@@ -154,7 +157,7 @@ export function checkDeposits(ledger: Ledger, inputs: DepositInputs): Finding[] 
             ? "the samples artifact has no count for it (the pytest plugin counts only tests that passed and are not frozen)"
             : `it ran on ${distinct} distinct input${distinct === 1 ? "" : "s"}`;
       findings.push({
-        ...base(freeze),
+        ...depositFindingOf(freeze),
         code: "deposit-too-few-inputs",
         path: file,
         message: `the freeze of ${freeze.test_id} deposits ${property}, but ${why} (min_distinct is ${min})`,

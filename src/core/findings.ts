@@ -18,6 +18,9 @@ export const FINDING_CODES = [
   "deposit-not-collected",
   "deposit-not-in-diff",
   "deposit-too-few-inputs",
+  // deposits, from the randomized sweep's record
+  "frozen-sweep-failure",
+  "deposit-sweep-failure",
   // generator lock
   "lock-moved",
   // ledger changes

@@ -95,6 +95,14 @@ export const CODE_INFO: Partial<Record<IssueCode, CodeInfo>> = {
     title: "deposit ran on too few inputs",
     help: "The compensating property must have run on at least the policy's min_distinct distinct inputs (the samples artifact says how many).",
   },
+  "frozen-sweep-failure": {
+    title: "frozen property fails in the sweep",
+    help: "The randomized sweep found this property failing, and it failed again when re-run at its seed: freezing it turns a known defect into an unowned one. Fix it, then run the recorded command: a sweep that passes it at that seed clears it.",
+  },
+  "deposit-sweep-failure": {
+    title: "deposit fails in the sweep",
+    help: "The randomized sweep found the compensating property failing, and it failed again when re-run at its seed: a broken property compensates nothing. Fix it, then run the recorded command: a sweep that passes it at that seed clears it.",
+  },
   "lock-moved": {
     title: "generator lock moved",
     help: "A file fingerprinted by the generator lock changed without the lock being updated in the same patch.",

@@ -5,15 +5,14 @@
 // test/fixtures/vitest/basic --expect-out test/fixtures/vitest/basic/oracle-lines.json`).
 // Which phase a line belongs to is checked at lines found by their text in the sources.
 
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../helpers/cli.js";
+import { type Recording, recordVitest } from "../helpers/vitest-recording.js";
 
 const FIXTURE = join(REPO_ROOT, "test/fixtures/vitest/basic");
-const VITEST = join(REPO_ROOT, "node_modules/vitest/vitest.mjs");
 const work = mkdtempSync(join(tmpdir(), "fg-vitest-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -22,7 +21,9 @@ interface TestEntry {
   taskId: string;
   names: string[];
   file: string;
+  mode: string;
   state: string;
+  body: boolean;
   duplicate?: boolean;
   leaked?: boolean;
   retries?: number;
@@ -61,14 +62,8 @@ interface Oracle {
 const oracle = JSON.parse(readFileSync(join(FIXTURE, "oracle-lines.json"), "utf8")) as Oracle;
 
 let runs = 0;
-function record(...args: string[]): { status: number | null; output: string; data: string } {
-  const data = join(work, `run-${runs++}.jsonl`);
-  const res = spawnSync(process.execPath, [VITEST, "run", "--root", FIXTURE, ...args], {
-    cwd: FIXTURE,
-    encoding: "utf8",
-    env: { ...process.env, FREEZEGATE_VITEST_DATA: data, FORCE_COLOR: "0", CI: "1" },
-  });
-  return { status: res.status, output: `${res.stdout}${res.stderr}`, data };
+function record(...args: string[]): Recording {
+  return recordVitest(FIXTURE, join(work, `run-${runs++}.jsonl`), ...args);
 }
 
 function read(path: string): Data {
@@ -118,8 +113,8 @@ function testLines(data: Data): Record<string, Record<string, number[][]>> {
   return out;
 }
 
-function lineOf(source: string, text: string): number {
-  const lines = readFileSync(join(FIXTURE, source), "utf8").split("\n");
+function lineOf(source: string, text: string, root = FIXTURE): number {
+  const lines = readFileSync(join(root, source), "utf8").split("\n");
   const at = lines.findIndex((l) => l.includes(text));
   if (at < 0) throw new Error(`${text} not in ${source}`);
   return at + 1;
@@ -147,6 +142,7 @@ describe("Vitest recorder on a real project (forks, isolated)", () => {
     });
     const ran = data.header.tests.filter((t) => t.state === "pass");
     expect(ran.length).toBe(Object.keys(oracle.tests).length);
+    expect(data.header.tests.filter((t) => t.body !== true)).toEqual([]);
     for (const [i, test] of data.header.tests.entries()) {
       const truth = oracle.tests[test.taskId];
       expect(truth, test.id).toBeDefined();
@@ -287,6 +283,38 @@ describe("Vitest recorder on a real project (forks, isolated)", () => {
   });
 });
 
+describe("Vitest recorder on tests that never ran their body", () => {
+  const fixture = join(REPO_ROOT, "test/fixtures/vitest/no-body");
+
+  it("says which tests Vitest called the function of, a failing beforeEach hook's test not", () => {
+    // One test fails (its beforeEach throws): the run fails and still writes its data.
+    const res = recordVitest(fixture, join(work, "no-body.jsonl"));
+    expect(res.status, res.output).toBe(1);
+    const run = read(res.data);
+    const byName = (name: string) => {
+      const i = indexOf(run, `tests/cart.spec.ts::${name}`);
+      const { mode, state, body } = run.header.tests[i] as TestEntry;
+      return { mode, state, body, lines: run.sources.get("src/cart.ts")?.tests[i] };
+    };
+    const open = lineOf("src/cart.ts", "return { items: [] };", fixture);
+    // Its failure reads as any failure; body says the test function never started.
+    expect(byName("setup fails > totals the cart")).toEqual({
+      mode: "run",
+      state: "fail",
+      body: false,
+      lines: [[], [open], []],
+    });
+    // ctx.skip() in the body: the body started, and ran up to the skip.
+    expect(byName("skips itself > discounts a big cart")).toEqual({
+      mode: "skip",
+      state: "skip",
+      body: true,
+      lines: [[open], [], []],
+    });
+    expect(byName("runs its body")).toMatchObject({ mode: "run", state: "pass", body: true });
+  });
+});
+
 describe("Vitest recorder refusals", () => {
   it.each([
     [
@@ -298,13 +326,9 @@ describe("Vitest recorder refusals", () => {
   ])("fails with the fix and leaves no data under %s", (_name, args, message) => {
     const stale = join(work, "stale.jsonl");
     writeFileSync(stale, "{}\n");
-    const res = spawnSync(process.execPath, [VITEST, "run", "--root", FIXTURE, ...args], {
-      cwd: FIXTURE,
-      encoding: "utf8",
-      env: { ...process.env, FREEZEGATE_VITEST_DATA: stale, FORCE_COLOR: "0", CI: "1" },
-    });
+    const res = recordVitest(FIXTURE, stale, ...args);
     expect(res.status).not.toBe(0);
-    expect(`${res.stdout}${res.stderr}`).toContain(message);
+    expect(res.output).toContain(message);
     expect(existsSync(stale)).toBe(false);
   });
 });

@@ -94,6 +94,8 @@ class Ledger:
     #: "freezegate" | "seed-004-ledger" | "seed-003-properties" | "seed-000-quarantine"
     source: str
     freezes: Tuple[Freeze, ...]
+    #: The ``check`` of each entry of ``properties`` (the property test), in file order.
+    checks: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -271,9 +273,8 @@ def _parse_own(p: "_Parser", top: Dict[str, Any]) -> Ledger:
     if "policy" in top:
         _parse_policy(p, top["policy"], "$.policy")
     freezes = _parse_freezes(p, top["freezes"], "$.freezes") if "freezes" in top else ()
-    if "properties" in top:
-        _parse_properties(p, top["properties"], "$.properties")
-    return Ledger("freezegate", freezes)
+    checks = _parse_properties(p, top["properties"], "$.properties") if "properties" in top else ()
+    return Ledger("freezegate", freezes, checks)
 
 
 def _parse_seed004(p: "_Parser", top: Dict[str, Any]) -> Ledger:
@@ -300,8 +301,8 @@ def _parse_seed_ids(p: "_Parser", top: Dict[str, Any]) -> Ledger:
         for i, item in enumerate(frozen)
     )
     if "properties" in top:
-        _parse_properties(p, top["properties"], "$.properties")
-        return Ledger("seed-003-properties", freezes)
+        checks = _parse_properties(p, top["properties"], "$.properties")
+        return Ledger("seed-003-properties", freezes, checks)
     return Ledger("seed-000-quarantine", freezes)
 
 
@@ -371,15 +372,18 @@ def _parse_freezes(p: "_Parser", value: Any, path: str) -> Tuple[Freeze, ...]:
     return tuple(freezes)
 
 
-def _parse_properties(p: "_Parser", value: Any, path: str) -> None:
+def _parse_properties(p: "_Parser", value: Any, path: str) -> Tuple[str, ...]:
     seen: Dict[str, int] = {}
+    checks: List[str] = []
     for i, item in enumerate(p.array(value, path)):
         at = f"{path}[{i}]"
         raw = p.object(item, at)
         p.keys(raw, at, _PROPERTY_KEYS)
         prop_id = p.string(raw["id"], f"{at}.id") if "id" in raw else ""
         if "check" in raw:
-            p.string(raw["check"], f"{at}.check")
+            check = p.string(raw["check"], f"{at}.check").strip()
+            if check:
+                checks.append(check)
         if "witnessed_by" in raw:
             for j, w in enumerate(p.array(raw["witnessed_by"], f"{at}.witnessed_by")):
                 p.non_empty(w, f"{at}.witnessed_by[{j}]")
@@ -392,6 +396,7 @@ def _parse_properties(p: "_Parser", value: Any, path: str) -> None:
                 "give each property its own id, or merge the two entries",
             )
         seen[prop_id] = i
+    return tuple(checks)
 
 
 def _check_applicable(ledger: Ledger, label: str) -> None:

@@ -35,8 +35,14 @@ def display_path(path: Path, base: Path) -> str:
         return path.resolve().as_posix()
 
 
-def prepare_output(path: Path, what: str, label: str, option: str) -> None:
-    """Make sure ``path`` can be written at the end, and remove what an earlier run left."""
+def prepare_output(
+    path: Path, what: str, label: str, option: str, remove_earlier: bool = True
+) -> None:
+    """Make sure ``path`` can be written at the end, and remove what an earlier run left.
+
+    ``remove_earlier=False`` keeps the earlier file: the sweep record is evidence that stays
+    until a later sweep clears it, also when that sweep stops early.
+    """
     fix = f"(fix: pass {option} PATH in a writable directory)"
     if path.is_dir():
         raise OutputError(f"the {what} path {label} is a directory {fix}")
@@ -46,7 +52,8 @@ def prepare_output(path: Path, what: str, label: str, option: str) -> None:
         os.close(fd)
         os.unlink(probe)
         # A stale file from an earlier run would pass for this run's if this run stops early.
-        path.unlink(missing_ok=True)
+        if remove_earlier:
+            path.unlink(missing_ok=True)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise OutputError(f"cannot write the {what} {label}: {reason} {fix}") from None

@@ -23,6 +23,7 @@ unknown id).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -35,6 +36,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 import pytest
 
 from . import inputs as _inputs
+from . import sweep as _sweep
 from .ledger import (
     DEFAULT_LEDGER_PATH,
     Freeze,
@@ -126,6 +128,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="where the distinct-inputs samples artifact is written "
         f"(default: {DEFAULT_SAMPLES_PATH} in the rootdir)",
     )
+    group.addoption(
+        "--freezegate-sweep",
+        action="store_true",
+        default=False,
+        help="run only the ledger's properties, with many more examples and fresh seeds, and "
+        f"write the sweep record (default {_sweep.DEFAULT_SWEEP_PATH}): for a nightly job",
+    )
+    group.addoption(
+        "--freezegate-sweep-examples",
+        metavar="N",
+        default=None,
+        help="with --freezegate-sweep: at least N examples per Hypothesis test "
+        f"(default {_sweep.DEFAULT_EXAMPLES})",
+    )
+    group.addoption(
+        "--freezegate-sweep-record",
+        metavar="PATH",
+        default=None,
+        help="with --freezegate-sweep: where the sweep record is written "
+        f"(default: {_sweep.DEFAULT_SWEEP_PATH} in the rootdir; its samples artifact beside it)",
+    )
     parser.addini("freezegate_ledger", "freeze ledger path, relative to the ini file")
     parser.addini("freezegate_mode", "run (default) or skip")
     parser.addini("freezegate_record", "applied record path, relative to the ini file")
@@ -140,6 +163,25 @@ def pytest_configure(config: pytest.Config) -> None:
     except (LedgerError, OutputError) as exc:
         raise pytest.UsageError(f"freezegate: {exc}") from None
     config.pluginmanager.register(plugin, "freezegate-session")
+
+
+@dataclass
+class _Sweep:
+    """How this session sweeps (``--freezegate-sweep``)."""
+
+    examples: int
+    record: Path
+    record_label: str
+    samples: Path
+    samples_label: str
+    #: ``--hypothesis-seed``: every swept test runs at this seed.
+    seed: Optional[int]
+    #: The last sweep record's failures (same ledger file), by test id.
+    earlier: Dict[str, Dict[str, Any]]
+    #: pytest arguments the reproduction command repeats (how the plugin and ledger were given).
+    extra_args: List[str]
+    #: This session is a re-run that confirms a failure: it confirms nothing itself.
+    confirming: bool
 
 
 @dataclass
@@ -172,11 +214,18 @@ def _make_plugin(config: pytest.Config) -> Any:
         given = "--freezegate-mode" if mode_flag else "ini freezegate_mode"
         raise LedgerError(f'unknown mode "{mode}" ({given})', "use run or skip")
     today = resolve_today(config.getoption("freezegate_today"), os.environ.get("FREEZEGATE_NOW"))
+    sweeping = _sweep_flags(config)
 
     ledger, given = setting("freezegate_ledger", "freezegate_ledger")
     if ledger is None:
         ledger = root / DEFAULT_LEDGER_PATH
         if not ledger.exists():
+            if sweeping is not None:
+                raise LedgerError(
+                    "--freezegate-sweep runs the ledger's properties, and there is no ledger "
+                    f"at {display_path(ledger, root)}",
+                    "pass --freezegate-ledger PATH, or set freezegate_ledger in pytest's config",
+                )
             return _Inactive(f"inactive: no ledger at {display_path(ledger, root)}")
     elif not ledger.exists():
         raise LedgerError(
@@ -198,6 +247,9 @@ def _make_plugin(config: pytest.Config) -> Any:
     no_run = _no_run_flag(config)
     earlier = None
     loaded = load_ledger(ledger, paths.ledger_label)
+    if sweeping is not None:
+        sweep = _sweep_settings(config, sweeping, paths, worker or no_run is not None)
+        return FreezegatePlugin(config, paths, loaded, mode, today, worker, no_run, None, sweep)
     if not worker and no_run is None:
         targets = {p.resolve() for p in (paths.ledger, paths.record, paths.samples)}
         if len(targets) < 3:
@@ -218,6 +270,109 @@ def _make_plugin(config: pytest.Config) -> Any:
             paths.samples, "samples artifact", paths.samples_label, "--freezegate-samples"
         )
     return FreezegatePlugin(config, paths, loaded, mode, today, worker, no_run, earlier)
+
+
+def _sweep_flags(config: pytest.Config) -> Optional[int]:
+    """The sweep's example count when ``--freezegate-sweep`` is given, else None."""
+    raw = config.getoption("freezegate_sweep_examples")
+    if not config.getoption("freezegate_sweep"):
+        for flag, value in (
+            ("--freezegate-sweep-examples", raw),
+            ("--freezegate-sweep-record", config.getoption("freezegate_sweep_record")),
+        ):
+            if value is not None:
+                raise LedgerError(f"{flag} needs --freezegate-sweep", f"add --freezegate-sweep or drop {flag}")
+        return None
+    if raw is None:
+        return _sweep.DEFAULT_EXAMPLES
+    text = str(raw).strip()
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise LedgerError(
+            f'--freezegate-sweep-examples "{raw}" is not a whole number >= 1',
+            "write e.g. --freezegate-sweep-examples 1000",
+        )
+    return int(text)
+
+
+def _sweep_settings(
+    config: pytest.Config, examples: int, paths: _Paths, no_output: bool
+) -> _Sweep:
+    root = config.rootpath
+    here = config.invocation_params.dir
+    if _sweep.hypothesis_version() is None:
+        raise LedgerError(
+            "--freezegate-sweep needs Hypothesis, which this Python cannot import",
+            "install hypothesis in the environment pytest runs in",
+        )
+    given = config.getoption("freezegate_sweep_record")
+    record = here / given if given else root / _sweep.DEFAULT_SWEEP_PATH
+    samples = _sweep.samples_path_of(record)
+    seed: Optional[int] = None
+    try:
+        raw_seed = config.getoption("hypothesis_seed")
+    except ValueError:  # Hypothesis's pytest plugin is not loaded
+        raw_seed = None
+    if raw_seed is not None:
+        text = str(raw_seed).strip()
+        if not text.isascii() or not text.isdigit():
+            raise LedgerError(
+                f'--hypothesis-seed "{raw_seed}" is not a whole number: the sweep records '
+                "the seed of every run",
+                "pass a whole number, e.g. --hypothesis-seed=12345",
+            )
+        seed = int(text)
+    sweep = _Sweep(
+        examples=examples,
+        record=record,
+        record_label=display_path(record, root),
+        samples=samples,
+        samples_label=display_path(samples, root),
+        seed=seed,
+        earlier={},
+        extra_args=_reproduction_extras(config, paths),
+        confirming=os.environ.get(_sweep.CONFIRMING_ENV) == "1",
+    )
+    if record.resolve() in (paths.ledger.resolve(), samples.resolve()):
+        raise OutputError(
+            f"the sweep record {sweep.record_label} must not be the ledger or its samples "
+            "artifact (fix: pass --freezegate-sweep-record a path of its own)"
+        )
+    sweep.earlier = _sweep.earlier_failures(read_earlier(record), _ledger_key(paths, root))
+    if not no_output:
+        prepare_output(
+            record, "sweep record", sweep.record_label, "--freezegate-sweep-record", False
+        )
+        prepare_output(
+            samples, "sweep samples artifact", sweep.samples_label, "--freezegate-sweep-record"
+        )
+    return sweep
+
+
+def _ledger_key(paths: _Paths, root: Path) -> Dict[str, str]:
+    """How the records name the ledger: its path in the repository (else absolute)."""
+    top, _ = git_facts(root)
+    path = display_path(paths.ledger, top) if top is not None else paths.ledger.resolve().as_posix()
+    return {"path": path}
+
+
+def _reproduction_extras(config: pytest.Config, paths: _Paths) -> List[str]:
+    """What the reproduction command must repeat of this command line, run in the rootdir."""
+    root = config.rootpath
+    args = [str(a) for a in config.invocation_params.args]
+    extras: List[str] = []
+    for i, arg in enumerate(args):
+        if arg in ("-pfreezegate_pytest",) or (
+            arg == "-p" and i + 1 < len(args) and args[i + 1] == "freezegate_pytest"
+        ):
+            extras += ["-p", "freezegate_pytest"]
+            break
+    if config.getoption("freezegate_ledger"):
+        extras += ["--freezegate-ledger", display_path(paths.ledger, root)]
+    given = config.getoption("freezegate_sweep_record")
+    if given:
+        record = config.invocation_params.dir / given
+        extras += ["--freezegate-sweep-record", display_path(record, root)]
+    return extras
 
 
 def _refuse_other_mode(
@@ -334,8 +489,12 @@ class FreezegatePlugin:
         worker: bool,
         no_run: Optional[str] = None,
         earlier: Optional[Tuple[Dict[str, Any], Dict[str, Any]]] = None,
+        sweep: Optional[_Sweep] = None,
     ) -> None:
         self.config = config
+        # --freezegate-sweep: only the ledger's properties run, and no freeze applies (a frozen
+        # property's failure is a finding of the sweep like any other).
+        self.sweep = sweep
         # The record and samples of an earlier run, to merge with at the end when they are of
         # the same commit, ledger and mode; whether they were.
         self.earlier = earlier
@@ -348,9 +507,25 @@ class FreezegatePlugin:
         self.mode = mode
         self.today = today
         self.worker = worker
-        self.expired = [f for f in self.freezes if f.expired_on(today)]
-        self.matcher = Matcher(f for f in self.freezes if not f.expired_on(today))
+        in_force = [] if sweep is not None else self.freezes
+        self.expired = [f for f in in_force if f.expired_on(today)]
+        self.matcher = Matcher(f for f in in_force if not f.expired_on(today))
         self.properties = {f.compensating_property for f in self.freezes if f.compensating_property}
+        # What the sweep runs: every property the ledger names, and every test an earlier
+        # sweep found failing (it stays failing until a sweep passes it).
+        self.swept_ids = (
+            self.properties | set(loaded.ledger.checks) | set(sweep.earlier)
+            if sweep is not None
+            else set()
+        )
+        # nodeid -> (seed, examples) of the Hypothesis tests this process swept.
+        self.sweep_runs: Dict[str, Tuple[int, int]] = {}
+        # What the reporting process learned: per swept test its outcome, seed and examples,
+        # and its first failure.
+        self.sweep_outcomes: Dict[str, Dict[str, Any]] = {}
+        self.sweep_failures: Dict[str, Dict[str, Any]] = {}
+        self.sweep_written: Dict[str, _sweep.Failure] = {}
+        self.sweep_kept: List[str] = []
         self.inputs = _inputs.InputLog()
         _inputs.activate(self.inputs)
         # Collection facts of this process.
@@ -386,6 +561,13 @@ class FreezegatePlugin:
     # -- header -----------------------------------------------------------------------------
 
     def pytest_report_header(self) -> str:
+        if self.sweep is not None:
+            seeds = f"seed {self.sweep.seed}" if self.sweep.seed is not None else "fresh seeds"
+            return (
+                f"freezegate: sweep of the properties of ledger {self.paths.ledger_label}: at "
+                f"least {self.sweep.examples} examples per Hypothesis test, {seeds}, record "
+                f"{self.sweep.record_label}"
+            )
         n = len(self.freezes)
         expired = f", {len(self.expired)} expired as of {self.today}" if self.expired else ""
         return (
@@ -409,6 +591,23 @@ class FreezegatePlugin:
             return False
         lf = self.config.pluginmanager.get_plugin("lfplugin")
         return bool(getattr(lf, "lastfailed", None))
+
+    def _swept(self, nodeid: str) -> bool:
+        base = nodeid.split("[", 1)[0] if nodeid.endswith("]") else nodeid
+        return nodeid in self.swept_ids or base in self.swept_ids
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: List[pytest.Item]
+    ) -> None:
+        if self.sweep is None:
+            return
+        # The sweep is not a full run: the ledger's properties only.
+        kept = [item for item in items if self._swept(item.nodeid)]
+        dropped = [item for item in items if not self._swept(item.nodeid)]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
 
     def pytest_deselected(self, items: List[pytest.Item]) -> None:
         self.deselected.update(item.nodeid for item in items)
@@ -549,13 +748,40 @@ class FreezegatePlugin:
             yield
             return
         funcargs = getattr(item, "funcargs", {})
-        with _inputs.counting_generated_inputs(test, item.nodeid, funcargs, self.inputs):
+        with contextlib.ExitStack() as stack:
+            if self.sweep is not None and _sweep.is_hypothesis_test(test):
+                seed, examples = self._sweep_run(item.nodeid)
+                self.sweep_runs[item.nodeid] = (seed, examples)
+                stack.enter_context(_sweep.swept(test, examples, seed))
+            stack.enter_context(
+                _inputs.counting_generated_inputs(test, item.nodeid, funcargs, self.inputs)
+            )
             yield
+
+    def _sweep_run(self, nodeid: str) -> Tuple[int, int]:
+        """The seed and example count a swept test runs with.
+
+        The command line's --hypothesis-seed wins; else an earlier failure of the test runs
+        again as it failed (only that can show it fixed); else a fresh seed.
+        """
+        sweep = self.sweep
+        assert sweep is not None
+        if sweep.seed is not None:
+            return sweep.seed, sweep.examples
+        pinned = _sweep.pinned_runs(sweep.earlier).get(nodeid)
+        if pinned is not None:
+            return pinned
+        return _sweep.fresh_seed(), sweep.examples
 
     # tryfirst: the outermost wrapper, so it sees the report after pytest's own xfail handling.
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Any:
         outcome = yield
+        run = self.sweep_runs.get(item.nodeid)
+        if run is not None and call.when != "setup":
+            # Plain attributes travel with the report to an xdist controller.
+            swept_report = outcome.get_result()
+            swept_report.freezegate_seed, swept_report.freezegate_examples = run
         freeze = self.local_applied.get(item.nodeid)
         if freeze is None:
             return
@@ -584,6 +810,8 @@ class FreezegatePlugin:
     # -- reporting (the only process, or the xdist controller) ------------------------------
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.sweep is not None:
+            self._sweep_logreport(report)
         if getattr(report, "wasxfail", None) is not None and not report.failed:
             self.xfail_reported.add(report.nodeid)
         elif report.skipped:
@@ -602,6 +830,26 @@ class FreezegatePlugin:
         if failure and report.nodeid not in self.failures:
             self.failures[report.nodeid] = str(failure)
 
+    def _sweep_logreport(self, report: pytest.TestReport) -> None:
+        seen = self.sweep_outcomes.setdefault(
+            report.nodeid, {"outcome": "passed", "seed": None, "examples": None}
+        )
+        seed = getattr(report, "freezegate_seed", None)
+        if seed is not None:
+            seen["seed"] = seed
+            seen["examples"] = getattr(report, "freezegate_examples", None)
+        if report.failed:
+            seen["outcome"] = "failed"
+            if report.nodeid not in self.sweep_failures:
+                self.sweep_failures[report.nodeid] = {
+                    "seed": seed,
+                    "examples": getattr(report, "freezegate_examples", None),
+                    "message": _crash_line(report),
+                    "blob": _sweep.reproduce_failure_line(str(report.longreprtext or "")),
+                }
+        elif report.skipped and seen["outcome"] == "passed":
+            seen["outcome"] = "skipped"
+
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.worker:
             # xdist sends workeroutput to the controller when the worker finishes.
@@ -617,7 +865,10 @@ class FreezegatePlugin:
             self.not_written = f"the session ended with exit status {int(exitstatus)}{name}"
             return
         try:
-            self._write()
+            if self.sweep is not None:
+                self._write_sweep()
+            else:
+                self._write()
         except OSError as exc:
             self.not_written = f"writing failed: {exc.strerror or exc}"
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
@@ -695,6 +946,96 @@ class FreezegatePlugin:
         # The record last: its presence says the whole run's outputs were written.
         write_json_atomic(self.paths.record, record)
 
+    def _write_sweep(self) -> None:
+        sweep = self.sweep
+        assert sweep is not None
+        root = self.config.rootpath
+        top, commit = git_facts(root)
+        ledger = _ledger_key(self.paths, root)
+        ledger["sha256"] = self.sha256
+        swept_at = _sweep.now_text(os.environ.get("FREEZEGATE_NOW"))
+        for nodeid, seen in sorted(self.sweep_failures.items()):
+            args = _sweep.reproduction_args(
+                nodeid, seen["seed"], seen["examples"], sweep.extra_args
+            )
+            # Recorded only after a fresh pytest ran it again at its seed: a failure that
+            # does not come back there is flaky, not a reproduced defect.
+            reproduced = None if sweep.confirming else _sweep.confirm(args, root)
+            self.sweep_written[nodeid] = _sweep.Failure(
+                test_id=nodeid,
+                seed=seen["seed"],
+                examples=seen["examples"],
+                command=_sweep.command_text(args),
+                reproduce_failure=seen["blob"],
+                message=seen["message"],
+                reproduced=reproduced,
+                commit=commit,
+                found_at=swept_at,
+            )
+        properties = {
+            n: v for n, v in self.sweep_outcomes.items() if n.strip() == n and n.find("::") > 0
+        }
+        record = _sweep.sweep_record(
+            commit=commit,
+            ledger=ledger,
+            swept_at=swept_at,
+            examples=sweep.examples,
+            properties=properties,
+            failures=self.sweep_written,
+            earlier=sweep.earlier,
+        )
+        self.sweep_kept = [
+            f["test_id"] for f in record["failures"] if f["test_id"] not in self.sweep_written
+        ]
+        write_json_atomic(sweep.samples, samples_artifact(commit, self._samples()))
+        write_json_atomic(sweep.record, record)
+
+    def _sweep_summary(self, tr: Any) -> None:
+        sweep = self.sweep
+        assert sweep is not None
+        ran = len(self.sweep_outcomes)
+        tr.write_line(
+            f"sweep of ledger {self.paths.ledger_label}: {ran} propert{'y' if ran == 1 else 'ies'} "
+            f"ran, at least {sweep.examples} examples per Hypothesis test"
+        )
+        if self.no_run is not None:
+            tr.write_line(f"{self.no_run} runs no test: {sweep.record_label} was left as it was")
+            return
+        if not self.written:
+            tr.write_line(
+                f"no sweep record written ({sweep.record_label} left as it was): "
+                f"{self.not_written}",
+                red=True,
+            )
+            return
+        for nodeid, failure in sorted(self.sweep_written.items()):
+            seed = f" at seed {failure.seed}" if failure.seed is not None else ""
+            again = {
+                True: "failed again at its seed in a fresh pytest",
+                False: "passed when run again at its seed: not reproduced (flaky)",
+                None: "could not be run again to confirm it",
+            }[failure.reproduced]
+            tr.write_line(f"FAILED{seed}: {nodeid}: {failure.message}", red=True)
+            tr.write_line(f"  {again}")
+            where = (
+                ""
+                if self.config.invocation_params.dir == self.config.rootpath
+                else f" (in {self.config.rootpath})"
+            )
+            tr.write_line(f"  reproduce{where}: {failure.command}")
+            if failure.reproduce_failure:
+                tr.write_line(f"  or decorate the test with {failure.reproduce_failure}")
+        if self.sweep_kept:
+            tr.write_line(
+                "failures of earlier sweeps that stand (this sweep did not pass them at their "
+                f"seeds; commands in {sweep.record_label}):"
+            )
+            for nodeid in self.sweep_kept:
+                tr.write_line(f"  {nodeid}")
+        tr.write_line(
+            f"sweep record: {sweep.record_label}; samples: {sweep.samples_label}"
+        )
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.worker:
             return
@@ -703,6 +1044,9 @@ class FreezegatePlugin:
         if self.final_ids is None:
             # Stopped before the tests were known (a usage error, an interrupted collection).
             tr.write_line(f"no record written: {self.not_written}", red=True)
+            return
+        if self.sweep is not None:
+            self._sweep_summary(tr)
             return
         tr.write_line(
             f"ledger {self.paths.ledger_label}, mode {self.mode}, today {self.today}: "

@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { recordCandidates } from "../../adapters/pytest-ledger.js";
+import { sweepRecordPath } from "../../app/gates/sweep.js";
 import { runCheck } from "../../app/run-check.js";
 import { DEFAULT_LOCK_PATH } from "../../core/ledger-model.js";
 import { refusal } from "../../core/refusals/index.js";
@@ -27,6 +28,7 @@ import {
   refuseOtherFrozenKey,
   resolveLedgerContext,
   resolveToday,
+  SWEEP_OPTION,
   TODAY_OPTION,
 } from "../ledger-options.js";
 import {
@@ -62,6 +64,7 @@ export const checkCommand: CommandSpec = {
       description:
         "the samples artifact: distinct inputs per compensating property (docs/samples-artifact.md)",
     },
+    SWEEP_OPTION,
     {
       name: "lock-file",
       type: "string",
@@ -118,6 +121,8 @@ ${outputDetails()}`,
     const lockPath =
       lockFlag === undefined ? resolve(ctx.root, DEFAULT_LOCK_PATH) : resolve(ctx.cwd, lockFlag);
     const samplesPath = samples === undefined ? undefined : resolve(ctx.cwd, samples);
+    const sweepFlag = stringOpt(args.values, "sweep");
+    const sweepPath = sweepFlag === undefined ? undefined : resolve(ctx.cwd, sweepFlag);
     const collectedPath = collected === undefined ? undefined : resolve(ctx.cwd, collected);
     const run = await runCheck({
       gate: ctx,
@@ -139,6 +144,7 @@ ${outputDetails()}`,
       },
       ...(collectedPath === undefined ? {} : { collected: collectedPath }),
       ...(samplesPath === undefined ? {} : { samplesPath }),
+      ...(sweepPath === undefined ? {} : { sweepPath }),
       lockPath,
       alwaysWitness: boolOpt(args.values, "always"),
       uncommitted: boolOpt(args.values, "uncommitted"),
@@ -161,6 +167,7 @@ ${outputDetails()}`,
           ? []
           : [{ path: collectedPath, what: "collected-ids file" }]),
         { path: lockPath, what: "lock file" },
+        { path: sweepRecordPath(ctx.root, data.testRoot, sweepPath), what: "sweep record" },
         ...recordCandidates(ctx.root, data.testRoot, samplesPath)
           .filter((path) => existsSync(path))
           .map((path) => ({ path, what: "applied record" })),

@@ -3,12 +3,15 @@
 // freeze would take a property's last live witness; --force records it anyway and says what
 // it withdrew. The checks run inside the ledger lock, against the ledger as it is then.
 
+import { resolve } from "node:path";
 import { updateLedgerFile } from "../../adapters/ledger-file.js";
 import { depositOutlook, patchRange, patchRangeIfKnown } from "../../app/deposit-outlook.js";
+import { readSweepEvidence } from "../../app/gates/sweep.js";
 import { KNOWN_TESTS_FIX, loadKnownTests } from "../../app/known-tests.js";
 import { addDays } from "../../core/dates.js";
 import { UsageError } from "../../core/errors.js";
 import type { Freeze, Ledger } from "../../core/ledger-model.js";
+import { sweepFindings } from "../../core/sweep.js";
 import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
 import { visible } from "../../reporters/words.js";
 import {
@@ -29,6 +32,7 @@ import {
   resolveKnownTestsRequest,
   resolveLedgerContext,
   resolveToday,
+  SWEEP_OPTION,
   TODAY_OPTION,
 } from "../ledger-options.js";
 
@@ -126,6 +130,7 @@ export const freezeCommand: CommandSpec = {
     },
     LEDGER_OPTION,
     TODAY_OPTION,
+    SWEEP_OPTION,
     ...KNOWN_TESTS_OPTIONS,
     DIRECTORY_OPTION,
   ],
@@ -144,7 +149,10 @@ Exit codes:
   0  recorded
   1  refused, ledger untouched: the test or the property is not a test the suite has (or
      the suite's tests are unknown: pass --collected or --coverage), the freeze would leave
-     a property without a live witness, or the test is already frozen (use extend)
+     a property without a live witness, or the test is already frozen (use extend); and,
+     whatever --force says, when the sweep record (--sweep FILE, else .freezegate/sweep.json
+     in pytest's rootdir) has a failure of the test or the property that came back at its
+     seed (frozen-sweep-failure, deposit-sweep-failure)
   2  usage or input error (e.g. --days above the policy's window)`,
   async run(args: ParsedArgs, io: CommandIo): Promise<number> {
     const testId = singleTestId("freeze", args.positionals);
@@ -175,6 +183,14 @@ Exit codes:
     if (testId.includes("*") && !(known.ids?.has(testId) ?? false)) {
       throw notOneTestId("freeze", testId);
     }
+    const sweepFlag = stringOpt(args.values, "sweep");
+    const sweep = await readSweepEvidence({
+      root: context.root,
+      testRoot: resolveKnownTestsRequest(args.values, context).testRoot,
+      ledgerPath: context.ledgerPath,
+      ledgerLabel: context.ledgerLabel,
+      ...(sweepFlag === undefined ? {} : { sweepPath: resolve(context.cwd, sweepFlag) }),
+    });
 
     let refusal: { problems: string[]; fix: string } | null = null;
     let withdrawn: string[] = [];
@@ -216,6 +232,34 @@ Exit codes:
           refusal = {
             problems: [`${testId} is already frozen by the entry ${glob}`],
             fix: `edit that entry in ${context.ledgerLabel} if ${testId} should be frozen on its own terms`,
+          };
+          return null;
+        }
+        // A property the sweep found failing at a seed is a reproduced defect: freezing it,
+        // or depositing it, turns a known bug into an unowned one. --force does not change that.
+        const broken = sweepFindings(
+          {
+            ...current,
+            freezes: [
+              {
+                test_id: testId,
+                reason,
+                owner,
+                opened: today,
+                expires: today,
+                invariant,
+                compensating_property: property,
+                reused_property: reused,
+              },
+            ],
+          },
+          sweep?.standing ?? [],
+          known.ids,
+        );
+        if (broken.length > 0) {
+          refusal = {
+            problems: broken.map((f) => `${f.message} (${f.code})`),
+            fix: "fix the property, then run the recorded command: a sweep that passes it at that seed clears the record",
           };
           return null;
         }
