@@ -9,7 +9,7 @@
 import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { expectOneLineError, expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, runPython } from "../helpers/python.js";
 
