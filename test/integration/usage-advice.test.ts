@@ -72,14 +72,20 @@ describe("a base that is not in the clone", () => {
   it("no remote 'origin': names the missing remote, never origin/origin/main", () => {
     const r = repo();
     expect(
-      expectOneLineError(runCli(["witness", "check", "--base", "origin/main"], { cwd: r.dir })),
+      expectRefusal(
+        runCli(["witness", "check", "--base", "origin/main"], { cwd: r.dir }),
+        "base-not-found",
+      ),
     ).toBe(
-      "freezegate: error: base ref 'origin/main' does not exist in this clone (or is not a commit); nearest refs here: main (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin main`), or pass a local branch that exists (`git branch` lists them))",
+      "base ref 'origin/main' does not exist in this clone (or is not a commit); nearest refs here: main (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin main`), or pass a local branch that exists (`git branch` lists them))",
     );
     expect(
-      expectOneLineError(runCli(["witness", "check", "--base", "release"], { cwd: r.dir })),
+      expectRefusal(
+        runCli(["witness", "check", "--base", "release"], { cwd: r.dir }),
+        "base-not-found",
+      ),
     ).toBe(
-      "freezegate: error: base ref 'release' does not exist in this clone (or is not a commit); nearest refs here: main (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin release` and pass --base origin/release), or pass a local branch that exists (`git branch` lists them))",
+      "base ref 'release' does not exist in this clone (or is not a commit); nearest refs here: main (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin release` and pass --base origin/release), or pass a local branch that exists (`git branch` lists them))",
     );
   });
 
@@ -87,9 +93,12 @@ describe("a base that is not in the clone", () => {
     const r = repo();
     r.git("remote", "add", "origin", r.dir);
     expect(
-      expectOneLineError(runCli(["witness", "check", "--base", "origin/main"], { cwd: r.dir })),
+      expectRefusal(
+        runCli(["witness", "check", "--base", "origin/main"], { cwd: r.dir }),
+        "base-not-found",
+      ),
     ).toBe(
-      "freezegate: error: base ref 'origin/main' does not exist in this clone (or is not a commit); nearest refs here: main (fix: fetch it first (`git fetch origin main:refs/remotes/origin/main`); in GitHub Actions use actions/checkout with fetch-depth: 0)",
+      "base ref 'origin/main' does not exist in this clone (or is not a commit); nearest refs here: main (fix: fetch it first (`git fetch origin main:refs/remotes/origin/main`); in GitHub Actions use actions/checkout with fetch-depth: 0)",
     );
   });
 });
@@ -206,9 +215,11 @@ describe("outside a git repository", () => {
     dirs.push(dir);
     writeFileSync(join(dir, "p.diff"), "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n");
     const env = { GIT_CEILING_DIRECTORIES: tmpdir() };
-    const expected = `freezegate: error: ${dir} is not inside a git repository (fix: run freezegate inside your repository's work tree, or point -C at it (\`git init\` starts a new one))`;
     for (const args of [["audit", "--diff", "p.diff"], ["ledger", "check"], ["doctor"]]) {
-      expect(expectOneLineError(runCli(args, { cwd: dir, env })), args.join(" ")).toBe(expected);
+      expect(
+        expectRefusal(runCli(args, { cwd: dir, env }), "not-a-repository"),
+        args.join(" "),
+      ).toMatch(`${dir} is not inside a git repository (fix: run freezegate inside`);
     }
   });
 });

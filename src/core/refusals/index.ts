@@ -5,6 +5,7 @@
 import type { ErrorDetails, FreezegateError } from "../errors.js";
 import { CLI } from "./cli.js";
 import { type AnyRefusal, KINDS, type Refusal, type RefusalTable } from "./define.js";
+import { GIT } from "./git.js";
 import { LEDGER } from "./ledger.js";
 import { OUTPUT } from "./output.js";
 
@@ -40,6 +41,7 @@ export const AREAS = [
   { title: "Command line", table: CLI },
   { title: "Reports and output", table: OUTPUT },
   { title: "Ledger, records and gates", table: LEDGER },
+  { title: "git", table: GIT },
 ] as const satisfies readonly RefusalArea[];
 
 export const REFUSALS = combineAreas(AREAS);
