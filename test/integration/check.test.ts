@@ -193,7 +193,7 @@ describe("freezegate check", () => {
             cwd: repo.dir,
           }),
         ),
-      ).toMatch(/^freezegate: error: ledger not found: /);
+      ).toMatch(/^freezegate: error\[file-not-found\]: ledger not found: /);
       writeFileSync(join(repo.dir, "pyproject.toml"), '[tool.freezegate]\nfrozen = "tests"\n');
       expect(expectRefusal(check(), "frozen-key-is-directory")).toMatch(
         /frozen key names tests, a directory \(fix: .*check takes/,

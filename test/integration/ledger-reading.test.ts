@@ -372,7 +372,7 @@ describe("the ledger read from git", () => {
     expect(repo.git("show", "HEAD:freeze-ledger.json").startsWith("x{")).toBe(true);
     const line = expectOneLineError(check(repo));
     expect(line).toMatch(
-      /^freezegate: error: ledger freeze-ledger\.json at HEAD is not valid JSON: .* \(fix: fix the JSON syntax\)$/,
+      /^freezegate: error\[json-invalid\]: ledger freeze-ledger\.json at HEAD is not valid JSON: .* \(fix: fix the JSON syntax\)$/,
     );
   });
 
@@ -399,7 +399,7 @@ describe("refused ledgers and generator files (exit 2)", () => {
     const good = text(ledger());
     const doubled = `${good.trimEnd().slice(0, -1).trimEnd()},\n  "policy": {"blocking": []}\n}\n`;
     const repo = scenario({ "freeze-ledger.json": good }, { "freeze-ledger.json": doubled });
-    const message = `freezegate: error: ledger ${join(repo.dir, "freeze-ledger.json")} has the key "policy" twice in $: JSON readers keep only the last one, a person reading the file sees the first (fix: keep one "policy" in $)`;
+    const message = `freezegate: error[json-duplicate-key]: ledger ${join(repo.dir, "freeze-ledger.json")} has the key "policy" twice in $: JSON readers keep only the last one, a person reading the file sees the first (fix: keep one "policy" in $)`;
     expect(expectOneLineError(check(repo))).toBe(message);
     expect(
       expectOneLineError(runCli(["ledger", "check", "--today", TODAY], { cwd: repo.dir })),

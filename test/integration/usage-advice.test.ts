@@ -204,7 +204,7 @@ describe("an error that quotes its input", () => {
       cwd: r.dir,
     });
     expect(expectOneLineError(r2)).toBe(
-      `freezegate: error: ledger not found: ${r.dir}/x\\r::error::forged\\u001b[2J (fix: check --ledger (or the ledger config key), or create it with freezegate freeze or freezegate ledger migrate)`,
+      `freezegate: error[file-not-found]: ledger not found: ${r.dir}/x\\r::error::forged\\u001b[2J (fix: check --ledger (or the ledger config key), or create it with freezegate freeze or freezegate ledger migrate)`,
     );
   });
 });

@@ -5,6 +5,7 @@
 import type { ErrorDetails, FreezegateError } from "../errors.js";
 import { CLI } from "./cli.js";
 import { type AnyRefusal, KINDS, type Refusal, type RefusalTable } from "./define.js";
+import { FILES } from "./files.js";
 import { GIT } from "./git.js";
 import { LEDGER } from "./ledger.js";
 import { OUTPUT } from "./output.js";
@@ -42,6 +43,7 @@ export const AREAS = [
   { title: "Reports and output", table: OUTPUT },
   { title: "Ledger, records and gates", table: LEDGER },
   { title: "git", table: GIT },
+  { title: "Files, JSON and configuration", table: FILES },
 ] as const satisfies readonly RefusalArea[];
 
 export const REFUSALS = combineAreas(AREAS);
