@@ -3,6 +3,13 @@
 import { git, input } from "./define.js";
 
 const BUG = "report this as a freezegate bug";
+
+/**
+ * For a changed path that is not valid UTF-8: renaming is the way out. Coverage data names
+ * files in UTF-8 (coverage.py stores them as text), so such a path could never be matched.
+ */
+export const NON_UTF8_PATH_FIX =
+  "rename the file to a name that is valid UTF-8 (git mv): freezegate matches changed paths against the coverage data's file names, which are UTF-8";
 const A_COMMIT = (v: { flag: string }) =>
   `pass a branch, tag or commit, e.g. ${v.flag} origin/main`;
 
@@ -95,7 +102,7 @@ export const GIT = {
   ),
   "path-not-utf8": git(
     (v: { path: string }) => `the changed path "${v.path}" is not valid UTF-8`,
-    "rename the file to a name that is valid UTF-8 (git mv): freezegate matches changed paths against the coverage data's file names, which are UTF-8",
+    NON_UTF8_PATH_FIX,
   ),
   "git-unexpected-output": git((v: { what: string }) => v.what, BUG),
   "name-has-line-break": input(

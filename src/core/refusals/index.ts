@@ -5,6 +5,7 @@
 import type { ErrorDetails, FreezegateError } from "../errors.js";
 import { CLI } from "./cli.js";
 import { type AnyRefusal, KINDS, type Refusal, type RefusalTable } from "./define.js";
+import { DIFF } from "./diff.js";
 import { FILES } from "./files.js";
 import { GIT } from "./git.js";
 import { LEDGER } from "./ledger.js";
@@ -44,6 +45,7 @@ export const AREAS = [
   { title: "Ledger, records and gates", table: LEDGER },
   { title: "git", table: GIT },
   { title: "Files, JSON and configuration", table: FILES },
+  { title: "The patch", table: DIFF },
 ] as const satisfies readonly RefusalArea[];
 
 export const REFUSALS = combineAreas(AREAS);
