@@ -7,11 +7,12 @@
 import { join } from "node:path";
 import { isTracked } from "../adapters/git.js";
 import { fileExists, isDirectory, readFileBytes, readTextOrNull } from "../adapters/repo-files.js";
-import { InputError } from "../core/errors.js";
+import type { FreezegateError } from "../core/errors.js";
 import type { ChangedFile, CoverageSource } from "../core/model.js";
 import { dirOf } from "../core/path-map.js";
 import { importedModulesIn, matchOf, sameModuleTree } from "../core/python-imports.js";
 import { pythonCodeText } from "../core/python-statements.js";
+import { refusal } from "../core/refusals/index.js";
 
 function sameText(a: string, b: string): boolean {
   try {
@@ -34,7 +35,7 @@ export async function noneMeasured(
   toData: ReadonlyMap<string, string>,
   isTestFile: (path: string) => boolean,
   executedOf: ExecutedOf,
-): Promise<InputError | null> {
+): Promise<FreezegateError | null> {
   if (audited.length === 0 || audited.some((f) => toData.has(f.path))) return null;
   const tail = (path: string) => path.split("/").slice(-2).join("/");
   const measured = new Map<string, string>();
@@ -49,12 +50,7 @@ export async function noneMeasured(
     if (!sameText(join(root, twin), join(root, f.path)) && (await isTracked(root, twin))) {
       continue;
     }
-    return new InputError(
-      `none of the changed source files is in the coverage data, which measures ${twin} instead of ${f.path}: the tests ran another copy of the code (a build or an installed package)`,
-      {
-        fix: "run the tests against the checkout (an editable install, or PYTHONPATH), or map the copy onto it with --path-map FROM=TO",
-      },
-    );
+    return refusal("tests-ran-a-copy", { copy: twin, path: f.path });
   }
   // Data with no executed line outside the test files (it measures the tests only, or also
   // files it holds without a line, such as the setup.py that `--cov=.` touches), while a test
@@ -70,12 +66,13 @@ export async function noneMeasured(
   for (const f of audited) {
     const importer = importerOf(f.path);
     if (importer === undefined) continue;
-    return new InputError(
-      `the coverage data ${tests.length === measuredFiles.length ? "measures" : "has executed lines in"} test files only (${tests.length}, e.g. ${importer}), not ${f.path}, which ${importer} imports: the tests ran a copy of the code that coverage.py did not measure (an installed package)`,
-      {
-        fix: `run the tests against the checkout (${checkoutFix(root, f.path)}), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO`,
-      },
-    );
+    return refusal("tests-measured-only", {
+      only: tests.length === measuredFiles.length,
+      count: tests.length,
+      importer,
+      path: f.path,
+      checkout: checkoutFix(root, f.path),
+    });
   }
   return null;
 }
@@ -142,12 +139,11 @@ export function refuseUnexecutedImported(
     if (text !== null && !hasCode(text)) continue;
     const importer = importerOf(path);
     if (importer === undefined) continue;
-    throw new InputError(
-      `the coverage data holds ${path} without a single executed line, though ${importer}, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure`,
-      {
-        fix: `run the tests against the checkout (${checkoutFix(root, path)}), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO`,
-      },
-    );
+    throw refusal("imported-file-never-ran", {
+      path,
+      importer,
+      checkout: checkoutFix(root, path),
+    });
   }
 }
 

@@ -13,10 +13,10 @@
 
 import { type ClassHeader, classHeaders } from "../languages/python/class-headers.js";
 import { PYTEST_DEFAULT_PYTHON_FILES, pytestPythonFiles } from "../runners/pytest/pytest-config.js";
-import { InputError } from "./errors.js";
 import { compileGlobs, compilePythonFilesGlob, type PathMatcher } from "./globs.js";
 import type { ContextOverview, ParsedContext, TestPhase } from "./model.js";
 import { dirOf } from "./path-map.js";
+import { refusal } from "./refusals/index.js";
 
 const PHASES = new Set(["run", "setup", "teardown"]);
 
@@ -79,20 +79,14 @@ function nodeIdStart(
           : `"${head.slice(start)}" after a static context "${head.slice(0, start - 1)}"`,
       )
       .join(", ");
-    throw new InputError(
-      `the coverage data's context name "${raw}" has a "|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root (${readings}), so the test that ran cannot be told`,
-      {
-        fix: "set --test-root to pytest's rootdir (the rootdir: line pytest prints); if the patch deletes that test file, record the data on the patch",
-      },
-    );
+    throw refusal("context-pipe-unresolved", { raw, readings });
   }
   const [a, b] = found as [number, number];
-  throw new InputError(
-    `the coverage data's context name "${raw}" names two test files that both exist: "${head.slice(a)}"${a === 0 ? "" : ` (after a static context "${head.slice(0, a - 1)}")`}, and "${head.slice(b)}" after a static context "${head.slice(0, b - 1)}", so the test that ran cannot be told`,
-    {
-      fix: 'rename the test directory so that its path holds no "|", or record the data without a static context ([run] context)',
-    },
-  );
+  throw refusal("context-pipe-two-files", {
+    raw,
+    first: `"${head.slice(a)}"${a === 0 ? "" : ` (after a static context "${head.slice(0, a - 1)}")`}`,
+    second: `"${head.slice(b)}" after a static context "${head.slice(0, b - 1)}"`,
+  });
 }
 
 /**
@@ -655,12 +649,10 @@ export function indexContexts(
     if (looksLikeDottedTest(raw)) dotted.push(raw);
   }
   if (pytestCov > 0 && dotted.length > 0) {
-    throw new InputError(
-      `the coverage data mixes pytest-cov contexts (e.g. "${firstPytestCov}") with coverage.py test_function contexts (e.g. "${dotted[0]}")`,
-      {
-        fix: "record contexts one way only: pytest --cov-context=test, or dynamic_context = test_function",
-      },
-    );
+    throw refusal("contexts-mixed", {
+      pytestCov: String(firstPytestCov),
+      testFunction: dotted[0] as string,
+    });
   }
   if (dotted.length > 0) {
     const moduleIndex = getModules();
@@ -718,21 +710,11 @@ export function indexContexts(
         uncertain.push(`"${raw}" -> ${candidates[0]} (${reason})`);
       }
     }
-    const recordNodeIds =
-      "record node ids instead: run pytest --cov --cov-context=test (pytest-cov)";
-    if (ambiguous.length > 0) {
-      throw new InputError(
-        `${ambiguous.length} test_function context name(s) fit more than one test file, e.g. ${ambiguous[0]}`,
-        {
-          fix: `if pytest ran in a subdirectory, give it as --test-root (names are relative to it); else ${recordNodeIds}`,
-        },
-      );
-    }
+    /** The names of one kind that cannot be told: how many, and the first. */
+    const names = (list: readonly string[]) => ({ count: list.length, example: list[0] as string });
+    if (ambiguous.length > 0) throw refusal("test-function-ambiguous", names(ambiguous));
     if (uncertain.length > 0) {
-      throw new InputError(
-        `${uncertain.length} test_function context name(s) cannot be told from an inherited test method, e.g. ${uncertain[0]}; test_function names a method after the class that defines it, so the tests that ran an inherited test method cannot be told`,
-        { fix: recordNodeIds },
-      );
+      throw refusal("test-function-inherited-uncertain", names(uncertain));
     }
     // A test method wrapped by a decorator without functools.wraps is named after the
     // wrapper: "test_utils.retry.<locals>.wrapper" names no test, yet a test ran under it.
@@ -743,43 +725,26 @@ export function indexContexts(
       );
     }
     if (fixtureOrTest.length > 0) {
-      throw new InputError(
-        `${fixtureOrTest.length} test_function context name(s) name a method that its file defines in classes both as a pytest fixture and as a test, e.g. ${fixtureOrTest[0]}, so whether a test ran cannot be told`,
-        { fix: recordNodeIds },
-      );
+      throw refusal("test-function-fixture-or-test", names(fixtureOrTest));
     }
     if (phantom.length > 0) {
-      throw new InputError(
-        `${phantom.length} test_function context name(s) name a test that their file does not define, e.g. ${phantom[0]}, so the test that ran cannot be told`,
-        { fix: recordNodeIds },
-      );
+      throw refusal("test-function-undefined-test", names(phantom));
     }
     if (maybeTests.length > 0) {
-      throw new InputError(
-        `${maybeTests.length} test_function context name(s) in source modules may name a test, not a helper that ran outside tests, e.g. ${maybeTests[0]}`,
-        { fix: recordNodeIds },
-      );
+      throw refusal("test-function-in-source", names(maybeTests));
     }
     // With no name in the repository at all, a wrong --test-root is the likelier cause.
     if (library.length > 0 && cache.size === 0 && skippedHelpers === 0) {
       unmapped.push(...library.splice(0));
     }
     if (library.length > 0) {
-      throw new InputError(
-        `${library.length} test_function context name(s) name a module outside the repository, e.g. "${library[0]}": a library function named test* (such as Hypothesis's @given runner) started the context, so the test that ran under it cannot be told`,
-        { fix: recordNodeIds },
-      );
+      throw refusal("test-function-in-library", names(library));
     }
     if (unmapped.length > 0) {
-      throw new InputError(
-        `${unmapped.length} test_function context name(s) match no test file in the repository, e.g. "${unmapped[0]}"`,
-        {
-          fix: "check --test-root (pytest's rootdir), or record node ids with pytest --cov --cov-context=test",
-        },
-      );
+      throw refusal("test-function-unmapped", names(unmapped));
     }
     const inherited = source.inheritedTest(cache.values());
-    if (inherited !== null) throw new InputError(inherited, { fix: recordNodeIds });
+    if (inherited !== null) throw refusal("test-function-inherited", { why: inherited });
   }
   const style: ContextStyle =
     pytestCov > 0 ? "pytest-cov" : mappedTests > 0 ? "test-function" : "none";

@@ -414,7 +414,7 @@ describe("data files coverage.py would not write", () => {
         runCli(["audit", "--base", "base", "--coverage", data], { cwd: r.dir }),
       );
       expect(line).toMatch(
-        /^freezegate: error: \S+ says has_arcs = [01] but holds rows in its (line_bits|arc) table: it was not written by coverage\.py as it is/,
+        /^freezegate: error\[coverage-data-malformed\]: \S+ says has_arcs = [01] but holds rows in its (line_bits|arc) table: it was not written by coverage\.py as it is/,
       );
     }
   });
@@ -458,7 +458,9 @@ describe("coverage data that the patch itself commits", () => {
       expectOneLineError(
         runCli(["audit", "--base", "base", "--coverage", ".coverage", "-q"], { cwd: r.dir }),
       ),
-    ).toMatch(/^freezegate: error\[coverage-data-in-patch\]: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part/);
+    ).toMatch(
+      /^freezegate: error\[coverage-data-in-patch\]: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part/,
+    );
 
     // Already merged into .coverage and deleted (pytest --cov-append): still in the patch.
     rmSync(join(r.dir, parallel));
@@ -466,7 +468,9 @@ describe("coverage data that the patch itself commits", () => {
       expectOneLineError(
         runCli(["audit", "--base", "base", "--coverage", ".coverage", "-q"], { cwd: r.dir }),
       ),
-    ).toMatch(/^freezegate: error\[coverage-data-in-patch\]: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part/);
+    ).toMatch(
+      /^freezegate: error\[coverage-data-in-patch\]: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part/,
+    );
     copyFileSync(join(r.dir, ".coverage"), join(r.dir, parallel));
 
     // The same data, untracked, is this run's: the audit judges the patch.
@@ -607,7 +611,7 @@ describe("a patch none of whose changed files is in the data", () => {
     const message =
       "none of the changed source files is in the coverage data, which measures src/billing/proration.py instead of lib/billing/proration.py: the tests ran another copy of the code (a build or an installed package) (fix: run the tests against the checkout (an editable install, or PYTHONPATH), or map the copy onto it with --path-map FROM=TO)";
     expect(expectOneLineError(runCli(["audit", "--base", "base2"], { cwd: r.dir }))).toBe(
-      `freezegate: error: ${message}`,
+      `freezegate: error[tests-ran-a-copy]: ${message}`,
     );
     const doctor = runCli(["doctor", "--base", "base2"], { cwd: r.dir });
     expect(doctor.stdout).toContain(`FAIL  freshness: ${message.split(" (fix: ")[0]}`);
@@ -630,7 +634,7 @@ describe("a patch none of whose changed files is in the data", () => {
     expect(
       expectOneLineError(runCli(["audit", "--base", "base", "--coverage", built], { cwd: r.dir })),
     ).toBe(
-      `freezegate: error: none of the changed source files is in the coverage data, which measures build/lib/billing/proration.py instead of ${SOURCE}: the tests ran another copy of the code (a build or an installed package) (fix: run the tests against the checkout (an editable install, or PYTHONPATH), or map the copy onto it with --path-map FROM=TO)`,
+      `freezegate: error[tests-ran-a-copy]: none of the changed source files is in the coverage data, which measures build/lib/billing/proration.py instead of ${SOURCE}: the tests ran another copy of the code (a build or an installed package) (fix: run the tests against the checkout (an editable install, or PYTHONPATH), or map the copy onto it with --path-map FROM=TO)`,
     );
   });
 });

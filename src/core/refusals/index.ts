@@ -4,12 +4,14 @@
 
 import type { ErrorDetails, FreezegateError } from "../errors.js";
 import { CLI } from "./cli.js";
+import { COVERAGE } from "./coverage.js";
 import { type AnyRefusal, KINDS, type Refusal, type RefusalTable } from "./define.js";
 import { DIFF } from "./diff.js";
 import { FILES } from "./files.js";
 import { GIT } from "./git.js";
 import { LEDGER } from "./ledger.js";
 import { OUTPUT } from "./output.js";
+import { SOURCES } from "./sources.js";
 
 /** One area's table, with the heading its codes are listed under in docs/refusals.md. */
 export interface RefusalArea<T extends RefusalTable = RefusalTable> {
@@ -46,6 +48,8 @@ export const AREAS = [
   { title: "git", table: GIT },
   { title: "Files, JSON and configuration", table: FILES },
   { title: "The patch", table: DIFF },
+  { title: "Coverage data", table: COVERAGE },
+  { title: "Contexts, paths and sources", table: SOURCES },
 ] as const satisfies readonly RefusalArea[];
 
 export const REFUSALS = combineAreas(AREAS);

@@ -15,6 +15,8 @@ const RECORD_FIX =
   "regenerate it with the pytest plugin (pytest -p freezegate_pytest), or see docs/merge-queue.md for the format";
 const SAMPLES_FIX =
   'write {"version": 2, "commit": "<git rev-parse HEAD>", "properties": {"tests/props/test_x.py::test_y": {"distinct": 12}}} (see docs/samples-artifact.md)';
+const SWEEP_FIX =
+  "pass the record the freezegate pytest plugin's --freezegate-sweep wrote (integrations/pytest/README.md, the sweep record), or remove the file";
 const LOCK_FIX = "regenerate it with freezegate lock and review the change";
 const SAME_LEDGER = (v: { ledgerKey: string }) =>
   `point both at one ledger: ${v.ledgerKey}, and pytest's freezegate_ledger`;
@@ -249,6 +251,33 @@ export const LEDGER = {
   "deposits-not-judged": input(
     (v: { why: string }) => `cannot judge the deposits: ${v.why}`,
     KNOWN_TESTS_FIX,
+  ),
+  // The nightly sweep's record (freeze and check refuse a property that fails at its seed).
+  "sweep-record-not-found": input(
+    (v: { path: string }) => `sweep record not found: ${v.path}`,
+    "check the path; pytest --freezegate-sweep writes it (.freezegate/sweep.json in pytest's rootdir by default), and CI keeps it from the nightly sweep",
+  ),
+  "sweep-record-malformed": input(
+    (v: { label: string; at: string; problem: string }) =>
+      `sweep record ${v.label}: ${v.at} ${v.problem}`,
+    SWEEP_FIX,
+  ),
+  "sweep-record-other-ledger": input(
+    (v: { label: string; recorded: string; ledger: string }) =>
+      `the sweep record ${v.label} is of the ledger ${v.recorded}, and this command judges ${v.ledger}: its failures are about another ledger's properties`,
+    (v) =>
+      `pass the record of a sweep of ${v.ledger} (pytest --freezegate-sweep with that ledger) as --sweep FILE`,
+  ),
+  "sweep-record-no-commit": input(
+    (v: { label: string }) =>
+      `the sweep record ${v.label} names no commit (the sweep ran outside a git work tree), so nothing ties its failures to this repository`,
+    "run the sweep in a clone of this repository, and pass the record it writes",
+  ),
+  "sweep-record-commit-missing": input(
+    (v: { label: string; commit: string }) =>
+      `the sweep record ${v.label} was written at commit ${v.commit}, which this repository does not have: another repository's record, or a clone without that commit`,
+    (v) =>
+      `fetch it (git fetch origin ${v.commit}), or pass the record of this repository's sweep as --sweep FILE`,
   ),
   // The generator lock.
   "generator-lock-empty": input(
