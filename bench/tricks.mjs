@@ -32,7 +32,7 @@ const VARIANTS = [
   { name: "as built" },
   { name: "no code cache", cache: false },
   { name: "no --no-opt", patch: ['setFlagsFromString("--no-opt");', "void 0;"] },
-  { name: "no early exit", patch: ["exitWhenDone: true,", "exitWhenDone: false,"] },
+  { name: "no early exit", patch: ["afterAnswer: endWhenAnswered,", "afterAnswer: void 0,"] },
 ];
 
 function parseArgs(argv) {

@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // Bundles the compiled CLI (dist/cli/*.js) into dist/bin/. Node's ES module loader costs
-// about a millisecond per module file, and the CLI has dozens.
+// start-up time per module file, and the CLI has dozens.
 //
 //   freezegate.cjs  the binary (scripts/bin-entry.cjs): picks one of the two below
 //   audit.cjs       `freezegate audit` alone, in one CommonJS file (what CI runs on every patch),
 //                   with audit.cjs.v8cache, V8's code cache from a sample audit
 //   cli.mjs         every command, each in a chunk loaded only when it runs (chunks/)
 //
-// Why CommonJS for audit: Node 22 starts a CommonJS program with about 10 ms less CPU time
-// than an ES module one (no ES module loader to set up; Node 24 starts both alike; see
-// bench/RESULTS.md). The bundle is the same code; only import.meta.url needs a stand-in.
+// Why CommonJS for audit: Node 22 starts a CommonJS program with less CPU time than an ES
+// module one (no ES module loader to set up; Node 24 starts both alike; docs/performance.md).
+// The bundle is the same code; only import.meta.url needs a stand-in.
 
 import { chmodSync, copyFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";

@@ -77,7 +77,7 @@ async function main() {
   // FREEZEGATE_STATEMENTS_MODULE points at another build of the module (e.g. while editing).
   const modulePath =
     process.env.FREEZEGATE_STATEMENTS_MODULE ??
-    resolve(here, "..", "dist", "core", "python-statements.js");
+    resolve(here, "..", "dist", "languages", "python", "statements.js");
   const { findPythonStatements } = await import(pathToFileURL(modulePath).href).catch((error) => {
     throw new Error(`cannot load ${modulePath} (run npm run build): ${error}`);
   });

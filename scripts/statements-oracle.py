@@ -1,6 +1,6 @@
 """coverage.py's own answer to "which statement does each line belong to", as JSON.
 
-The reference that src/core/python-statements.ts is checked against. Run it with Debian's
+The reference that src/languages/python/statements.ts is checked against. Run it with Debian's
 python3 (coverage.py 6.5.0 on Python 3.11), the interpreter whose data files freezegate reads:
 
     /usr/bin/python3 scripts/statements-oracle.py FILE.py ...        # paths as arguments

@@ -5,7 +5,6 @@
 export { readLedgerFile } from "./adapters/ledger-file.js";
 export { type AuditRequest, type AuditRun, runAudit } from "./app/run-audit.js";
 export { type CheckRequest, type CheckRun, runCheck } from "./app/run-check.js";
-export { type ContextIndex, indexContexts, parsePytestCovContext } from "./core/contexts.js";
 export { daysBetween, isDay, todayUtc, utcDayOfInstant } from "./core/dates.js";
 export {
   ConfigError,
@@ -28,12 +27,12 @@ export type { Freeze, Ledger, LedgerPolicy, Property } from "./core/ledger-model
 export { checkShape } from "./core/ledger-shape.js";
 export type {
   ChangedFile,
+  ContextIndex,
   CoverageSource,
   ParsedContext,
   Patch,
   StatementMap,
 } from "./core/model.js";
-export { findPythonStatements } from "./core/python-statements.js";
 export {
   type AppliedRecord,
   checkQueue,
@@ -52,6 +51,7 @@ export {
 } from "./core/shadow-audit.js";
 export { parseUnifiedDiff } from "./core/unified-diff.js";
 export { checkWitnesses, witnessLoss } from "./core/witness.js";
+export { findPythonStatements } from "./languages/python/statements.js";
 export { type AuditReport, buildAuditReport } from "./reporters/audit-report.js";
 export { buildCheckReport, type CheckReport } from "./reporters/check-report.js";
 export {
@@ -61,3 +61,5 @@ export {
   type RenderContext,
   renderReport,
 } from "./reporters/registry.js";
+export { parsePytestCovContext } from "./runners/pytest/context-names.js";
+export { indexContexts } from "./runners/pytest/contexts.js";

@@ -7,7 +7,7 @@
 import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { InputError } from "../core/errors.js";
-import type { CoverageFormat, CoverageSource } from "../core/model.js";
+import type { CoverageFormat, CoverageSource, DataPlaces } from "../core/model.js";
 import { openCoverageJson } from "./coverage-json.js";
 import { openCoverageSqlite } from "./coverage-sqlite.js";
 import { readFileHead } from "./repo-files.js";
@@ -35,18 +35,6 @@ const NOT_FOUND_FIX =
  */
 const NOT_DATA_SUFFIX =
   /(?:^|\.)(?:json|xml|lcov|info|html?|txt|md|rst|log|csv|ini|cfg|toml|ya?ml|rc|sh|py|bak|orig|old|tmp|swp)$|-(?:journal|wal|shm)$/i;
-
-/**
- * Where the user stands, for the search without a path: pytest writes its data in the
- * directory it runs in, which may be the user's directory or the test root rather than the
- * repository root. Paths in messages are relative to `cwd`.
- */
-export interface DataPlaces {
-  /** The directory the command runs in (-C applied), absolute; default the root. */
-  cwd?: string | undefined;
-  /** pytest's rootdir, relative to the root ("" or undefined for the root). */
-  testRoot?: string | undefined;
-}
 
 /**
  * Where the coverage data is. `explicit` (resolved against `root` when relative) may be a

@@ -9,11 +9,11 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { mightNameTest } from "../core/contexts.js";
 import { FreezegateError, InternalError } from "../core/errors.js";
 import type { ContextOverview, CoverageMeta, CoverageSource } from "../core/model.js";
 import { decodeNumbitsInto } from "../core/numbits.js";
 import { refusal } from "../core/refusals/index.js";
+import { mightNameTest } from "../runners/pytest/context-names.js";
 import { parseLocalTimestamp } from "./coverage-json.js";
 import { readFileHead } from "./repo-files.js";
 import {
@@ -51,7 +51,7 @@ const MAX_LINE = 10_000_000;
 /**
  * line_bits as one blob of `<context_id>,<length>,<numbits>` records: two decimal numbers,
  * each ended by a comma, then `length` bytes. Integers print as text in SQLite natively; a
- * fixed-width printf header cost about 2 ms more to make and 2 ms more to read on 21,000 rows.
+ * fixed-width printf header cost more to make and to read (docs/performance.md).
  * A context id that is not an integer (text could hold the commas of further records), or
  * numbits that are not a blob (a number or text would be read as its digits' bytes), make
  * the record NULL, which group_concat leaves out: the count then tells (reviews 41, 42).
@@ -92,7 +92,7 @@ const WANTED_ARCS = `
 /**
  * What kind of context name each row holds, as SQL: a plain pytest-cov name is a node id with
  * "::" after its first character and no "|" before its first "::", then "|" and a phase (the
- * same test as `isPlainTestId` in core/contexts.ts plus the phase suffix; tests hold the two
+ * same test as `isPlainTestId` in runners/pytest/context-names.ts plus the phase suffix; tests hold the two
  * in step). One value per name, each test made once and stopping at the first that decides:
  * `odd` for a name SQLite's string functions would misread (not text, or holding a NUL),
  * `other` for any other name that is not plain, `run` for a plain "|run" name, `phase` for a
@@ -101,7 +101,7 @@ const WANTED_ARCS = `
  * files tell, so such names send the audit to `indexContexts`, which reads every name.
  *
  * The second line decides most "|run" names with GLOB alone, which SQLite matches faster than
- * instr() counts characters (about 3 ms less on 20,000 names): a "::" that is not first, then
+ * instr() counts characters (docs/performance.md): a "::" that is not first, then
  * "|run" at the end, and no "|" before any "::", so none before the first. A name it leaves
  * undecided (a "|" before a later "::", another phase) goes on to the exact test below it.
  */
@@ -196,8 +196,7 @@ interface DataFile {
 /**
  * The page cache: SQLite's stock 2 MB, whatever the build's default. A file's rows are
  * spread over the whole table (one context after another), so reading them touches most
- * pages once; a big cache only fills up (measured on the bench's 20,000-test data: arcs of a
- * 900-line patch 605 -> 530 ms and 17 MB less; rows of a 30-line patch 64 -> 39 ms, 8 MB less).
+ * pages once; a big cache only fills up, costing time and memory (docs/performance.md).
  */
 const CACHE_KIB = 2000;
 
@@ -208,12 +207,11 @@ const BUSY_WAIT_MS = 5000;
 const MMAP_MIN_FILES = 64;
 
 /**
- * Memory-mapped reads save about a microsecond per row of line data, which pays when the
- * rows of many files are read (a 900-line patch over 458 files: 295 -> 175 ms). Each page
- * fault maps the neighbouring pages too, so a small patch would make most of the table
- * resident for a few milliseconds (13 MB for 38 files of a 20,000-test suite): few files are
- * read through the small page cache instead. Never for arc data, where the map costs as much
- * memory as the pages it touches (40 MB on an 80 MB file) and saves no time.
+ * Memory-mapped reads save time per row of line data, which pays when the rows of many files
+ * are read. Each page fault maps the neighbouring pages too, so a small patch would make most
+ * of the table resident for little gain: few files are read through the small page cache
+ * instead. Never for arc data, where the map costs as much memory as the pages it touches and
+ * saves no time. The figures: docs/performance.md.
  */
 function useMmapForRows(data: DataFile, files: number): void {
   if (data.mmap || data.hasArcs) return;
@@ -705,8 +703,7 @@ function readContextTable(data: DataFile): ContextTable {
       data.db
         .prepare(
           // The subquery delivers the rows in id order without a sort (a table scan is in
-          // rowid order); an ORDER BY inside group_concat would sort them again (10 ms more
-          // for 20,000 names).
+          // rowid order); an ORDER BY inside group_concat would sort them again.
           `SELECT count(*) AS rows, min(id) AS minId, max(id) AS maxId,
                   sum(typeof(context) <> 'text') AS notText, group_concat(context, char(1)) AS joined
            FROM (SELECT id, context FROM context NOT INDEXED ORDER BY id)`,

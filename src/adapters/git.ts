@@ -29,8 +29,9 @@ import { refusal } from "../core/refusals/index.js";
 import { GIT_PREFIXES, nonUtf8Path, parseUnifiedDiff } from "../core/unified-diff.js";
 import { INPUT_LIMIT_BYTES, inputTooLarge } from "./repo-files.js";
 
-// node:os and node:fs/promises cost a few milliseconds each to load, and an audit of a
-// commit range needs neither: what it uses of them is spelled out here, or loaded on first use.
+// node:os and node:fs/promises take start-up time to load (docs/performance.md), and an audit
+// of a commit range needs neither: what it uses of them is spelled out here, or loaded on first
+// use.
 const devNull = process.platform === "win32" ? "\\\\.\\nul" : "/dev/null";
 const requireBuiltin = createRequire(import.meta.url);
 const fsPromises = (): typeof import("node:fs/promises") => requireBuiltin("node:fs/promises");
@@ -535,7 +536,7 @@ export async function patchFromRange(root: string, base: string, head = "HEAD"):
  * A range's git work, started before the repository root is known: one `git rev-parse`
  * names the work tree's top and the range's merge bases, and `git diff base...head` runs
  * beside it, both from `cwd` (the diff's paths are the root's whatever the directory). This
- * saves findRepoRoot's own process, a few milliseconds each to start. Anything unexpected (an
+ * saves findRepoRoot's own process (docs/performance.md). Anything unexpected (an
  * unknown ref, a shallow clone, no merge base, several the diff does not name) answers null:
  * findRepoRoot and patchFromRange then do the work again and say precisely what is wrong.
  */
@@ -608,9 +609,9 @@ exec git "$@" >&3 2>&4 3>&- 4>&-`;
 const REV_PARSE_OK = "freezegate-rev-parse-ok\n";
 
 /**
- * startRange's two git commands from one process. Starting a process from Node costs 8 to
- * 11 ms of blocked main thread on the bench machine (a fork of the whole process); a shell
- * that runs rev-parse and then becomes the diff costs that once. POSIX only (/bin/sh).
+ * startRange's two git commands from one process. Starting a process blocks Node's main
+ * thread (a fork of the whole process; docs/performance.md); a shell that runs rev-parse and
+ * then becomes the diff costs that once. POSIX only (/bin/sh).
  */
 function revParseThenDiff(
   cwd: string,

@@ -5,10 +5,13 @@
 // unknown-test was not judged. Data that exists but cannot be read is an error, never null;
 // data given or configured that names no tests is an error too, found data a null.
 
-import { hasDataToFind, openCoverage, pathFromUser } from "../adapters/coverage-discovery.js";
+import { pathFromUser } from "../adapters/coverage-discovery.js";
 import { readTextFile } from "../adapters/repo-files.js";
 import { parseCollectedIds } from "../core/collected.js";
-import { readDataContexts } from "./run-audit.js";
+import { refusal } from "../core/refusals/index.js";
+import { KNOWN_TESTS_FIX } from "../core/refusals/ledger.js";
+import { chooseRunner } from "../runners/registry.js";
+import { dataRequestOf } from "./audit/data.js";
 
 export interface KnownTestsRequest {
   /** Repository root (absolute). */
@@ -34,9 +37,7 @@ export interface KnownTests {
   files: string[];
 }
 
-import { refusal } from "../core/refusals/index.js";
-import { KNOWN_TESTS_FIX } from "../core/refusals/ledger.js";
-
+/** How users can give freezegate the known tests (for messages when there are none). */
 export { KNOWN_TESTS_FIX };
 
 export function loadKnownTests(request: KnownTestsRequest): KnownTests {
@@ -52,8 +53,10 @@ export function loadKnownTests(request: KnownTestsRequest): KnownTests {
       files: [request.collected],
     };
   }
-  const places = { cwd: request.cwd, testRoot: request.testRoot };
-  if (request.coverage === undefined && !hasDataToFind(request.root, places)) {
+  const dataRequest = dataRequestOf(request);
+  const { places } = dataRequest;
+  const runner = chooseRunner(dataRequest);
+  if (request.coverage === undefined && !runner.data.isThere(dataRequest)) {
     return {
       ids: null,
       description: "no --collected file and no coverage data found",
@@ -61,9 +64,11 @@ export function loadKnownTests(request: KnownTestsRequest): KnownTests {
       files: [],
     };
   }
-  const coverage = openCoverage(request.root, request.coverage, places);
+  const coverage = runner.data.open(dataRequest);
   try {
-    const { index, names } = readDataContexts(request.root, coverage, request.testRoot);
+    const { index, names = [] } = runner.tests.read(request.root, request.testRoot, coverage, {
+      names: true,
+    });
     const none = names.length === 0 ? "no contexts" : "only non-test contexts";
     if (index.testIds.size === 0 && request.coverage === undefined) {
       // Data nobody named, left in the work tree by a run without per-test contexts (a

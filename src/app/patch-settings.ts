@@ -15,18 +15,10 @@ import { readBlobs, treeFileAt } from "../adapters/git-history.js";
 import { fileExists, isSymbolicLink, readTextOrNull, realPath } from "../adapters/repo-files.js";
 import type { ConfigValues } from "../core/config.js";
 import { FreezegateError } from "../core/errors.js";
-import {
-  type FrozenList,
-  frozenForCollapsedContexts,
-  frozenListOf,
-  frozenWithoutRun,
-  parseFrozenList,
-  resolveFrozen,
-  type TestLookup,
-} from "../core/frozen.js";
+import { type FrozenList, frozenListOf, parseFrozenList } from "../core/frozen.js";
 import { parseJsonText } from "../core/json-text.js";
 import { sampleOf } from "../core/listing.js";
-import type { CoverageFormat, Patch } from "../core/model.js";
+import type { Patch } from "../core/model.js";
 import { repoPath } from "./gates/ledger-location.js";
 
 /**
@@ -198,28 +190,4 @@ export function frozenListMovedWords(
   const only =
     frozen.tests.length === 0 ? "" : ` (frozen only at ${at}: ${sampleOf(frozen.tests)})`;
   return `the patch takes the frozen tests from ${frozen.now}, where ${at} took them from ${frozen.files.join(" and ")}: it is judged by the tests frozen in either${only}`;
-}
-
-/**
- * The tests only the base's list freezes, judged as the audit judges its own list's: over
- * test_function data an entry for one parametrized case is refused, and a frozen test that ran
- * no body is (the lines it would cover are unknown). An id that names no test in the data (a
- * test the patch deletes) freezes nothing. Throws the refusal.
- */
-export function frozenOnlyAtBase(
-  atBase: BaseFrozen,
-  at: string,
-  tests: TestLookup & { style: string },
-  /** The tests frozen now. */
-  frozenNow: ReadonlySet<string>,
-  testsWithoutRun: (ids: readonly string[]) => string[],
-  format: CoverageFormat,
-): string[] {
-  const label = atBase.files.map((file) => `${file} at ${at}`).join(" and ");
-  const list =
-    tests.style === "test-function" ? frozenForCollapsedContexts(atBase.list, label) : atBase.list;
-  const only = [...resolveFrozen(list, tests).frozenTests].filter((id) => !frozenNow.has(id));
-  const notRun = frozenWithoutRun(label, testsWithoutRun(only), format);
-  if (notRun !== null) throw notRun;
-  return only.sort();
 }

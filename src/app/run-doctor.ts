@@ -3,49 +3,36 @@
 // user sees all problems at once.
 
 import { isAbsolute, join, relative } from "node:path";
-import { openCoverage, pathFromUser } from "../adapters/coverage-discovery.js";
+import { pathFromUser } from "../adapters/coverage-discovery.js";
 import { modifiedTime, readTextFile } from "../adapters/repo-files.js";
 import {
   type CheckStatus,
-  checkContextsPresent,
   checkFreshness,
   checkFrozenResolved,
-  checkNodeIdFiles,
   checkPathMapping,
   type DoctorCheck,
   type FreshnessInput,
 } from "../core/doctor.js";
 import { FreezegateError, InputError } from "../core/errors.js";
-import {
-  type FrozenList,
-  frozenForCollapsedContexts,
-  frozenWithoutRun,
-  resolveFrozen,
-} from "../core/frozen.js";
+import { type FrozenList, resolveFrozen } from "../core/frozen.js";
 import { sampleOf } from "../core/listing.js";
 import type { CoverageSource, Patch } from "../core/model.js";
+import { baseRevisionOf } from "../core/patch-base.js";
 import type { PathRule } from "../core/path-map.js";
-import { staleEvidence } from "../core/stale.js";
-import { executedOfSource, refuseUnexecutedImported } from "./installed-copies.js";
-import { baseRevisionOf } from "./patch-guards.js";
-import { frozenAtBase, frozenListMovedWords, frozenOnlyAtBase } from "./patch-settings.js";
+import type { DataTests, Runner } from "../runners/runner.js";
+import { checkPatchAgainstData } from "./audit/changed-files.js";
+import { dataRequestOf, openData } from "./audit/data.js";
 import {
-  type AuditRequest,
   ambiguousRun,
-  checkPatchAgainstData,
-  type DataContexts,
+  executedOfSource,
   isRepoFile,
-  loadFrozenList,
   mapCoverageToRepo,
-  type PatchRequest,
-  REPORT_LINE_BREAKS,
-  readDataContexts,
-  readPatch,
   recordedRootIn,
-  refuseLoneCarriageReturn,
-  statementLinesOf,
-  testsWithoutRunIn,
-} from "./run-audit.js";
+} from "./audit/data-paths.js";
+import { frozenOnlyAtBase, loadFrozenList } from "./audit/frozen-tests.js";
+import { type PatchRequest, readPatch } from "./audit/read-patch.js";
+import type { SettingsFor } from "./audit/stricter-settings.js";
+import { frozenAtBase, frozenListMovedWords } from "./patch-settings.js";
 
 export interface DoctorRequest {
   root: string;
@@ -57,12 +44,12 @@ export interface DoctorRequest {
   frozen: string | FreezegateError;
   pathMap: PathRule[];
   /** Which changed files the audit would judge (--test-files, --source-files). */
-  testGlobs: string[];
-  sourceGlobs: string[];
+  testGlobs?: string[] | undefined;
+  sourceGlobs?: string[] | undefined;
   testRoot: string;
   allowUnresolved: boolean;
   /** As in the audit: the settings a config gives, to judge a config the patch changes. */
-  settingsFor?: AuditRequest["settingsFor"];
+  settingsFor?: SettingsFor;
 }
 
 function failed(id: string, error: unknown): DoctorCheck {
@@ -115,32 +102,27 @@ function oneLine(check: DoctorCheck): DoctorCheck {
 async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   let coverage: CoverageSource | null = null;
+  let runner: Runner | null = null;
   try {
-    const places = { cwd: request.cwd, testRoot: request.testRoot };
-    coverage = openCoverage(request.root, request.coverage, places);
-    const m = coverage.meta;
-    const read = m.dataFiles.map((f) => pathFromUser(request.root, f, places));
+    const { places } = dataRequestOf(request);
+    ({ runner, data: coverage } = openData(request));
+    const read = coverage.meta.dataFiles.map((f) => pathFromUser(request.root, f, places));
     checks.push({
       id: "data",
       status: "ok",
-      message: `read ${sampleOf(read)} (${m.format}, coverage.py ${m.coverageVersion ?? "unknown version"}, ${m.hasArcs ? "branch" : "line"} data)`,
+      message: `read ${sampleOf(read)} (${runner.data.describe(coverage)})`,
     });
   } catch (error) {
     checks.push(failed("data", error));
   }
   try {
-    let contexts: DataContexts | null = null;
+    let contexts: DataTests | null = null;
     // Reading the lines reads the contexts again: their error is said once, under contexts.
     let contextsFailed = false;
-    if (coverage) {
+    if (coverage && runner) {
       try {
-        contexts = readDataContexts(request.root, coverage, request.testRoot);
-        checks.push(checkContextsPresent(contexts.names, contexts.index));
-        checks.push(
-          contexts.index.style === "pytest-cov"
-            ? checkNodeIdFiles(contexts.index.testIds, contexts.testFileExists)
-            : skipped("node-ids", "no pytest-cov node ids in the data"),
-        );
+        contexts = runner.tests.read(request.root, request.testRoot, coverage, { names: true });
+        checks.push(...runner.tests.doctorChecks(contexts));
       } catch (error) {
         contextsFailed = true;
         checks.push(failed("contexts", error));
@@ -186,34 +168,32 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
         // As the audit's report shows it: relative to the repository root.
         const label = relativeToRoot(request.root, request.frozen);
         const written = loadFrozenListAs(request.frozen, label);
-        if (contexts && contexts.index.testIds.size > 0) {
-          const list =
-            contexts.index.style === "test-function"
-              ? frozenForCollapsedContexts(written, label)
-              : written;
-          const resolution = resolveFrozen(list, contexts.index);
+        if (contexts && runner && coverage && contexts.index.testIds.size > 0) {
+          const tests = contexts;
+          const list = runner.tests.frozenList(written, label, tests);
+          const resolution = resolveFrozen(list, tests.index);
           frozenNow = resolution.frozenTests;
           const check = checkFrozenResolved(
             label,
             list.entries.length,
             resolution,
             request.allowUnresolved,
-            contexts.index.testIds,
-            contexts.testFileExists,
+            tests.index.testIds,
+            () => runner?.tests.unreadableIds(tests) ?? null,
             {
-              prefix: contexts.prefix,
+              prefix: tests.prefix,
               repoFileExists: (p) => isRepoFile(request.root, p),
             },
           );
-          const bodiless =
+          const notRun =
             check.status === "fail"
               ? null
-              : frozenWithoutRun(
+              : runner.tests.refuseNotRun(
                   label,
-                  testsWithoutRunIn(contexts.names, contexts.index, [...resolution.frozenTests]),
-                  coverage?.meta.format ?? "coverage.py-sqlite",
+                  tests.testsWithoutRun([...resolution.frozenTests]),
+                  coverage,
                 );
-          checks.push(bodiless === null ? check : failed("frozen", bodiless));
+          checks.push(notRun === null ? check : failed("frozen", notRun));
         } else {
           checks.push(skipped("frozen", "the data names no tests to resolve frozen ids against"));
         }
@@ -224,7 +204,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
 
     if (request.patch === null) {
       checks.push(checkFreshness(null));
-    } else if (!coverage || !mapped) {
+    } else if (!coverage || !mapped || !runner) {
       checks.push(skipped("freshness", "no readable coverage data"));
     } else if (contextsFailed) {
       checks.push(skipped("freshness", "the contexts could not be read"));
@@ -243,12 +223,13 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
         const executedOf = executedOfSource(coverage);
         // The audit's own checks that the patch describes the files on disk and fits the data,
         // and of what it changes about its own judgement: an error is the failed check.
-        const { audited, sources, isTestFile, stricter } = await checkPatchAgainstData({
+        const { audited, sources, stricter, facts } = await checkPatchAgainstData({
           root: request.root,
+          runner,
           request: request.patch,
           patch,
           settings: { ...request, failOn: [] },
-          contexts: contexts?.index ?? null,
+          tests: contexts,
           testRoot: request.testRoot,
           prefix: contexts?.prefix ?? "",
           measured: mapped.measured,
@@ -257,11 +238,16 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           dataFiles: coverage.meta.dataFiles,
           executedOf,
         });
-        await judgeFrozenAsAudit(checks, request, patch, stricter, contexts, frozenNow, coverage);
+        await judgeFrozenAsAudit(checks, request, patch, stricter, {
+          runner,
+          tests: contexts,
+          frozenNow,
+          data: coverage,
+        });
         for (const file of audited) {
           const bytes = sources.get(file.path);
           if (bytes && toData.has(file.path)) {
-            refuseLoneCarriageReturn(file.path, bytes.toString("utf8"));
+            runner.sources.refuseLineBreaks(file.path, bytes.toString("utf8"));
           }
         }
         const files = patch.files.filter(
@@ -274,25 +260,24 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
         const judged = new Set(audited.map((f) => f.path));
         input.auditedFiles = audited.length;
         input.unmeasured = audited.filter((f) => !toData.has(f.path)).map((f) => f.path);
-        refuseUnexecutedImported(
-          request.root,
+        runner.guards.refuseUnexecuted(
+          facts,
           files
-            .filter((f) => judged.has(f.path) && f.path.endsWith(".py"))
+            .filter((f) => judged.has(f.path) && runner?.sources.runsOnImport(f.path))
             .filter((f) => executed.get(toData.get(f.path) as string)?.size === 0)
             .map((f) => f.path),
-          toData,
-          isTestFile,
-          executedOf,
         );
         for (const file of files) {
           const dataPath = mapped.mapping.toData.get(file.path) as string;
           const abs = join(request.root, file.path);
           const text = readTextFile(abs, `changed file ${file.path}`);
-          // As in the audit: a report's lists are shifted after a line break only Python sees.
-          const reported = REPORT_LINE_BREAKS.test(text) ? null : coverage.statements(dataPath);
-          const lines = [...(executed.get(dataPath)?.keys() ?? []), ...(reported ?? [])];
           input.checkedFiles++;
-          const evidence = staleEvidence(text, lines, statementLinesOf(file.path, text));
+          const evidence = runner.sources.staleEvidence(
+            file.path,
+            text,
+            executed.get(dataPath)?.keys() ?? [],
+            { data: coverage, dataPath },
+          );
           if (evidence) input.contradicted.push({ path: file.path, evidence });
           const mtime = modifiedTime(abs);
           // coverage.py records `when` to the second: allow that much.
@@ -321,9 +306,17 @@ async function judgeFrozenAsAudit(
   request: DoctorRequest,
   patch: Patch,
   stricter: { unresolvedWaived: boolean } | null,
-  contexts: DataContexts | null,
-  frozenNow: ReadonlySet<string> | null,
-  coverage: CoverageSource,
+  {
+    runner,
+    tests,
+    frozenNow,
+    data,
+  }: {
+    runner: Runner;
+    tests: DataTests | null;
+    frozenNow: ReadonlySet<string> | null;
+    data: CoverageSource;
+  },
 ): Promise<void> {
   const baseRev = baseRevisionOf(patch);
   const at = baseRev === null || baseRev === "HEAD" ? "HEAD" : baseRev.slice(0, 12);
@@ -338,7 +331,7 @@ async function judgeFrozenAsAudit(
     };
   }
   const { settingsFor, frozen: file } = request;
-  if (frozen?.status !== "ok" || frozenNow === null || contexts === null) return;
+  if (frozen?.status !== "ok" || frozenNow === null || tests === null) return;
   if (settingsFor === undefined || typeof file !== "string") return;
   const atBase = await frozenAtBase(
     request.root,
@@ -349,14 +342,7 @@ async function judgeFrozenAsAudit(
   );
   if (atBase === null) return;
   try {
-    const only = frozenOnlyAtBase(
-      atBase,
-      at,
-      contexts.index,
-      frozenNow,
-      (ids) => testsWithoutRunIn(contexts.names, contexts.index, ids),
-      coverage.meta.format,
-    );
+    const only = frozenOnlyAtBase(runner, atBase, at, tests, frozenNow, data);
     const words = frozenListMovedWords({ ...atBase, tests: only }, at);
     checks[index] = { ...frozen, message: `${frozen.message}; ${words}` };
   } catch (error) {

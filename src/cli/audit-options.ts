@@ -13,8 +13,9 @@ import {
   readStreamBytes,
   readTextFile,
 } from "../adapters/repo-files.js";
+import type { PatchRequest } from "../app/audit/read-patch.js";
 import type { FrozenChoice } from "../app/patch-settings.js";
-import type { PatchRequest } from "../app/run-audit.js";
+import type { AuditRequest } from "../app/run-audit.js";
 import type { ConfigValues } from "../core/config.js";
 import { ConfigError, FreezegateError, InputError, UsageError } from "../core/errors.js";
 import { parseFrozenList } from "../core/frozen.js";
@@ -393,8 +394,9 @@ export interface DataOptions {
   coverage: string | undefined;
   frozen: string | undefined;
   pathMap: PathRule[];
-  testGlobs: string[];
-  sourceGlobs: string[];
+  /** undefined: the test runner's defaults (RunnerFiles), chosen once the data is found. */
+  testGlobs: string[] | undefined;
+  sourceGlobs: string[] | undefined;
   allowUnresolved: boolean;
   testRoot: string;
 }
@@ -411,9 +413,37 @@ export function resolveDataOptions(
     coverage: pathFrom(flags, config, "coverage", cwd, root),
     frozen: pathFrom(flags, config, "frozen", cwd, root),
     pathMap: pathRulesFrom(flags, config),
-    testGlobs: listFrom(flags, config, "test-files") ?? [...DEFAULT_TEST_GLOBS],
-    sourceGlobs: listFrom(flags, config, "source-files") ?? [...DEFAULT_SOURCE_GLOBS],
+    testGlobs: listFrom(flags, config, "test-files"),
+    sourceGlobs: listFrom(flags, config, "source-files"),
     allowUnresolved: boolOpt(flags, "allow-unresolved") || config["allow-unresolved"] === true,
     testRoot,
+  };
+}
+
+/** What the commands that audit a patch (audit, check, stats) ask of every audit. */
+export type AuditSettings = Omit<
+  AuditRequest,
+  "root" | "patch" | "frozen" | "settingsFor" | "hooks"
+>;
+
+/**
+ * The audit's request as the flags and the config give it, shared by every command that
+ * audits a patch: where the data is, the globs, the test root, and the gate's fail-on. The
+ * command adds the patch, the frozen list, and whether the patch's own config counts.
+ */
+export function auditSettings(
+  data: DataOptions,
+  failOn: FailableVerdict[],
+  cwd: string,
+): AuditSettings & { cwd: string } {
+  return {
+    cwd,
+    ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
+    pathMap: data.pathMap,
+    testGlobs: data.testGlobs,
+    sourceGlobs: data.sourceGlobs,
+    failOn,
+    allowUnresolved: data.allowUnresolved,
+    testRoot: data.testRoot,
   };
 }

@@ -1,14 +1,8 @@
-// `freezegate doctor`: the checks to run before anyone trusts an audit (seed 000's "two
-// assertions" and more). Each check is a pure function of values the app layer gathered and
-// returns one line with a fix; the doctor runs them all rather than stopping at the first.
+// `freezegate doctor`: the checks to run before anyone trusts an audit. Each check is a pure
+// function of values the app layer gathered and returns one line with a fix; the doctor runs
+// them all rather than stopping at the first. The checks of the data's tests are the
+// runner's (RunnerTests.doctorChecks).
 
-import {
-  type ContextIndex,
-  NO_LINES_RECORDED,
-  staticContextWithColons,
-  staticContextWithColonsProblem,
-  type TestFileExists,
-} from "./contexts.js";
 import { type FrozenResolution, testRootMismatch, unresolvedFix } from "./frozen.js";
 import { sample, sampleOf } from "./listing.js";
 import {
@@ -25,71 +19,6 @@ export interface DoctorCheck {
   status: CheckStatus;
   message: string;
   fix?: string;
-}
-
-/** Seed 000 assertion 1: contexts exist and are not all the empty "no test" context. */
-export function checkContextsPresent(names: readonly string[], index: ContextIndex): DoctorCheck {
-  if (names.length === 0) {
-    return { id: "contexts", status: "fail", ...NO_LINES_RECORDED };
-  }
-  if (names.every((n) => n === "")) {
-    return {
-      id: "contexts",
-      status: "fail",
-      message:
-        'every line is recorded under the empty context "": no per-test contexts were recorded',
-      fix: "run pytest --cov --cov-context=test (or set [run] dynamic_context = test_function)",
-    };
-  }
-  if (index.testIds.size === 0) {
-    return {
-      id: "contexts",
-      status: "fail",
-      message: `no context names a test: ${sample(index.nonTestContexts)}`,
-      fix: "record per-test contexts: pytest --cov --cov-context=test",
-    };
-  }
-  const styleWord =
-    index.style === "pytest-cov" ? "pytest-cov node ids" : "test_function names mapped to node ids";
-  return {
-    id: "contexts",
-    status: "ok",
-    message: `${index.testIds.size} tests in ${names.length} contexts (${styleWord}); ${index.nonTestContexts.length} context(s) outside tests`,
-  };
-}
-
-/**
- * Seed 000 assertion 2: context names are node ids of test files that exist (`exists`, as the
- * audit reads node ids' files). A static context holding "::" is named as the likely cause.
- */
-export function checkNodeIdFiles(
-  testIds: ReadonlySet<string>,
-  exists: TestFileExists,
-): DoctorCheck {
-  const missing = new Set<string>();
-  let total = 0;
-  for (const id of testIds) {
-    total++;
-    const file = id.slice(0, id.indexOf("::"));
-    if (!exists(file)) missing.add(file);
-  }
-  if (missing.size === 0) {
-    return {
-      id: "node-ids",
-      status: "ok",
-      message: `every test id names a test file that exists (${total} tests)`,
-    };
-  }
-  const failure: DoctorCheck = {
-    id: "node-ids",
-    status: "fail",
-    message: `test ids name ${missing.size} file(s) that do not exist in the repository: ${sample([...missing].sort())}`,
-    fix: "set --test-root to pytest's rootdir (the rootdir: line pytest prints), or re-record the data on this checkout",
-  };
-  const colons = staticContextWithColons(testIds, exists);
-  if (colons === null) return failure;
-  const problem = staticContextWithColonsProblem(colons);
-  return { ...failure, message: `${failure.message}; ${problem.message}`, fix: problem.fix };
 }
 
 export function checkPathMapping(
@@ -154,8 +83,11 @@ export function checkFrozenResolved(
   allowUnresolved: boolean,
   /** The data's test ids, for the fix (a parametrized test's or a class's own id). */
   testIds: Iterable<string>,
-  /** Does the test root hold a file: to name a static context holding "::" as the cause. */
-  exists?: TestFileExists,
+  /**
+   * Why the data's test ids cannot be read at all (the runner's RunnerTests.unreadableIds),
+   * asked only when an id matches no test.
+   */
+  unreadableIds?: () => { message: string; fix: string } | null,
   /**
    * The test root ("" or "dir/") and whether a repository path is a file: to name ids that
    * are the data's from another directory as the cause (see testRootMismatch).
@@ -172,9 +104,8 @@ export function checkFrozenResolved(
   const message = `${label}: ${resolution.unresolved.length} of ${entries} frozen id(s) match no test in the data: ${sample(resolution.unresolved)}`;
   // As in the audit: unreadable test ids are no tests that no longer exist, whatever
   // --allow-unresolved says.
-  const colons = exists === undefined ? null : staticContextWithColons(testIds, exists);
-  if (colons !== null) {
-    const problem = staticContextWithColonsProblem(colons);
+  const problem = unreadableIds?.() ?? null;
+  if (problem !== null) {
     return {
       id: "frozen",
       status: "fail",

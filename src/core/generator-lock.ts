@@ -1,4 +1,4 @@
-// The generator lock (seed 003, step 4): narrowing a strategy (max_size=64 -> 4) keeps every
+// The generator lock: narrowing a strategy (max_size=64 -> 4) keeps every
 // property green while it stops witnessing. The files that shape what properties generate
 // (strategies, conftest, golden fixtures) are fingerprinted into a committed lock file, so a
 // change to them shows up as a lock change in the diff a reviewer reads. `lock-moved` when

@@ -2,7 +2,7 @@
 // which those tests are the only live cover (after the freeze, no live test would execute
 // them), from per-test coverage. Pure: the command reads the data and passes it in.
 
-import type { ContextIndex } from "./contexts.js";
+import type { ContextIndex } from "./model.js";
 
 /** A test id as written, matched exactly or as the cases of a parametrized test. */
 export function matchesTest(written: string, testId: string): boolean {

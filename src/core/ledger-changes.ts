@@ -241,7 +241,7 @@ function identityText(who: Identity): string {
 
 /**
  * The terms a re-point carries from the freeze it moves: its words and its property. An owner
- * handed over, or a flag, is no sign of one (review 33).
+ * handed over, or a flag, is no sign of one.
  */
 const CARRIED_TERMS: readonly string[] = ["reason", "invariant", "compensating_property"];
 

@@ -50,6 +50,18 @@ export interface Patch {
 
 export type CoverageFormat = "coverage.py-sqlite" | "coverage.py-json";
 
+/**
+ * Where the user stands, for a search of the data without a path: a test runner writes its
+ * data in the directory it runs in, which may be the user's directory or the test root rather
+ * than the repository root. Paths in messages are relative to `cwd`.
+ */
+export interface DataPlaces {
+  /** The directory the command runs in (-C applied), absolute; default the root. */
+  cwd?: string | undefined;
+  /** The test root (pytest's rootdir), relative to the root ("" or undefined for the root). */
+  testRoot?: string | undefined;
+}
+
 export interface CoverageMeta {
   format: CoverageFormat;
   /** The data files read (absolute paths), e.g. ".coverage" and its parallel ".coverage.*". */
@@ -150,4 +162,38 @@ export interface StatementMap {
    * statement (blank, comment, docstring, `else:`-like headers without code, ...).
    */
   statementOf(line: number): number | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The data's tests, as a runner reads its context names (src/runners/).
+
+/**
+ * How the data names its tests: pytest-cov's node ids with phases, coverage.py's dotted
+ * test_function names mapped to node ids, or no test at all (the audit refuses such data).
+ */
+export type ContextStyle = "pytest-cov" | "test-function" | "none";
+
+/** Does the test root hold this file (a path relative to it, as test ids name files)? */
+export type TestFileExists = (file: string) => boolean;
+
+export interface ContextIndex {
+  style: ContextStyle;
+  /** The parsed form of a context name from the data (testId null: no test). Cached. */
+  get(name: string): ParsedContext;
+  /** Is this test id in the data? */
+  hasTest(id: string): boolean;
+  /**
+   * Every test id in the data. Plain pytest-cov names give theirs while the names are
+   * indexed; other styles compute them on first use (each name parsed).
+   */
+  readonly testIds: ReadonlySet<string>;
+  /** Context names that name no test (the empty context, static-only labels). */
+  readonly nonTestContexts: readonly string[];
+  /** How many distinct tests the data names (`testIds.size`, without listing them). */
+  readonly testCount: number;
+  /**
+   * Answers `hasTest` for many ids at once (one question to the data instead of one per
+   * id). Optional: indexes that hold every test id answer `hasTest` directly.
+   */
+  preloadTests?(ids: readonly string[]): void;
 }

@@ -1,4 +1,4 @@
-// The shadow audit (seed 000): for every changed line, which tests executed it and whether any
+// The shadow audit: for every changed line, which tests executed it and whether any
 // of them can still fail the build. A pure function from values to a result object; every
 // report format renders that object.
 //
@@ -11,8 +11,7 @@
 //   uncovered     no test executed s (code run only outside tests, e.g. at import, counts as
 //                 no test: `outsideTests` says so)
 
-import type { ContextIndex } from "./contexts.js";
-import type { ChangedFile, StatementMap } from "./model.js";
+import type { ChangedFile, ContextIndex, StatementMap } from "./model.js";
 
 export const VERDICTS = [
   "defended",

@@ -3,8 +3,8 @@
 // statement's; only changed lines that no test executed need the full bytecode model (dead
 // code, `else:`, `global`...), and that model is computed only for files that have such lines.
 
+import type { PythonLines } from "../languages/python/statements.js";
 import type { StatementMap } from "./model.js";
-import type { PythonLines } from "./python-statements.js";
 
 /**
  * `executed`: the lines the data records for this file, or null when it is not in the data.

@@ -1,4 +1,4 @@
-// Ledger metrics (seed 004 section 9, seed 000 step 4): how much is frozen, for how long, and
+// Ledger metrics: how much is frozen, for how long, and
 // whether the shadow ratio ever moves. Pure: the numbers come from values the app gathered;
 // the history is JSON lines, one run per line, parsed strictly (a history that is not JSON
 // lines is an error, never an empty trend).
@@ -95,7 +95,7 @@ export function serializeStats(stats: Stats): string {
 }
 
 /**
- * Seed 000's warning: freezes exist and the shadow ratio has not moved over the last `runs`
+ * The stuck-ratio warning: freezes exist and the shadow ratio has not moved over the last `runs`
  * measured runs ("you are not freezing tests, you are deleting them with extra paperwork").
  */
 export function stagnation(history: readonly Stats[], runs: number): string | null {

@@ -1,4 +1,4 @@
-// The witness gate (seed 003): a test may be frozen only if every property it witnesses is
+// The witness gate: a test may be frozen only if every property it witnesses is
 // still witnessed by at least one live test. A property's own check does not count as its
 // witness (listing it in witnessed_by changes nothing); a frozen check is reported on its own.
 // "Frozen" follows the audit's and the plugin's rules (src/core/frozen.ts): an exact entry

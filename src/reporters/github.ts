@@ -51,7 +51,12 @@ export function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 
-function command(level: Level, props: Array<[string, string | number]>, message: string): string {
+/** One workflow command, its properties and message escaped. */
+export function command(
+  level: Level,
+  props: Array<[string, string | number]>,
+  message: string,
+): string {
   const list = props.map(([k, v]) => `${k}=${escapeProperty(visible(String(v)))}`).join(",");
   return `::${COMMAND[level]}${list === "" ? "" : ` ${list}`}::${escapeData(cut(visible(message), MESSAGE_MAX))}`;
 }

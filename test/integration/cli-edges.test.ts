@@ -525,7 +525,7 @@ describe("the root the audit starts from before git names it", () => {
         failOn: ["shadowed"],
         allowUnresolved: false,
         testRoot: "",
-        abandonIf: () => true,
+        hooks: { abandonIf: () => true },
       }),
     ).rejects.toBeInstanceOf(AuditAbandoned);
   });

@@ -159,7 +159,7 @@ describePython('a test file whose path holds "|"', () => {
     const line = expectOneLineError(audit(repo, ["tests/*/test_*.py::*"]));
     // The name of one of the test's phases.
     expect(line.replace(/\|(setup|teardown)" names/, '|run" names')).toBe(
-      `freezegate: error[context-pipe-two-files]: the coverage data's context name "${LEGACY}::test_one|run" names two test files that both exist: "${LEGACY}", and "v1/test_old.py" after a static context "tests/legacy", so the test that ran cannot be told (fix: rename the test directory so that its path holds no "|", or record the data without a static context ([run] context))`,
+      `freezegate: error: the coverage data's context name "${LEGACY}::test_one|run" names two test files that both exist: "${LEGACY}", and "v1/test_old.py" after a static context "tests/legacy", so the test that ran cannot be told (fix: rename the test directory so that its path holds no "|", or record the data without a static context ([run] context))`,
     );
     const checked = doctor(repo);
     expect(checked.stdout).toMatch(
@@ -176,7 +176,7 @@ describePython('a test file whose path holds "|"', () => {
     repo.commit("drop the legacy tests");
     const line = expectOneLineError(audit(repo, ["tests/*/test_*.py::*"]));
     expect(line.replace(/\|(setup|teardown)" has/, '|run" has')).toBe(
-      `freezegate: error[context-pipe-unresolved]: the coverage data's context name "${LEGACY}::test_one|run" has a "|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root ("${LEGACY}", "v1/test_old.py" after a static context "tests/legacy"), so the test that ran cannot be told (fix: set --test-root to pytest's rootdir (the rootdir: line pytest prints); if the patch deletes that test file, record the data on the patch)`,
+      `freezegate: error: the coverage data's context name "${LEGACY}::test_one|run" has a "|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root ("${LEGACY}", "v1/test_old.py" after a static context "tests/legacy"), so the test that ran cannot be told (fix: set --test-root to pytest's rootdir (the rootdir: line pytest prints); if the patch deletes that test file, record the data on the patch)`,
     );
     expect(doctor(repo).status).toBe(2);
   });

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { openCoverageSqlite } from "../../src/adapters/coverage-sqlite.js";
-import { indexContexts, isPlainTestId } from "../../src/core/contexts.js";
+import { isPlainTestId } from "../../src/runners/pytest/context-names.js";
+import { indexContexts } from "../../src/runners/pytest/contexts.js";
 import { REPO_ROOT } from "../helpers/cli.js";
 import { makeTempDir } from "../helpers/python.js";
 

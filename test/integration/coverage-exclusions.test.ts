@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterEach, expect, it } from "vitest";
-import { excludedStatements } from "../../src/core/python-statements.js";
+import { excludedStatements } from "../../src/languages/python/statements.js";
 import { runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, runPython } from "../helpers/python.js";

@@ -89,7 +89,7 @@ describePython("tests that ran an installed copy of the package", () => {
     expect(where().startsWith(userBase)).toBe(true);
     // Before: "src/pkg/calc.py: 1 unmeasured", PASS, exit 0 (doctor: usable).
     const error =
-      "freezegate: error[tests-measured-only]: the coverage data measures test files only (3, e.g. test/test_calc.py), not src/pkg/calc.py, which test/test_calc.py imports: the tests ran a copy of the code that coverage.py did not measure (an installed package) (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
+      "freezegate: error: the coverage data measures test files only (3, e.g. test/test_calc.py), not src/pkg/calc.py, which test/test_calc.py imports: the tests ran a copy of the code that coverage.py did not measure (an installed package) (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
     expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toBe(error);
     const doctor = runCli(["doctor", "--base", "base"], { cwd: repo.dir });
     expect(doctor.stdout).toContain(
@@ -157,7 +157,7 @@ describePython("tests that ran an installed copy of the package", () => {
     // Before: the fix said "python -m pytest from the root", which leaves the copy first on
     // the path (or, with it removed, cannot import pkg from src/).
     expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toBe(
-      "freezegate: error[imported-file-never-ran]: the coverage data holds src/pkg/calc.py without a single executed line, though test/test_calc.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)",
+      "freezegate: error: the coverage data holds src/pkg/calc.py without a single executed line, though test/test_calc.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)",
     );
   });
 
@@ -175,7 +175,7 @@ describePython("tests that ran an installed copy of the package", () => {
     try {
       pytest("--cov=src", "--cov=test");
       expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toMatch(
-        /^freezegate: error\[imported-file-never-ran\]: the coverage data holds src\/pkg\/calc\.py without a single executed line, though test\/test_calc\.py, which ran, imports it/,
+        /^freezegate: error: the coverage data holds src\/pkg\/calc\.py without a single executed line, though test\/test_calc\.py, which ran, imports it/,
       );
     } finally {
       writeFileSync(siteInit, "");
@@ -274,7 +274,7 @@ describePython("a flat layout measured with --cov=. while the tests ran an insta
       expect(run.status, run.stdout + run.stderr).toBe(0);
       // Before: "UNCOVERED 6: no test executed it", PASS, exit 0.
       expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: flat.dir }))).toBe(
-        "freezegate: error[imported-file-never-ran]: the coverage data holds pkg/calc.py without a single executed line, though test/test_calc.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)",
+        "freezegate: error: the coverage data holds pkg/calc.py without a single executed line, though test/test_calc.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)",
       );
     } finally {
       flat.cleanup();
@@ -507,7 +507,7 @@ describePython("installed-copy refusals: what the data says ran (review 25)", ()
       },
       (r) => {
         const error =
-          "freezegate: error[imported-file-never-ran]: the coverage data holds pkg/calc.py without a single executed line, though tests/conftest.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
+          "freezegate: error: the coverage data holds pkg/calc.py without a single executed line, though tests/conftest.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
         expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toBe(error);
         const doctor = runCli(["doctor", "--base", "base"], { cwd: r.dir });
         expect(doctor.stdout).toContain(

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { analyzePython } from "../../src/core/python-statements.js";
+import { analyzePython } from "../../src/languages/python/statements.js";
 import { INVALID_SOURCES, STATEMENT_CASES } from "../fixtures/statements/cases.js";
 
 const PYTHON = process.env.FREEZEGATE_PYTHON ?? "/usr/bin/python3";

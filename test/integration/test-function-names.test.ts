@@ -81,7 +81,7 @@ describePython("test_function names mapped to node ids", () => {
     expect(truth(repo, "lib.py")["3"]).toEqual(["test_shapes.TestShape.test_area"]);
     const r = audit(repo, ["tests/test_shapes.py::TestSquare::*"]);
     expect(expectOneLineError(r)).toBe(
-      `freezegate: error[test-function-inherited]: class TestSquare (tests/test_shapes.py) inherits from TestShape, and test_function names an inherited test method after the class that defines it, so "test_shapes.TestShape.test_area" stands for runs of both classes that cannot be told apart ${RECORD_NODE_IDS}`,
+      `freezegate: error: class TestSquare (tests/test_shapes.py) inherits from TestShape, and test_function names an inherited test method after the class that defines it, so "test_shapes.TestShape.test_area" stands for runs of both classes that cannot be told apart ${RECORD_NODE_IDS}`,
     );
   });
 
@@ -94,7 +94,7 @@ describePython("test_function names mapped to node ids", () => {
         "from test_shapes import TestShape\nclass TestSquare(TestShape):\n    k = 4\n",
     });
     expect(expectOneLineError(audit(repo, ["tests/test_shapes.py::TestShape::test_area"]))).toMatch(
-      /^freezegate: error\[test-function-inherited\]: class TestSquare \(tests\/test_square\.py\) inherits from TestShape, /,
+      /^freezegate: error: class TestSquare \(tests\/test_square\.py\) inherits from TestShape, /,
     );
   });
 
@@ -127,7 +127,7 @@ describePython("test_function names mapped to node ids", () => {
     );
     expect(truth(repo, "mypkg/lib.py")["3"]).toEqual(["mypkg.utils.test_retry"]);
     expect(expectOneLineError(audit(repo, ["tests/test_flaky.py::*"]))).toBe(
-      `freezegate: error[test-function-in-source]: 1 test_function context name(s) in source modules may name a test, not a helper that ran outside tests, e.g. "mypkg.utils.test_retry" -> mypkg/utils.py::test_retry (mypkg/utils.py defines no module-level function test_retry: a decorator without functools.wraps gives a test its own module's name) ${RECORD_NODE_IDS}`,
+      `freezegate: error: 1 test_function context name(s) in source modules may name a test, not a helper that ran outside tests, e.g. "mypkg.utils.test_retry" -> mypkg/utils.py::test_retry (mypkg/utils.py defines no module-level function test_retry: a decorator without functools.wraps gives a test its own module's name) ${RECORD_NODE_IDS}`,
     );
   });
 
@@ -142,7 +142,7 @@ describePython("test_function names mapped to node ids", () => {
     });
     expect(truth(repo, "lib.py")["3"]).toEqual(["test_utils.test_flaky"]);
     expect(expectOneLineError(audit(repo, ["tests/test_api.py::*"]))).toBe(
-      `freezegate: error[test-function-undefined-test]: 1 test_function context name(s) name a test that their file does not define, e.g. "test_utils.test_flaky" -> tests/test_utils.py::test_flaky (tests/test_utils.py defines no function test_flaky: a decorator without functools.wraps gives a test its own module's name), so the test that ran cannot be told ${RECORD_NODE_IDS}`,
+      `freezegate: error: 1 test_function context name(s) name a test that their file does not define, e.g. "test_utils.test_flaky" -> tests/test_utils.py::test_flaky (tests/test_utils.py defines no function test_flaky: a decorator without functools.wraps gives a test its own module's name), so the test that ran cannot be told ${RECORD_NODE_IDS}`,
     );
     // On a method, coverage.py names the wrapper itself.
     const method = recorded({
@@ -371,7 +371,7 @@ describePython("test_function names mapped to node ids", () => {
     ]);
     // Review 24: the first class of that name decided, and the real test read as a fixture.
     expect(expectOneLineError(audit(repo, ["tests/test_api.py::TestCreate::*"]))).toMatch(
-      /^freezegate: error\[test-function-fixture-or-test\]: 2 test_function context name\(s\) name a method that its file defines in classes both as a pytest fixture and as a test, e\.g\. "test_api\.TestCreate\.TestValid\.test_value" -> /,
+      /^freezegate: error: 2 test_function context name\(s\) name a method that its file defines in classes both as a pytest fixture and as a test, e\.g\. "test_api\.TestCreate\.TestValid\.test_value" -> /,
     );
   });
 
@@ -443,7 +443,7 @@ describePython("test_function names mapped to node ids", () => {
     const runner = "hypothesis.internal.conjecture.engine.ConjectureRunner.test_function";
     expect(truth(repo, "lib.py")["3"]).toEqual([runner]);
     expect(expectOneLineError(audit(repo, ["tests/test_h.py::test_h"]))).toBe(
-      `freezegate: error[test-function-in-library]: 1 test_function context name(s) name a module outside the repository, e.g. "${runner}": a library function named test* (such as Hypothesis's @given runner) started the context, so the test that ran under it cannot be told ${RECORD_NODE_IDS}`,
+      `freezegate: error: 1 test_function context name(s) name a module outside the repository, e.g. "${runner}": a library function named test* (such as Hypothesis's @given runner) started the context, so the test that ran under it cannot be told ${RECORD_NODE_IDS}`,
     );
   });
 

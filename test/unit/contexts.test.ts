@@ -1,18 +1,15 @@
 import { describe, expect, it } from "vitest";
+import { parseFrozenList, resolveFrozen } from "../../src/core/frozen.js";
+import type { ContextOverview } from "../../src/core/model.js";
 import {
-  buildModuleIndex,
-  dottedCandidates,
-  dottedTestKind,
-  indexContextOverview,
-  indexContexts,
   isPlainTestId,
   mightNameTest,
   parsePytestCovContext,
   staticContextWithColons,
-  testFileExistsIn,
-} from "../../src/core/contexts.js";
-import { parseFrozenList, resolveFrozen } from "../../src/core/frozen.js";
-import type { ContextOverview } from "../../src/core/model.js";
+} from "../../src/runners/pytest/context-names.js";
+import { indexContextOverview, indexContexts } from "../../src/runners/pytest/contexts.js";
+import { dottedCandidates, dottedTestKind } from "../../src/runners/pytest/test-function-names.js";
+import { buildModuleIndex, testFileExistsIn } from "../../src/runners/pytest/test-root-files.js";
 
 describe("parsePytestCovContext", () => {
   it("splits node id and phase on the last bar", () => {

@@ -3,7 +3,7 @@ import {
   coverageExclusion,
   coverageSettingsIn,
   mayConfigureCoverage,
-} from "../../src/core/coverage-settings.js";
+} from "../../src/runners/pytest/coverage-settings.js";
 
 describe("coverageSettingsIn: the text that selects what coverage.py measures", () => {
   it("keeps a run section's selecting keys and the paths section of an ini file", () => {

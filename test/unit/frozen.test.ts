@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  frozenWithoutRun,
   lookupOf,
   parseFrozenList,
   resolveFrozen,
@@ -8,6 +7,7 @@ import {
   unresolvedFix,
 } from "../../src/core/frozen.js";
 import { frozenBy } from "../../src/core/witness.js";
+import { frozenWithoutRun } from "../../src/runners/pytest/frozen-tests.js";
 
 describe("parseFrozenList", () => {
   it("reads seed 000 quarantine.json and seed 003 properties.json", () => {

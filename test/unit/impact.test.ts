@@ -2,8 +2,8 @@
 // the targets defend, with frozen tests and fixture-only cover handled as the audit does.
 
 import { describe, expect, it } from "vitest";
-import { indexContexts } from "../../src/core/contexts.js";
 import { matchesTest, resolveTestIds, withdrawnLines } from "../../src/core/impact.js";
+import { indexContexts } from "../../src/runners/pytest/contexts.js";
 
 const A = "tests/test_a.py::test_a";
 const B = "tests/test_a.py::test_b";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dirOf } from "../../src/core/path-map.js";
-import { importedModulesIn, matchOf, sameModuleTree } from "../../src/core/python-imports.js";
+import { importedModulesIn, matchOf, sameModuleTree } from "../../src/languages/python/imports.js";
 
 const imports = (text: string) => Object.fromEntries(importedModulesIn(text));
 

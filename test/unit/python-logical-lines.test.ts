@@ -6,8 +6,8 @@
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
-import { scanLogicalLines } from "../../src/core/python-logical-lines.js";
-import { analyzePython, tokenizedLogicalLines } from "../../src/core/python-statements.js";
+import { scanLogicalLines } from "../../src/languages/python/logical-lines.js";
+import { analyzePython, tokenizedLogicalLines } from "../../src/languages/python/statements.js";
 import { STATEMENT_CASES } from "../fixtures/statements/cases.js";
 import { stdlibModules } from "../helpers/stdlib.js";
 

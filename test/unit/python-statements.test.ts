@@ -11,7 +11,7 @@ import {
   findPythonStatements,
   isPythonSource,
   type PythonLines,
-} from "../../src/core/python-statements.js";
+} from "../../src/languages/python/statements.js";
 import { INVALID_SOURCES, STATEMENT_CASES } from "../fixtures/statements/cases.js";
 
 const fixture = (name: string) =>

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { buildModuleIndex, indexContexts } from "../../src/core/contexts.js";
 import type { ChangedFile, StatementMap } from "../../src/core/model.js";
 import { auditShadow, type FailableVerdict } from "../../src/core/shadow-audit.js";
+import { indexContexts } from "../../src/runners/pytest/contexts.js";
+import { buildModuleIndex } from "../../src/runners/pytest/test-root-files.js";
 
 // Statements of a small file: 1, 2, 3-5 (one statement over three lines), 7, 8, 9, 10;
 // line 6 is blank.

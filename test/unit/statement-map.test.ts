@@ -5,9 +5,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyzePython, findPythonStatements } from "../../src/core/python-statements.js";
 import { splitLines } from "../../src/core/stale.js";
 import { linesOfChangedStatements, statementsWithData } from "../../src/core/statement-map.js";
+import { analyzePython, findPythonStatements } from "../../src/languages/python/statements.js";
 import { STATEMENT_CASES } from "../fixtures/statements/cases.js";
 
 const DEAD_CODE = join(__dirname, "../fixtures/statements/dead-code.py");

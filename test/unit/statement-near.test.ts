@@ -6,12 +6,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { splitLines } from "../../src/core/stale.js";
 import {
   analyzePython,
   findPythonStatements,
   type PythonLines,
-} from "../../src/core/python-statements.js";
-import { splitLines } from "../../src/core/stale.js";
+} from "../../src/languages/python/statements.js";
 import { STATEMENT_CASES } from "../fixtures/statements/cases.js";
 import { stdlibModules } from "../helpers/stdlib.js";
 

@@ -235,9 +235,9 @@ def parse_ledger(value: Any, label: str) -> Ledger:
     if "version" in top:
         ledger = _parse_own(p, top)
     elif "schema" in top:
-        ledger = _parse_seed004(p, top)
+        ledger = _parse_schema_ledger(p, top)
     elif "properties" in top or "frozen" in top:
-        ledger = _parse_seed_ids(p, top)
+        ledger = _parse_id_list(p, top)
     elif "freezes" in top:
         raise p.fail(
             "$",
@@ -277,7 +277,7 @@ def _parse_own(p: "_Parser", top: Dict[str, Any]) -> Ledger:
     return Ledger("freezegate", freezes, checks)
 
 
-def _parse_seed004(p: "_Parser", top: Dict[str, Any]) -> Ledger:
+def _parse_schema_ledger(p: "_Parser", top: Dict[str, Any]) -> Ledger:
     p.keys(top, "$", ("schema", "max_window_days", "freezes"))
     if top["schema"] != 1 or isinstance(top["schema"], bool):
         raise p.fail(
@@ -293,7 +293,7 @@ def _parse_seed004(p: "_Parser", top: Dict[str, Any]) -> Ledger:
     return Ledger("seed-004-ledger", _parse_freezes(p, top["freezes"], "$.freezes"))
 
 
-def _parse_seed_ids(p: "_Parser", top: Dict[str, Any]) -> Ledger:
+def _parse_id_list(p: "_Parser", top: Dict[str, Any]) -> Ledger:
     p.keys(top, "$", ("properties", "frozen"))
     frozen = p.array(top["frozen"], "$.frozen") if "frozen" in top else []
     freezes = tuple(

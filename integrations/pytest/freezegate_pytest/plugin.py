@@ -1,7 +1,7 @@
 """The pytest hooks: apply the freeze ledger in one place and record what was applied.
 
-Seed 000 step 2: frozen tests keep RUNNING (their coverage contexts are still recorded) but
-do not gate. Seed 004 steps 3-4: the ledger is applied by one hook, the hook records what it
+Frozen tests keep RUNNING (their coverage contexts are still recorded, so the audit can see
+what only they cover) but do not gate. The ledger is applied by one hook, the hook records what it
 did (the applied record), and compensating properties deposit evidence of their inputs (the
 samples artifact). Only a test that gates and passed is evidence: the samples artifact leaves
 out tests that failed in any phase, did not pass their call (skipped, xfailed) or are frozen

@@ -313,8 +313,8 @@ def test_passes(blob):
 def test_only_tests_that_passed_and_are_not_frozen_count_as_evidence(pytester, mode):
     # A compensating property that failed (muted or not), errored, xfailed, skipped or is
     # itself frozen did not show its invariant holding: no count, not even 0, so the deposit
-    # gate cannot take its inputs as evidence (review 13 F4: the frozen test deposited as its
-    # own compensation, failing on half its inputs, was counted with 73 inputs).
+    # gate cannot take its inputs as evidence (otherwise a frozen test named as its own
+    # compensation, failing on half its inputs, would count with all of them).
     pytester.makepyfile(test_o=OUTCOMES)
     frozen_failing = "test_o.py::test_frozen_and_failing"
     write_ledger(

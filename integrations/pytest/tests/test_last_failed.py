@@ -1,4 +1,4 @@
-"""pytest --lf with the plugin (review 22, plugin finding 5): a rerun of the last failures
+"""pytest --lf with the plugin : a rerun of the last failures
 collects the other files as empty and drops the other tests of a failed file, so a frozen test
 that exists must not be called a typo there (it stopped the rerun with exit 4)."""
 

@@ -1,5 +1,5 @@
 """What the applied record says about tests that do not gate for other reasons than the
-ledger (review 16, patch findings 7 and 8): tests an xfail muted (``muted``) and frozen tests
+ledger: tests an xfail muted (``muted``) and frozen tests
 that were collected but not run (``deselected_frozen``). freezegate check counts the first as
 frozen and refuses the second."""
 
@@ -172,7 +172,7 @@ def test_live_property():
 
 
 def test_a_frozen_test_the_session_never_reached_is_recorded_as_not_run(pytester):
-    # Review 22 (plugin): pytest.exit(returncode=0) after the first test (a CI time budget)
+    # pytest.exit(returncode=0) after the first test (a CI time budget)
     # left the frozen test applied with no outcome and no coverage, and nothing said so.
     pytester.makepyfile(
         test_a="def test_first():\n    pass\n\ndef test_frozen():\n    assert False\n"

@@ -152,7 +152,7 @@ def test_setup_breaks(broken):
 def test_a_shared_fixture_failing_in_the_last_frozen_tests_teardown_is_not_muted(pytester):
     # pytest finalizes a module fixture in the teardown of the module's last test: when that
     # test is frozen, its failure (about the live tests that share the fixture) was muted and
-    # the session passed (review 25, governance 4). A frozen test's own fixture stays muted.
+    # the session passed. A frozen test's own fixture stays muted.
     pytester.makepyfile(
         test_shared="""
 import pytest
@@ -190,7 +190,7 @@ def test_frozen_last(shared):
     assert "ERROR test_shared.py::test_frozen_own" not in result.stdout.str()
     record = record_of(pytester)
     # The standing teardown error is the frozen test's outcome too, as pytest's ERROR line
-    # says (it read "passed", and the summary listed the test as frozen-passed; review 30).
+    # says (it read "passed", and the summary listed the test as frozen-passed).
     assert record["outcomes"] == {
         "test_shared.py::test_frozen_last": "failed",
         "test_shared.py::test_frozen_own": "failed",
@@ -206,7 +206,7 @@ def test_frozen_last(shared):
 
 def test_the_last_frozen_tests_own_fixture_failing_in_teardown_stays_muted(pytester):
     # The last test of a module ends the module's fixtures too; when only its own
-    # function-scoped fixture failed, the failure is the frozen test's (review 27).
+    # function-scoped fixture failed, the failure is the frozen test's.
     pytester.makepyfile(
         test_own="""
 import pytest
@@ -235,7 +235,7 @@ def test_frozen_last(shared, own):
         assert record_of(pytester)["outcomes"] == {"test_own.py::test_frozen_last": "failed"}
     else:
         # pytest 7 raises only the first teardown exception: a shared fixture's failure behind
-        # this one could not be seen, so the failure stands (fail closed; review 28).
+        # this one could not be seen, so the failure stands (fail closed).
         assert result.ret == 1, result.stdout.str()
         result.stdout.fnmatch_lines(["ERROR test_own.py::test_frozen_last - RuntimeError: own teardown broke*"])
         assert record_of(pytester)["outcomes"] == {"test_own.py::test_frozen_last": "failed"}
@@ -389,7 +389,7 @@ def test_a_ledger_with_a_byte_order_mark_is_read_as_the_cli_reads_it(pytester):
 
 
 def test_the_record_lists_tests_a_skip_stopped_that_no_freeze_applies_to(pytester):
-    # check counts a skipped witness of a property as frozen (review 26): a marker, a skip in
+    # check counts a skipped witness of a property as frozen: a marker, a skip in
     # the body, and a frozen test skipped by mode skip (listed under applied, not here).
     pytester.makepyfile(
         test_a="""

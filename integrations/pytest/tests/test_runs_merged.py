@@ -1,6 +1,5 @@
 """Two pytest runs in one CI step (unit tests, then properties, with --cov-append): the
-coverage data holds both, so the applied record and the samples must too (review 22, plugin
-finding 1). A second run on the same commit, ledger and mode adds to the first's outputs; on
+coverage data holds both, so the applied record and the samples must too. A second run on the same commit, ledger and mode adds to the first's outputs; on
 another commit it replaces them."""
 
 from fz_helpers import freeze, git, read_json, run, write_ledger
@@ -122,8 +121,8 @@ def test_a_run_on_another_commit_replaces_the_outputs(pytester):
 
 
 def test_a_second_run_in_another_mode_on_the_same_commit_is_a_usage_error(pytester):
-    # Review 30: it replaced the first run's record, whose muted test then counted as live
-    # while the coverage data (--cov-append) held both runs.
+    # Replacing the first run's record made its muted test count as live while the coverage
+    # data (--cov-append) held both runs.
     repository(pytester)
     assert run(pytester, "test_unit.py").ret == 0
     before = outputs(pytester)[0]

@@ -9,7 +9,6 @@ import { readTextOrNull } from "../../adapters/repo-files.js";
 import { nodeIdFile } from "../../core/deposits.js";
 import { outsideTestDirs } from "../../core/globs.js";
 import type { Ledger } from "../../core/ledger-model.js";
-import { pythonCodeText } from "../../core/python-statements.js";
 import { frozenBy, frozenIds } from "../../core/witness.js";
 import { deletedUnits, readOtherwiseByPython } from "../../languages/python/deleted-units.js";
 import {
@@ -17,6 +16,7 @@ import {
   deletionRebinds,
   type KeptTests,
 } from "../../languages/python/rebound-names.js";
+import { pythonCodeText } from "../../languages/python/statements.js";
 import { classesOf, namesInFile } from "../../runners/pytest/node-ids.js";
 
 export interface SuspectsInput {

@@ -4,21 +4,17 @@
 import { join } from "node:path";
 import { loadConfig } from "../../adapters/config-files.js";
 import { userDirectoryInRepo } from "../../adapters/coverage-discovery.js";
-import { type EarlyRange, findRepoRoot, guessRepoRoot, startRange } from "../../adapters/git.js";
+import { type EarlyRange, startRange } from "../../adapters/git.js";
 import { entryExists } from "../../adapters/repo-files.js";
+import type { PatchRequest } from "../../app/audit/read-patch.js";
+import type { SettingsFor } from "../../app/audit/stricter-settings.js";
 import { type FrozenChoice, frozenListMovedWords } from "../../app/patch-settings.js";
-import {
-  type AuditRequest,
-  type AuditRun,
-  type ConfigChoices,
-  type ConfigurableSettings,
-  type PatchRequest,
-  runAudit,
-} from "../../app/run-audit.js";
+import { type AuditHooks, type AuditRun, runAudit } from "../../app/run-audit.js";
 import { mark } from "../../app/timing.js";
 import type { ConfigValues } from "../../core/config.js";
 import { buildAuditReport } from "../../reporters/audit-report.js";
 import {
+  auditSettings,
   commandDirectory,
   DATA_OPTIONS,
   DIRECTORY_OPTION,
@@ -43,6 +39,7 @@ import {
   readHistoryOption,
   refuseUnsafeOutputs,
 } from "../output-options.js";
+import { fromRepoRoot } from "../speed.js";
 import { toolVersion } from "../version.js";
 
 export interface PreparedAudit {
@@ -57,58 +54,17 @@ export interface PreparedAudit {
 export async function prepareAudit(
   args: ParsedArgs,
   io: CommandIo,
-  hooks: Pick<AuditRequest, "onDataFiles" | "onLongLoopsDone"> = {},
+  hooks: Pick<AuditHooks, "onDataFiles" | "onLongLoopsDone"> = {},
 ): Promise<PreparedAudit> {
   const cwd = commandDirectory(args.values, io.cwd);
   mark("cli start");
   // With --base on the command line (never read from config), git can start on the range
-  // before the root is known: its rev-parse names the root too. Meanwhile the audit starts
-  // from the root git will most likely name, which saves waiting for it (about 7 ms); its
-  // result counts only when git names that root, else everything is done again from git's.
+  // before the root is known: its rev-parse names the root too.
   const early =
     stringOpt(args.values, "base") === undefined ? null : rangeFromFlags(args.values, cwd);
-  const guess = early === null ? null : guessRepoRoot(cwd);
-  // The data files are announced once, even when the audit starts again from git's root.
-  let announced: string | null = null;
-  const { onDataFiles } = hooks;
-  const once: Pick<AuditRequest, "onDataFiles"> = onDataFiles
-    ? {
-        onDataFiles: (files) => {
-          const list = files.join("\n");
-          if (announced === list) return;
-          announced = list;
-          onDataFiles(files);
-        },
-      }
-    : {};
-  if (early !== null && guess !== null) {
-    let named: string | null | undefined; // git's root once rev-parse has answered
-    early.root.then(
-      (root) => {
-        named = root;
-      },
-      () => {
-        named = null;
-      },
-    );
-    const abandonIf = () => named !== undefined && named !== guess;
-    let outcome: { done: PreparedAudit } | { error: unknown };
-    try {
-      outcome = {
-        done: await auditFrom(guess, cwd, early, args, io, { ...hooks, ...once, abandonIf }),
-      };
-    } catch (error) {
-      outcome = { error };
-    }
-    // An abandoned run (AuditAbandoned) means git named another root: it is never kept.
-    if ((await early.root) === guess) {
-      if ("done" in outcome) return outcome.done;
-      throw outcome.error;
-    }
-  }
-  const root = (await early?.root) ?? (await findRepoRoot(cwd));
-  mark("repo root");
-  return auditFrom(root, cwd, early, args, io, { ...hooks, ...once });
+  return fromRepoRoot(cwd, early, hooks, (root, rootHooks) =>
+    auditFrom(root, cwd, early, args, io, rootHooks),
+  );
 }
 
 /** prepareAudit's work once the repository's root is known. */
@@ -118,7 +74,7 @@ async function auditFrom(
   early: EarlyRange | null,
   args: ParsedArgs,
   io: CommandIo,
-  hooks: Pick<AuditRequest, "onDataFiles" | "onLongLoopsDone" | "abandonIf">,
+  hooks: AuditHooks,
 ): Promise<PreparedAudit> {
   const loaded = loadConfig(root, cwd);
   const config = loaded.values;
@@ -134,19 +90,12 @@ async function auditFrom(
   const data = resolveDataOptions(args.values, config, cwd, root);
   const frozen = resolveFrozenFile(data, config, root, entryExists);
   const run = await runAudit({
+    ...auditSettings(data, resolveFailOn(args.values, config), cwd),
     root,
-    cwd,
     patch,
-    ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
     frozen,
-    pathMap: data.pathMap,
-    testGlobs: data.testGlobs,
-    sourceGlobs: data.sourceGlobs,
-    failOn: resolveFailOn(args.values, config),
-    allowUnresolved: data.allowUnresolved,
-    testRoot: data.testRoot,
     settingsFor: settingsForFlags(args.values, cwd, root),
-    ...hooks,
+    hooks,
   });
   const inputs = [
     { path: run.frozen.file, what: "frozen-test file" },
@@ -170,7 +119,7 @@ export function settingsForFlags(
   cwd: string,
   root: string,
   frozen?: (values: ConfigValues) => FrozenChoice,
-): (values: ConfigValues) => ConfigurableSettings & ConfigChoices {
+): SettingsFor {
   return (values) => {
     const data = resolveDataOptions(flags, values, cwd, root);
     const base = stringOpt(flags, "base") ?? values.base;

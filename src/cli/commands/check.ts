@@ -12,6 +12,7 @@ import { DEFAULT_LOCK_PATH } from "../../core/ledger-model.js";
 import { refusal } from "../../core/refusals/index.js";
 import { buildCheckReport } from "../../reporters/check-report.js";
 import {
+  auditSettings,
   commandDirectory,
   DATA_OPTIONS,
   GATE_OPTIONS,
@@ -129,18 +130,12 @@ ${outputDetails()}`,
       base,
       today,
       audit: {
-        ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
-        pathMap: data.pathMap,
-        testGlobs: data.testGlobs,
-        sourceGlobs: data.sourceGlobs,
-        failOn: resolveFailOn(args.values, ctx.config),
-        allowUnresolved: data.allowUnresolved,
-        testRoot: data.testRoot,
+        ...auditSettings(data, resolveFailOn(args.values, ctx.config), ctx.cwd),
         // The frozen tests are the ledger's, wherever the merge base's config kept it.
         settingsFor: settingsForFlags(args.values, ctx.cwd, ctx.root, (values) => ({
           file: ledgerPathFor(args.values, values, ctx.cwd, ctx.root),
         })),
-        ...(onDataFiles ? { onDataFiles } : {}),
+        ...(onDataFiles ? { hooks: { onDataFiles } } : {}),
       },
       ...(collectedPath === undefined ? {} : { collected: collectedPath }),
       ...(samplesPath === undefined ? {} : { samplesPath }),

@@ -4,7 +4,7 @@
 import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot } from "../../adapters/git.js";
 import { entryExists } from "../../adapters/repo-files.js";
-import type { PatchRequest } from "../../app/run-audit.js";
+import type { PatchRequest } from "../../app/audit/read-patch.js";
 import { doctorStatus, runDoctor } from "../../app/run-doctor.js";
 import { FreezegateError, UsageError } from "../../core/errors.js";
 import { visible } from "../../reporters/words.js";

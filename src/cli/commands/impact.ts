@@ -4,27 +4,20 @@
 // exits 0 whatever it finds; unusable input (unknown test id, stale data) is still exit 2.
 
 import { join } from "node:path";
-import { openCoverage } from "../../adapters/coverage-discovery.js";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { fileExists, readTextFile } from "../../adapters/repo-files.js";
-import { testGlobsOnDisk } from "../../app/pytest-test-files.js";
-import {
-  ambiguousRun,
-  mapCoverageToRepo,
-  readDataContexts,
-  recordedRootIn,
-  statementLinesOf,
-} from "../../app/run-audit.js";
+import { dataRequestOf } from "../../app/audit/data.js";
+import { ambiguousRun, mapCoverageToRepo, recordedRootIn } from "../../app/audit/data-paths.js";
 import { InputError, UsageError } from "../../core/errors.js";
 import type { Finding } from "../../core/findings.js";
 import { compileGlobs, DEFAULT_TEST_GLOBS } from "../../core/globs.js";
 import { type ImpactFile, resolveTestIds, withdrawnLines } from "../../core/impact.js";
 import type { Ledger } from "../../core/ledger-model.js";
 import { unmappedPathsFix } from "../../core/path-map.js";
-import { staleEvidence } from "../../core/stale.js";
 import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
 import { foldRanges } from "../../reporters/text.js";
 import { jsonText, visible } from "../../reporters/words.js";
+import { chooseRunner } from "../../runners/registry.js";
 import { DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
 import { type CommandSpec, listOpt } from "../command.js";
 import { FORMAT_OPTION, resolveFormat } from "../gate-output.js";
@@ -124,7 +117,15 @@ Exit codes:
     const data = resolveDataOptions(args.values, ctx.config, ctx.cwd, root);
     const sourceFilter = listOpt(args.values, "source-files");
     const isSource = sourceFilter === undefined ? () => true : compileGlobs(sourceFilter);
-    const isTest = compileGlobs(testGlobsOnDisk(root, data.testRoot, data.testGlobs));
+    const dataRequest = dataRequestOf({ root, ...data, cwd: ctx.cwd });
+    const runner = chooseRunner(dataRequest);
+    const isTest = compileGlobs(
+      runner.files.testGlobsOnDisk(
+        root,
+        data.testRoot,
+        data.testGlobs ?? runner.files.defaultTestGlobs,
+      ),
+    );
     const notes: string[] = [];
 
     let ledger: Ledger | null = null;
@@ -136,21 +137,19 @@ Exit codes:
       );
     }
 
-    const coverage = openCoverage(root, data.coverage, { cwd: ctx.cwd, testRoot: data.testRoot });
+    const coverage = runner.data.open(dataRequest);
     try {
-      const { index: contexts } = readDataContexts(root, coverage, data.testRoot);
+      const { index: contexts } = runner.tests.read(root, data.testRoot, coverage, { names: true });
       if (contexts.testIds.size === 0) {
         throw new InputError("the coverage data names no tests, so it cannot say who covers what", {
-          fix: "record per-test contexts: pytest --cov --cov-context=test",
+          fix: runner.advice.recordTests,
         });
       }
       const { ids: targets, unknown } = resolveTestIds(written, contexts.testIds);
       if (unknown.length > 0) {
         throw new InputError(
           `${unknown.length === 1 ? "test" : "tests"} ${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} not in the coverage data`,
-          {
-            fix: "use exact pytest node ids (as in pytest --collect-only -q), recorded with --cov-context=test",
-          },
+          { fix: runner.advice.exactIds },
         );
       }
       // The ledger's freezes match tests as the audit matches them (exact, or "*" globs);
@@ -198,7 +197,7 @@ Exit codes:
       for (const f of files) {
         const lines = executed.get(mapping.toData.get(f.path) as string)?.keys() ?? [];
         const text = readTextFile(join(root, f.path), f.path);
-        const evidence = staleEvidence(text, lines, statementLinesOf(f.path, text));
+        const evidence = runner.sources.staleEvidence(f.path, text, lines);
         if (evidence) {
           throw new InputError(
             `the coverage data does not match ${f.path} on disk (${evidence}): it was recorded from another version`,

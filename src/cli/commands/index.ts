@@ -1,6 +1,6 @@
 // Every command the CLI knows, in the order `freezegate --help` lists them. Each is loaded
 // only when it runs: a command's module pulls in its adapters (SQLite, git, TOML), and
-// loading all of them would cost every run tens of milliseconds of start-up.
+// loading all of them would cost every run start-up time (docs/performance.md).
 
 import type { CliEntry } from "../command.js";
 
@@ -24,6 +24,7 @@ export const COMMANDS: LazyEntry[] = [
   { name: "lock", load: async () => (await import("./lock.js")).lockCommand },
   { name: "queue", load: async () => (await import("./queue.js")).queueGroup },
   { name: "stats", load: async () => (await import("./stats.js")).statsCommand },
+  { name: "calibrate", load: async () => (await import("./calibrate.js")).calibrateCommand },
 ];
 
 /** Already-loaded entries (tests, embedding) as lazy ones. */

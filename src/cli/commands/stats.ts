@@ -1,6 +1,6 @@
 // `freezegate stats`: the ledger's numbers (open freezes, median age, expired, deposit
 // failures, orphaned properties, shadow ratio), optionally appended to a history file whose
-// trend is shown, with seed 000's warning when the shadow ratio never moves.
+// trend is shown, with a warning when the shadow ratio never moves.
 
 import { appendFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -21,7 +21,7 @@ import {
   stagnation,
 } from "../../core/stats.js";
 import { checkWitnesses } from "../../core/witness.js";
-import { DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
+import { auditSettings, DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
 import { type CommandSpec, stringOpt } from "../command.js";
 import { BASE_OPTION, FORMAT_OPTION, resolveBase, resolveFormat } from "../gate-output.js";
 import {
@@ -118,18 +118,12 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
       const data = resolveDataOptions(args.values, ctx.config, ctx.cwd, ctx.root);
       const collected = stringOpt(args.values, "collected");
       const samples = stringOpt(args.values, "samples");
+      // The ratio does not depend on the gate: fail-on is the one verdict that always fails.
       const run = await runAudit({
+        ...auditSettings(data, ["shadowed"], ctx.cwd),
         root: ctx.root,
-        cwd: ctx.cwd,
         patch: { kind: "range", base },
         frozen: ctx.ledgerPath,
-        ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
-        pathMap: data.pathMap,
-        testGlobs: data.testGlobs,
-        sourceGlobs: data.sourceGlobs,
-        failOn: ["shadowed"],
-        allowUnresolved: data.allowUnresolved,
-        testRoot: data.testRoot,
       });
       shadowRatio = run.audit.summary.shadowRatio;
       const known = loadKnownTests({

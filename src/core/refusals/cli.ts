@@ -46,6 +46,11 @@ export const CLI = {
     (v: { format: string; known: string }) => `unknown --format "${v.format}"`,
     (v) => `use ${v.known}`,
   ),
+  "bad-count": usage(
+    (v: { flag: string; value: string; min: number; example: number }) =>
+      `--${v.flag} "${v.value}" is not a whole number of at least ${v.min}`,
+    (v) => `write e.g. --${v.flag} ${v.example}`,
+  ),
   "bad-today": usage(
     (v: { value: string }) => `--today "${v.value}" is not a real day written YYYY-MM-DD`,
     "write e.g. --today 2026-10-18",

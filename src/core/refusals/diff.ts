@@ -1,5 +1,4 @@
-// Refusals of the patch: a diff file or stdin that cannot be read as git or diff -u wrote it,
-// and patches that change what they would be judged by.
+// Refusals of the patch: a diff file or stdin that cannot be read as git or diff -u wrote it.
 
 import { input } from "./define.js";
 import { NON_UTF8_PATH_FIX } from "./git.js";
@@ -46,20 +45,5 @@ export const DIFF = {
     (v: { source: string; line: number; path: string; first: number }) =>
       `${v.source} line ${v.line}: "${v.path}" appears a second time (first at line ${v.first})`,
     "pass the diff of one change (e.g. `git diff BASE...HEAD`), not several concatenated",
-  ),
-  "patch-changes-coverage-config": input(
-    (v: { config: string; sources: string }) =>
-      `the patch changes coverage.py's configuration (${v.config}) and its changed source ${v.sources} is not in the coverage data: the change may have taken it out`,
-    "land the coverage configuration change in a patch of its own, or make the tests measure these files",
-  ),
-  "coverage-data-in-patch": input(
-    (v: { path: string; by: string; read: boolean }) =>
-      `the coverage data ${v.path} is part of the patch (${v.by}): data committed with a patch is not a record of this run`,
-    (v) =>
-      `remove ${v.path} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test${
-        v.read
-          ? ""
-          : "; a data file kept as a test fixture belongs in a fixtures or testdata directory below the tests (tests/fixtures/)"
-      }`,
   ),
 };

@@ -2,7 +2,7 @@
 // imports). The witness gate asks it of the files where a deleted property's witness could
 // hide, renamed or moved under an old frozen or skipped test. Text-level and pure.
 
-import { foreignEncoding } from "../../core/python-statements.js";
+import { foreignEncoding } from "./statements.js";
 
 /** Indentation width of a line (tabs count as one). */
 function indentOf(line: string): number {

@@ -26,3 +26,13 @@ export function namesInFile(id: string): string {
 export function classesOf(id: string): string[] {
   return withoutParameters(id).split("::").slice(1, -1);
 }
+
+/**
+ * A doctest's node id (`--doctest-modules`: `app/limits.py::app.limits.check`): its name is a
+ * dotted one, which no test function or class has. A doctest in a module makes it no test
+ * file: the module is library code.
+ */
+export function isDoctestId(id: string): boolean {
+  const parts = withoutParameters(id).split("::");
+  return parts.length === 2 && (parts[1] as string).includes(".");
+}

@@ -13,7 +13,6 @@
 // text out (the `init` command reads and writes the file).
 
 import { ConfigError } from "../../core/errors.js";
-import { lineOfOffset } from "../../core/python-imports.js";
 import {
   appendItems,
   applyEdits,
@@ -43,6 +42,7 @@ import {
   type Token,
   tokenAt,
 } from "../../languages/javascript/tokens.js";
+import { lineOfOffset } from "../../languages/python/imports.js";
 
 /** The recorder's modules, as package.json's exports name them. */
 export const RUNNER_MODULE = "freezegate/vitest/runner";

@@ -1,4 +1,4 @@
-"""The ledger service of the example (seed 003).
+"""The ledger service of the example.
 
 Two invariants matter here: the balance never goes negative, and a rejected withdrawal is a
 no-op (it changes neither the balance nor the entries).

@@ -1,8 +1,8 @@
 // What a Python file's imports name, and how an imported name relates to a repository path:
-// the text side of the installed-copy checks (src/app/installed-copies.ts), which find the
-// files and read the coverage data.
+// the text side of the installed-copy checks (src/runners/pytest/installed-copies.ts), which
+// find the files and read the coverage data.
 
-import { dirOf } from "./path-map.js";
+import { dirOf } from "../../core/path-map.js";
 
 /** The line number (1-based, lines ended by LF) of a source offset of `text`. */
 export function lineOfOffset(text: string): (offset: number) => number {

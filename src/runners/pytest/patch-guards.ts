@@ -3,24 +3,15 @@
 // Both could make a gate pass on evidence the patch itself arranged.
 
 import { basename, join, posix, relative, sep } from "node:path";
-import { looksLikeDataFile } from "../adapters/coverage-discovery.js";
-import { readBlobs } from "../adapters/git-history.js";
-import { readTextOrNull } from "../adapters/repo-files.js";
-import { coverageSettingsIn, mayConfigureCoverage } from "../core/coverage-settings.js";
-import { outsideTestDirs } from "../core/globs.js";
-import { sample } from "../core/listing.js";
-import type { ChangedFile, Patch } from "../core/model.js";
-import { refusal } from "../core/refusals/index.js";
-
-/**
- * The commit a patch is measured against, whose files say what the repository said before
- * it: the merge base of a range, HEAD for a staged or work-tree patch, none for a user's diff.
- */
-export function baseRevisionOf(patch: Patch): string | null {
-  const source = patch.source;
-  if (source.kind === "range") return source.mergeBase;
-  return source.kind === "staged" || source.kind === "worktree" ? "HEAD" : null;
-}
+import { looksLikeDataFile } from "../../adapters/coverage-discovery.js";
+import { readBlobs } from "../../adapters/git-history.js";
+import { readTextOrNull } from "../../adapters/repo-files.js";
+import { InputError } from "../../core/errors.js";
+import { outsideTestDirs } from "../../core/globs.js";
+import { sample } from "../../core/listing.js";
+import type { ChangedFile, Patch } from "../../core/model.js";
+import { baseRevisionOf } from "../../core/patch-base.js";
+import { coverageSettingsIn, mayConfigureCoverage } from "./coverage-settings.js";
 
 /**
  * A patch that changes coverage.py's configuration (an `omit`, a narrower `source` or
@@ -69,10 +60,12 @@ export async function refuseUnmeasuredAfterCoverageConfig(
     return now !== then;
   });
   if (changed.length === 0) return;
-  throw refusal("patch-changes-coverage-config", {
-    config: sample(changed.map((f) => f.path)),
-    sources: sample(unmeasured.map((f) => f.path)),
-  });
+  throw new InputError(
+    `the patch changes coverage.py's configuration (${sample(changed.map((f) => f.path))}) and its changed source ${sample(unmeasured.map((f) => f.path))} is not in the coverage data: the change may have taken it out`,
+    {
+      fix: "land the coverage configuration change in a patch of its own, or make the tests measure these files",
+    },
+  );
 }
 
 // Directories that hold test fixtures: a `.coverage` in one of them below a test directory is
@@ -101,7 +94,7 @@ export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonl
   const mayBeData = (path: string) => {
     const dir = posix.dirname(path);
     // The fixture directory must sit below the test directory: `services/data/tests/` is a
-    // service's test directory, where a run keeps its data (review 35).
+    // service's test directory, where a run keeps its data.
     const parts = dir.split("/");
     const test = parts.findIndex((d) => d === "tests" || d === "test" || d === "testing");
     const fixture = test >= 0 && parts.slice(test + 1).some((d) => FIXTURE_DIRS.has(d));
@@ -124,7 +117,14 @@ export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonl
     source.kind === "range"
       ? `${source.base}...${source.head} adds or changes it`
       : "the staged patch adds or changes it";
-  // A .coverage kept as a test fixture is let through in one place: the fix says which,
-  // unless the run reads this very file.
-  throw refusal("coverage-data-in-patch", { path: data.path, by, read: read.has(data.path) });
+  // A .coverage kept as a test fixture is let through in one place: say which.
+  const fixtureHint = read.has(data.path)
+    ? ""
+    : "; a data file kept as a test fixture belongs in a fixtures or testdata directory below the tests (tests/fixtures/)";
+  throw new InputError(
+    `the coverage data ${data.path} is part of the patch (${by}): data committed with a patch is not a record of this run`,
+    {
+      fix: `remove ${data.path} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test${fixtureHint}`,
+    },
+  );
 }

@@ -1,12 +1,12 @@
 // Which text of a configuration file decides what coverage.py measures: the part a patch may
 // not change while its own changed files are missing from the data (see
-// refuseUnmeasuredAfterCoverageConfig in src/app/patch-guards.ts). Pure: text in, text out.
+// refuseUnmeasuredAfterCoverageConfig in patch-guards.ts). Pure: text in, text out.
 
 import { basename, posix } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { parseIni } from "./ini.js";
-import { normalizePath } from "./path-map.js";
-import { DEFAULT_EXCLUDE } from "./python-statements.js";
+import { parseIni } from "../../core/ini.js";
+import { normalizePath } from "../../core/path-map.js";
+import { DEFAULT_EXCLUDE } from "../../languages/python/statements.js";
 
 /** The files coverage.py and pytest read their settings from, under their standard names. */
 const STANDARD_CONFIGS = new Set([

@@ -2,17 +2,23 @@
 // installed copy of the package (site-packages, a build directory) leaves the checkout's files
 // unmeasured or without an executed line, and their changed lines would read "unmeasured" or
 // "uncovered", which pass by default. These checks read the test files' imports and the
-// checkout's layout (I/O here; the text rules are in src/core/python-imports.ts) and refuse.
+// checkout's layout (I/O here; the text rules are in src/languages/python/imports.ts) and
+// refuse.
 
 import { join } from "node:path";
-import { isTracked } from "../adapters/git.js";
-import { fileExists, isDirectory, readFileBytes, readTextOrNull } from "../adapters/repo-files.js";
-import type { FreezegateError } from "../core/errors.js";
-import type { ChangedFile, CoverageSource } from "../core/model.js";
-import { dirOf } from "../core/path-map.js";
-import { importedModulesIn, matchOf, sameModuleTree } from "../core/python-imports.js";
-import { pythonCodeText } from "../core/python-statements.js";
-import { refusal } from "../core/refusals/index.js";
+import { isTracked } from "../../adapters/git.js";
+import {
+  fileExists,
+  isDirectory,
+  readFileBytes,
+  readTextOrNull,
+} from "../../adapters/repo-files.js";
+import { InputError } from "../../core/errors.js";
+import type { ChangedFile } from "../../core/model.js";
+import { dirOf } from "../../core/path-map.js";
+import { importedModulesIn, matchOf, sameModuleTree } from "../../languages/python/imports.js";
+import { pythonCodeText } from "../../languages/python/statements.js";
+import type { ExecutedOf } from "../runner.js";
 
 function sameText(a: string, b: string): boolean {
   try {
@@ -35,7 +41,7 @@ export async function noneMeasured(
   toData: ReadonlyMap<string, string>,
   isTestFile: (path: string) => boolean,
   executedOf: ExecutedOf,
-): Promise<FreezegateError | null> {
+): Promise<InputError | null> {
   if (audited.length === 0 || audited.some((f) => toData.has(f.path))) return null;
   const tail = (path: string) => path.split("/").slice(-2).join("/");
   const measured = new Map<string, string>();
@@ -50,7 +56,12 @@ export async function noneMeasured(
     if (!sameText(join(root, twin), join(root, f.path)) && (await isTracked(root, twin))) {
       continue;
     }
-    return refusal("tests-ran-a-copy", { copy: twin, path: f.path });
+    return new InputError(
+      `none of the changed source files is in the coverage data, which measures ${twin} instead of ${f.path}: the tests ran another copy of the code (a build or an installed package)`,
+      {
+        fix: "run the tests against the checkout (an editable install, or PYTHONPATH), or map the copy onto it with --path-map FROM=TO",
+      },
+    );
   }
   // Data with no executed line outside the test files (it measures the tests only, or also
   // files it holds without a line, such as the setup.py that `--cov=.` touches), while a test
@@ -66,31 +77,14 @@ export async function noneMeasured(
   for (const f of audited) {
     const importer = importerOf(f.path);
     if (importer === undefined) continue;
-    return refusal("tests-measured-only", {
-      only: tests.length === measuredFiles.length,
-      count: tests.length,
-      importer,
-      path: f.path,
-      checkout: checkoutFix(root, f.path),
-    });
+    return new InputError(
+      `the coverage data ${tests.length === measuredFiles.length ? "measures" : "has executed lines in"} test files only (${tests.length}, e.g. ${importer}), not ${f.path}, which ${importer} imports: the tests ran a copy of the code that coverage.py did not measure (an installed package)`,
+      {
+        fix: `run the tests against the checkout (${checkoutFix(root, f.path)}), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO`,
+      },
+    );
   }
   return null;
-}
-
-/** A data path's executed line numbers (in any context). */
-export type ExecutedOf = (dataPath: string) => ReadonlySet<number>;
-
-/** ExecutedOf over a coverage source, each path read once. */
-export function executedOfSource(coverage: CoverageSource): ExecutedOf {
-  const seen = new Map<string, ReadonlySet<number>>();
-  return (dataPath) => {
-    let lines = seen.get(dataPath);
-    if (lines === undefined) {
-      lines = new Set(coverage.executedLines([dataPath]).get(dataPath)?.keys() ?? []);
-      seen.set(dataPath, lines);
-    }
-    return lines;
-  };
 }
 
 /**
@@ -134,16 +128,17 @@ export function refuseUnexecutedImported(
   for (const path of candidates) {
     if (packageRan(path)) continue;
     // Comments or a docstring alone: no copy of it has a line to run (coverage.py records
-    // such a module as line 0), and every changed line of it is not code (review 36).
+    // such a module as line 0), and every changed line of it is not code.
     const text = readTextOrNull(join(root, path));
     if (text !== null && !hasCode(text)) continue;
     const importer = importerOf(path);
     if (importer === undefined) continue;
-    throw refusal("imported-file-never-ran", {
-      path,
-      importer,
-      checkout: checkoutFix(root, path),
-    });
+    throw new InputError(
+      `the coverage data holds ${path} without a single executed line, though ${importer}, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure`,
+      {
+        fix: `run the tests against the checkout (${checkoutFix(root, path)}), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO`,
+      },
+    );
   }
 }
 
@@ -275,13 +270,13 @@ function packageMayLoad(
     const next = n.split(".")[depth];
     if (next === undefined) return false;
     // Its code with strings kept (`import_module(".cli", __name__)`, an `__all__` listing it)
-    // but docstrings and comments aside: a docstring that mentions the CLI loads nothing
-    // (review 34), and regexes over the text misread quotes inside strings (review 35).
+    // but docstrings and comments aside: a docstring that mentions the CLI loads nothing, and
+    // regexes over the text misread quotes inside strings.
     const code = pythonCodeText(text);
     // A name computed at run time (import_module in a PEP 562 `__getattr__`, pkgutil
-    // discovery) may load any submodule: as good as naming it (review 37). A `__getattr__`
-    // that only warns, or pkgutil's namespace line, loads nothing, nor does an import of a
-    // literal name, which names the module if it is this one (review 38).
+    // discovery) may load any submodule: as good as naming it. A `__getattr__` that only
+    // warns, or pkgutil's namespace line, loads nothing, nor does an import of a literal
+    // name, which names the module if it is this one.
     return (
       code === null ||
       new RegExp(`\\b${next}\\b`).test(code) ||

@@ -13,8 +13,9 @@
 // `if __debug__:`, `assert False`, exhaustive `match`).
 // scripts/check-statements.mjs measures agreement with coverage.py over the standard library.
 
-import type { FreezegateError } from "./errors.js";
-import type { StatementMap } from "./model.js";
+import type { FreezegateError } from "../../core/errors.js";
+import type { StatementMap } from "../../core/model.js";
+import { refusal } from "../../core/refusals/index.js";
 import {
   BAD_DEDENT,
   INDENT,
@@ -25,10 +26,9 @@ import {
   isIdentStart,
   isStringPrefix,
   SAME,
-} from "./python-chars.js";
-import { lineOfOffset } from "./python-imports.js";
-import { scanLogicalLines } from "./python-logical-lines.js";
-import { refusal } from "./refusals/index.js";
+} from "./chars.js";
+import { lineOfOffset } from "./imports.js";
+import { scanLogicalLines } from "./logical-lines.js";
 
 export interface PythonStatementsOptions {
   /** Used only in error messages. */
@@ -100,7 +100,7 @@ export function analyzePython(source: string, options: PythonStatementsOptions =
 }
 
 /**
- * scanLogicalLines' answer (see python-logical-lines.ts) from the tokenizer, for normalized
+ * scanLogicalLines' answer (see logical-lines.ts) from the tokenizer, for normalized
  * text: the reference its tests compare it with. Throws where the tokenizer refuses the text.
  */
 export function tokenizedLogicalLines(text: string): Int32Array {
@@ -438,7 +438,7 @@ function operatorLength(text: string, i: number, eol: number): number {
 const CODING = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/;
 // Encodings in which Python's syntax reads as it does in UTF-8: ASCII bytes are ASCII, and no
 // multi-byte character holds one (gbk, gb18030, big5 and shift_jis do: one reads as a
-// backslash, review 38).
+// backslash).
 const ASCII_COMPATIBLE =
   /^(?:utf[-_]?8(?:[-_]sig)?|u8|(?:us[-_]?)?ascii|646|latin[-_]?1|l1|iso[-_]?8859[-_]?\d+|iso[-_]?latin[-_]?\d|(?:cp|windows[-_]?)125\d|cp(?:437|850|852|855|857|858|866)|koi8[-_][a-z]+|mac[-_]?[a-z]+|euc[-_]?(?:jp|kr|jis[-_]?2004|jisx0213)|gb2312)$/i;
 
@@ -460,7 +460,7 @@ export function foreignEncoding(text: string): string | null {
   return ASCII_COMPATIBLE.test(name) ? null : declared;
 }
 
-/** A changed file that declares a foreign encoding is refused (review 37). */
+/** A changed file that declares a foreign encoding is refused: its bytes would be misread. */
 function refuseForeignEncoding(text: string, where: string): void {
   const declared = foreignEncoding(text);
   if (declared === null) return;
@@ -590,7 +590,7 @@ function tokenize(text: string, where: string): Tokens {
         // line such as `",".join(parts)` first in a block runs code, and the tracer records
         // it; taken for a docstring, a line only frozen tests run would read as not code.
         // So does a string with an f-string part (`f"{record()}"`, `"a" f"{b}"`): Python
-        // never takes it for a docstring (review 46).
+        // never takes it for a docstring.
         logicalDocstring = false;
       }
       // Grown while one slot is still free: the end keeps a cleared slot after the last one.

@@ -1,5 +1,5 @@
-// What the tokenizer (python-statements.ts) and the logical-line scanner
-// (python-logical-lines.ts) share: character classes and the start of a line outside
+// What the tokenizer (statements.ts) and the logical-line scanner
+// (logical-lines.ts) share: character classes and the start of a line outside
 // brackets. Both must read a line the same way.
 
 // ASCII character classes: 1 identifier start, 2 digit (both are identifier characters).

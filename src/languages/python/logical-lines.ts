@@ -1,11 +1,11 @@
-// The tokenizer's logical lines (python-statements.ts) without its tokens: which physical lines
+// The tokenizer's logical lines (statements.ts) without its tokens: which physical lines
 // form each logical line, and which logical lines are docstrings. An audit needs only this for
 // most changed files (the full statement model is asked for only where a changed line never
 // ran), and recording every token cost about three times as much as this scan on a cold start:
 // here the JavaScript runs once per line and once per bracket, quote, "#" or backslash, and the
 // regular expression engine skips everything else.
 //
-// It follows tokenize() in python-statements.ts step by step and must give the same answer:
+// It follows tokenize() in statements.ts step by step and must give the same answer:
 // test/unit/python-logical-lines.test.ts compares the two over the standard library and
 // thousands of mutated modules. Where tokenize() would refuse the text (an unterminated
 // string, a bracket or backslash open at the end, an unindent to no outer level), this gives
@@ -21,7 +21,7 @@ import {
   isIdentStart,
   isStringPrefix,
   SAME,
-} from "./python-chars.js";
+} from "./chars.js";
 
 /** The characters that can change a line's structure: brackets, quotes, "#" and "\". */
 const SPECIAL = /["'#\\()[\]{}]/g;
@@ -35,7 +35,7 @@ let stringNewlines = 0;
  * The first backslash at or after where stringEnd last looked for one in the text being
  * scanned (-1: none left; -2: not looked yet). Kept from string to string: searched afresh
  * each time, a file of many triple-quoted strings and few backslashes was read to its end
- * once per string (review 43).
+ * once per string.
  */
 let backslashAt = -2;
 

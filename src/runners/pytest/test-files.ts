@@ -4,13 +4,13 @@
 // takes lines out of the audit, so only a setting read at both ends of the patch widens it.
 
 import { join } from "node:path";
-import { readBlobs } from "../adapters/git-history.js";
-import { readTextIfExists } from "../adapters/repo-files.js";
-import { withPythonFiles } from "../core/globs.js";
-import type { Patch } from "../core/model.js";
-import { normalizePath } from "../core/path-map.js";
-import { pytestConfigNames, pytestPythonFiles } from "../runners/pytest/pytest-config.js";
-import { baseRevisionOf } from "./patch-guards.js";
+import { readBlobs } from "../../adapters/git-history.js";
+import { readTextIfExists } from "../../adapters/repo-files.js";
+import { withPythonFiles } from "../../core/globs.js";
+import type { Patch } from "../../core/model.js";
+import { baseRevisionOf } from "../../core/patch-base.js";
+import { normalizePath } from "../../core/path-map.js";
+import { pytestConfigNames, pytestPythonFiles } from "./pytest-config.js";
 
 /** "" or "dir/" for the test root; null for one outside the repository. */
 function testRootPrefix(testRoot: string): string | null {

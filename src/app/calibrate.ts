@@ -1,0 +1,327 @@
+// `calibrate` as an application service: does the gate fire on this repository, with this data
+// and these settings? Statements are chosen from the data (only frozen tests execute them,
+// a live test does, no test does), each changed in meaning (src/core/canaries.ts), and the
+// canaries go to the real audit (runAudit) as one diff, with the request the gate itself
+// makes. Nothing is written: the diff's new side is the files on disk.
+
+import { join } from "node:path";
+import { readTextFile } from "../adapters/repo-files.js";
+import {
+  CANARY_KINDS,
+  type Canary,
+  type CanaryCandidate,
+  type CanaryKind,
+  type CanaryLine,
+  type CanaryResult,
+  canaryCandidates,
+  canaryDiff,
+  canaryLanguage,
+  canaryQuotas,
+  judgeCanaries,
+  mutateLine,
+  seededRandom,
+  seededShuffle,
+} from "../core/canaries.js";
+import { resolveFrozen } from "../core/frozen.js";
+import { testFileMatcher } from "../core/globs.js";
+import type { ChangedFile, ContextIndex, CoverageSource, StatementMap } from "../core/model.js";
+import type { PathMapping } from "../core/path-map.js";
+import type { FailableVerdict } from "../core/shadow-audit.js";
+import { splitLines } from "../core/stale.js";
+import type { ChangedSourceReader, DataTests, Runner } from "../runners/runner.js";
+import { openData, readTests } from "./audit/data.js";
+import { isRepoFile, mapCoverageToRepo } from "./audit/data-paths.js";
+import { linesOfFile } from "./audit/file-inputs.js";
+import { loadFrozenList } from "./audit/frozen-tests.js";
+import { type AuditRequest, type AuditRun, runAudit } from "./run-audit.js";
+import { mark } from "./timing.js";
+
+export interface CalibrateRequest {
+  /** The gate's own request, as `audit` builds it from the flags and the config, less the patch. */
+  audit: Omit<AuditRequest, "patch">;
+  /** At most this many canaries in all (see canaryQuotas). */
+  max: number;
+  /** The sample's seed: the same seed and data, the same canaries. */
+  seed: number;
+}
+
+/**
+ * Why no shadow canary could be made, when none could: `nothing-frozen` (the frozen list
+ * freezes no test of the data), `no-shadow` (frozen tests ran, but every statement they
+ * execute outside test files a live test executes too), `not-mutable` (the statements only
+ * frozen tests execute hold nothing the canary edit can change).
+ */
+export type CannotFire = "nothing-frozen" | "no-shadow" | "not-mutable";
+
+export interface Calibration {
+  root: string;
+  seed: number;
+  max: number;
+  frozen: { file: string; entries: number; tests: number };
+  /** How many statements qualified for each kind, before the sample. */
+  qualified: Record<CanaryKind, number>;
+  failOn: FailableVerdict[];
+  canaries: CanaryResult[];
+  /** Why the gate cannot be shown to fire (then it proves nothing), or null. */
+  cannotFire: CannotFire | null;
+  /** The audit of the canaries; null when there was no canary to audit. */
+  run: AuditRun | null;
+}
+
+/** A source file of the data, as the choice of canaries reads it. */
+interface SourceFile {
+  text: string;
+  lines: string[];
+  statements: StatementMap;
+  /** Statement first line -> the candidate it is. */
+  candidates: Map<number, CanaryCandidate>;
+}
+
+/** Files whose statements a kind may read per canary it still needs, to keep a large suite fast. */
+const FILES_PER_CANARY = 4;
+
+export async function runCalibration(request: CalibrateRequest): Promise<Calibration> {
+  const { root } = request.audit;
+  const list = loadFrozenList(request.audit.frozen);
+  const { runner, data } = openData(request.audit);
+  let chosen: CanaryLine[];
+  let qualified: Record<CanaryKind, number>;
+  let frozenCount: number;
+  let cannotFire: CannotFire | null = null;
+  try {
+    const tests = readTests(runner, root, request.audit.testRoot, data);
+    // The list as the audit reads it; ids that match nothing are the audit's to refuse.
+    const frozen = resolveFrozen(
+      runner.tests.frozenList(list, request.audit.frozen, tests),
+      tests.index,
+    ).frozenTests;
+    frozenCount = frozen.size;
+    const picked = pickCanaries(runner, data, tests, frozen, request);
+    chosen = picked.canaries;
+    qualified = picked.qualified;
+    if (frozen.size === 0) cannotFire = "nothing-frozen";
+    else if (qualified.shadow === 0) cannotFire = "no-shadow";
+    else if (!chosen.some((c) => c.kind === "shadow")) cannotFire = "not-mutable";
+  } finally {
+    data.close();
+  }
+  const base = {
+    root,
+    seed: request.seed,
+    max: request.max,
+    frozen: { file: request.audit.frozen, entries: list.entries.length, tests: frozenCount },
+    qualified,
+  };
+  if (chosen.length === 0) {
+    return { ...base, failOn: request.audit.failOn, canaries: [], cannotFire, run: null };
+  }
+  const run = await runAudit({
+    ...request.audit,
+    patch: { kind: "diff", label: CANARY_DIFF_LABEL, text: canaryDiff(chosen) },
+  });
+  return {
+    ...base,
+    failOn: run.audit.gate.failOn,
+    canaries: judgeCanaries(
+      chosen.map(({ lineBreak: _, ...c }): Canary => c),
+      run.audit,
+    ),
+    cannotFire,
+    run,
+  };
+}
+
+/** How messages name the canaries' diff (it is no file). */
+export const CANARY_DIFF_LABEL = "<calibration canaries>";
+
+/**
+ * The seeded sample: for each kind, statements drawn at random until its quota is met, each
+ * edited by mutateLine (one it cannot change is passed over). Shadow and control canaries are
+ * drawn from the data's lines, so a file's statements are read only when one of its lines is
+ * drawn; uncovered ones from the files read, then others in a seeded order.
+ */
+function pickCanaries(
+  runner: Runner,
+  data: CoverageSource,
+  tests: DataTests,
+  frozen: ReadonlySet<string>,
+  request: CalibrateRequest,
+): { canaries: CanaryLine[]; qualified: Record<CanaryKind, number> } {
+  const { root, testRoot, pathMap } = request.audit;
+  const random = seededRandom(request.seed);
+  const { mapping } = mapCoverageToRepo(root, data, pathMap);
+  // Not the test-files setting: a production file that setting takes for a test is exactly
+  // what a canary should find. The data's own test files and the runner's defaults are tests.
+  const dataTestFiles = runner.tests.testFiles(tests, testRoot);
+  const isTest = testFileMatcher(runner.files.defaultTestGlobs, tests.prefix);
+  const paths = [...mapping.toData.keys()]
+    .filter((p) => !dataTestFiles.has(p) && !isTest(p) && canaryLanguage(p) !== null)
+    .filter((p) => isRepoFile(root, p))
+    .sort();
+  const executed = data.executedLines(paths.flatMap((p) => dataPathsOf(mapping, p)));
+  const executedOf = (path: string) =>
+    linesOfFile(dataPathsOf(mapping, path), executed) ?? new Map<number, string[]>();
+  mark("calibrate: executed lines");
+
+  // Lines by the kind the data alone suggests; a file's statements confirm it when drawn.
+  const pools: Record<"shadow" | "control", Array<[string, number]>> = { shadow: [], control: [] };
+  // Each context name is judged once: a large suite's lines carry millions of them.
+  const judged = new Map<string, "frozen" | "live" | null>();
+  const judge = (name: string) => {
+    let j = judged.get(name);
+    if (j === undefined) {
+      const id = tests.index.get(name).testId;
+      j = id === null ? null : frozen.has(id) ? "frozen" : "live";
+      judged.set(name, j);
+    }
+    return j;
+  };
+  for (const path of paths) {
+    for (const [line, names] of executedOf(path)) {
+      let frozenHit = false;
+      let live = false;
+      for (const name of names) {
+        const j = judge(name);
+        if (j === "live") {
+          live = true;
+          break;
+        }
+        if (j === "frozen") frozenHit = true;
+      }
+      if (live) pools.control.push([path, line]);
+      else if (frozenHit) pools.shadow.push([path, line]);
+    }
+  }
+
+  mark("calibrate: pools");
+  const reader = runner.sources.reader(root, tests.prefix);
+  const files = new Map<string, SourceFile>();
+  const fileOf = (path: string): SourceFile => {
+    let file = files.get(path);
+    if (file === undefined) {
+      file = readSource(
+        root,
+        path,
+        reader,
+        data,
+        dataPathsOf(mapping, path),
+        executedOf(path),
+        tests.index,
+      );
+      file.candidates = new Map(
+        canaryCandidates(
+          { path, lineCount: file.lines.length, executed: executedOf(path), ...file },
+          tests.index,
+          frozen,
+        ).map((c) => [c.line, c]),
+      );
+      files.set(path, file);
+    }
+    return file;
+  };
+  const quotas = canaryQuotas(request.max);
+  const out: CanaryLine[] = [];
+  const take = (path: string, file: SourceFile, c: CanaryCandidate | undefined): boolean => {
+    if (c === undefined || out.some((o) => o.path === path && o.line === c.line)) return false;
+    const text = file.lines[c.line - 1];
+    const language = canaryLanguage(path);
+    const edit = text === undefined || language === null ? null : mutateLine(text, language);
+    if (text === undefined || edit === null) return false;
+    out.push({ ...c, text, ...edit, lineBreak: lineBreakAfter(file.text, c.line) });
+    return true;
+  };
+
+  for (const kind of ["shadow", "control"] as const) {
+    let count = 0;
+    const order = seededShuffle(pools[kind], random);
+    const budget = quotas[kind] * FILES_PER_CANARY;
+    const tried = new Set<string>();
+    // A second pass ignores the budget, for a shadow canary only: without one the run
+    // proves nothing, so it is worth reading every file that may hold one.
+    for (const unbounded of kind === "shadow" ? [false, true] : [false]) {
+      for (const [path, line] of order) {
+        if (count >= quotas[kind]) break;
+        if (unbounded && count > 0) break;
+        if (!files.has(path) && tried.size >= budget && !unbounded) continue;
+        tried.add(path);
+        const file = fileOf(path);
+        const stmt = file.statements.statementOf(line);
+        const c = stmt === null ? undefined : file.candidates.get(stmt);
+        if (c?.kind === kind && take(path, file, c)) count++;
+      }
+    }
+  }
+  mark("calibrate: shadow + control");
+  // Uncovered statements: from the files already read first, then others in a seeded order;
+  // one a file in each round, so that they spread over the files.
+  const others = seededShuffle(
+    paths.filter((p) => !files.has(p)),
+    random,
+  ).slice(0, quotas.uncovered * FILES_PER_CANARY);
+  const rounds = [...files.keys(), ...others].map((path) => {
+    const file = fileOf(path);
+    const pool = [...file.candidates.values()].filter((c) => c.kind === "uncovered");
+    return { path, file, pool: seededShuffle(pool, random) };
+  });
+  let uncovered = 0;
+  while (uncovered < quotas.uncovered && rounds.some((r) => r.pool.length > 0)) {
+    for (const { path, file, pool } of rounds) {
+      if (uncovered >= quotas.uncovered) break;
+      for (let c = pool.shift(); c !== undefined; c = pool.shift()) {
+        if (take(path, file, c)) {
+          uncovered++;
+          break;
+        }
+      }
+    }
+  }
+
+  mark("calibrate: uncovered");
+  // What qualified in the files read (a shadow pool is read whole when no canary came of it).
+  const qualified = { shadow: 0, control: 0, uncovered: 0 };
+  for (const file of files.values()) for (const c of file.candidates.values()) qualified[c.kind]++;
+  const order = (c: CanaryLine) => CANARY_KINDS.indexOf(c.kind);
+  out.sort(
+    (a, b) => order(a) - order(b) || (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line),
+  );
+  return { canaries: out, qualified };
+}
+
+function dataPathsOf(mapping: PathMapping, path: string): string[] {
+  const first = mapping.toData.get(path);
+  return first === undefined ? [] : (mapping.shared.get(path) ?? [first]);
+}
+
+/** A file's text, lines and statements, as the runner reads them (candidates left to fill). */
+function readSource(
+  root: string,
+  path: string,
+  reader: ChangedSourceReader,
+  data: CoverageSource,
+  dataPaths: string[],
+  executed: ReadonlyMap<number, readonly string[]>,
+  contexts: ContextIndex,
+): SourceFile {
+  const text = readTextFile(join(root, path), `source file ${path}`);
+  const lines = splitLines(text);
+  const change: ChangedFile = {
+    path,
+    oldPath: null,
+    status: "modified",
+    binary: false,
+    submodule: false,
+    addedLines: lines.map((_, i) => i + 1),
+  };
+  const source = reader.read({ change, text, lines, dataPaths, data });
+  return { text, lines, statements: source.statements(executed, contexts), candidates: new Map() };
+}
+
+/** The line break that ends `line` (1-based) in `text`; "" for a last line without one. */
+function lineBreakAfter(text: string, line: number): CanaryLine["lineBreak"] {
+  const breaks = /\r\n|\n|\r/g;
+  let n = 0;
+  for (let m = breaks.exec(text); m !== null; m = breaks.exec(text)) {
+    if (++n === line) return m[0] === "\r\n" ? "\r\n" : "\n";
+  }
+  return "";
+}

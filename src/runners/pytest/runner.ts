@@ -1,0 +1,133 @@
+// pytest with coverage.py as a Runner: per-test data from pytest-cov's contexts (or coverage.py's
+// test_function contexts) in a `.coverage` data file or a `coverage json --show-contexts`
+// report, Python sources, pytest's node ids and configuration.
+
+import {
+  discoverCoverage,
+  hasDataToFind,
+  openCoverage,
+} from "../../adapters/coverage-discovery.js";
+import { nodeIdFile } from "../../core/deposits.js";
+import { FreezegateError, InputError } from "../../core/errors.js";
+import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from "../../core/globs.js";
+import { sample } from "../../core/listing.js";
+import { staleEvidence } from "../../core/stale.js";
+import {
+  REPORT_LINE_BREAKS,
+  refuseLoneCarriageReturn,
+} from "../../languages/python/line-breaks.js";
+import type { Runner } from "../runner.js";
+import { pytestSourceReader, statementLinesOf } from "./changed-source.js";
+import { staticContextWithColons, staticContextWithColonsProblem } from "./context-names.js";
+import { NO_LINES_RECORDED } from "./contexts.js";
+import { readPytestTests } from "./data-tests.js";
+import { checkContextsPresent, checkNodeIdFiles } from "./doctor-checks.js";
+import { frozenForCollapsedContexts, frozenWithoutRun } from "./frozen-tests.js";
+import { noneMeasured, refuseUnexecutedImported } from "./installed-copies.js";
+import { isDoctestId, withoutParameters } from "./node-ids.js";
+import { refuseDataInPatch, refuseUnmeasuredAfterCoverageConfig } from "./patch-guards.js";
+import { testGlobsOnDisk, testGlobsWithPythonFiles } from "./test-files.js";
+
+export const pytestRunner: Runner = {
+  name: "pytest",
+
+  advice: {
+    recordTests: "record per-test contexts: pytest --cov --cov-context=test",
+    exactIds:
+      "use exact pytest node ids (as in pytest --collect-only -q), recorded with --cov-context=test",
+  },
+
+  data: {
+    isThere({ root, explicit, places }) {
+      if (explicit === undefined) return hasDataToFind(root, places);
+      try {
+        discoverCoverage(root, explicit, places);
+        return true;
+      } catch (error) {
+        if (error instanceof FreezegateError) return false;
+        throw error;
+      }
+    },
+    files: ({ root, explicit, places }) => discoverCoverage(root, explicit, places).files,
+    open: ({ root, explicit, places }) => openCoverage(root, explicit, places),
+    describe({ meta }) {
+      return `${meta.format}, coverage.py ${meta.coverageVersion ?? "unknown version"}, ${meta.hasArcs ? "branch" : "line"} data`;
+    },
+  },
+
+  tests: {
+    read: readPytestTests,
+    refuseNoTests({ index }) {
+      if (index.style !== "none") return;
+      // Without tests every name is outside them.
+      const names = index.nonTestContexts;
+      if (names.length === 0) {
+        throw new InputError(NO_LINES_RECORDED.message, { fix: NO_LINES_RECORDED.fix });
+      }
+      throw new InputError(
+        `the coverage data names no tests (only ${sample(names)}), so it cannot say which test ran a line`,
+        {
+          fix: "record per-test contexts: pytest --cov --cov-context=test (or [run] dynamic_context = test_function)",
+        },
+      );
+    },
+    unreadableIds({ index, testFileExists }) {
+      // A static context holding "::" makes every test id unreadable.
+      const found = staticContextWithColons(index.testIds, testFileExists);
+      return found === null ? null : staticContextWithColonsProblem(found);
+    },
+    frozenList: (list, label, { index }) =>
+      index.style === "test-function" ? frozenForCollapsedContexts(list, label) : list,
+    // test_function data merges a test's parametrized cases into one name: a muted case mutes
+    // that name (fail closed: its other cases' lines read shadowed too).
+    mutedIds: (ids, { index }) => [
+      ...new Set(index.style === "test-function" ? ids.map(withoutParameters) : ids),
+    ],
+    refuseNotRun: (label, ids, data) => frozenWithoutRun(label, ids, data.meta.format),
+    testFiles: ({ index }, testRoot) =>
+      new Set(
+        [...index.testIds].filter((id) => !isDoctestId(id)).map((id) => nodeIdFile(id, testRoot)),
+      ),
+    doctorChecks: (tests) => [
+      checkContextsPresent(tests.names ?? [], tests.index),
+      tests.index.style === "pytest-cov"
+        ? checkNodeIdFiles(tests.index.testIds, tests.testFileExists)
+        : {
+            id: "node-ids",
+            status: "skip",
+            message: "not checked: no pytest-cov node ids in the data",
+          },
+    ],
+  },
+
+  files: {
+    defaultTestGlobs: DEFAULT_TEST_GLOBS,
+    defaultSourceGlobs: DEFAULT_SOURCE_GLOBS,
+    testGlobsOnDisk,
+    testGlobsForPatch: testGlobsWithPythonFiles,
+  },
+
+  sources: {
+    reader: pytestSourceReader,
+    refuseLineBreaks: refuseLoneCarriageReturn,
+    staleEvidence(path, text, executed, listed) {
+      // As in the audit: a report's lists are shifted after a line break only Python sees.
+      const reported =
+        listed === undefined || REPORT_LINE_BREAKS.test(text)
+          ? null
+          : listed.data.statements(listed.dataPath);
+      return staleEvidence(text, [...executed, ...(reported ?? [])], statementLinesOf(path, text));
+    },
+    runsOnImport: (path) => path.endsWith(".py"),
+  },
+
+  guards: {
+    refuseDataInPatch,
+    otherCopyMeasured: ({ root, audited, toData, isTestFile, executedOf }) =>
+      noneMeasured(root, audited, toData, isTestFile, executedOf),
+    refuseUnmeasuredAfterConfig: ({ root, patch, testRoot, toData }, unmeasured) =>
+      refuseUnmeasuredAfterCoverageConfig(root, patch, unmeasured, testRoot, toData.keys()),
+    refuseUnexecuted: ({ root, toData, isTestFile, executedOf }, candidates) =>
+      refuseUnexecutedImported(root, candidates, toData, isTestFile, executedOf),
+  },
+};
