@@ -18,6 +18,7 @@ import {
   type Stats,
   statSync,
 } from "node:fs";
+import { join } from "node:path";
 import { FreezegateError, InputError } from "../core/errors.js";
 import { parseJsonText } from "../core/json-text.js";
 import { refusal } from "../core/refusals/index.js";
@@ -294,6 +295,12 @@ export function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Is there a file (not a directory) at this repository path? */
+export function isRepoFile(root: string, repoPath: string): boolean {
+  const full = join(root, repoPath);
+  return fileExists(full) && !isDirectory(full);
 }
 
 /** Is `path` a symbolic link (dangling or not)? */

@@ -10,7 +10,7 @@ import { readTextFile } from "../adapters/repo-files.js";
 import { parseCollectedIds } from "../core/collected.js";
 import { refusal } from "../core/refusals/index.js";
 import { KNOWN_TESTS_FIX } from "../core/refusals/ledger.js";
-import { chooseRunner } from "../runners/registry.js";
+import { findRunner } from "../runners/registry.js";
 import { dataRequestOf } from "./audit/data.js";
 
 export interface KnownTestsRequest {
@@ -55,8 +55,8 @@ export function loadKnownTests(request: KnownTestsRequest): KnownTests {
   }
   const dataRequest = dataRequestOf(request);
   const { places } = dataRequest;
-  const runner = chooseRunner(dataRequest);
-  if (request.coverage === undefined && !runner.data.isThere(dataRequest)) {
+  const runner = findRunner(dataRequest);
+  if (runner === null) {
     return {
       ids: null,
       description: "no --collected file and no coverage data found",

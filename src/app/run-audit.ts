@@ -126,6 +126,7 @@ export async function runAudit(request: AuditRequest): Promise<AuditRun> {
       pathMap: request.pathMap,
       dataFiles: data.meta.dataFiles,
       executedOf: executedOfSource(data),
+      data,
     });
     const { stricter } = changed;
     const judged = await frozenForPatch(runner, tests, data, frozen, request, patch, stricter);

@@ -237,6 +237,7 @@ async function doctorChecks(request: DoctorRequest): Promise<DoctorCheck[]> {
           pathMap: request.pathMap,
           dataFiles: coverage.meta.dataFiles,
           executedOf,
+          data: coverage,
         });
         await judgeFrozenAsAudit(checks, request, patch, stricter, {
           runner,

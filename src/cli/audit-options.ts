@@ -83,7 +83,7 @@ export const DATA_OPTIONS: OptionSpec[] = [
     type: "string",
     value: "PATH",
     description:
-      "coverage data: .coverage (SQLite, with parallel .coverage.* files) or coverage.json (default: found in the current directory, the test root or the repository root; two runs' data there: exit 2)",
+      "per-test coverage data: .coverage (SQLite, with parallel .coverage.* files) or coverage.json for pytest, .freezegate/vitest-coverage.jsonl (or its directory) for Vitest (default: found in the current directory, the test root or the repository root; two runs' data there: exit 2)",
   },
   {
     name: "frozen",
@@ -104,21 +104,21 @@ export const DATA_OPTIONS: OptionSpec[] = [
     type: "string",
     value: "DIR",
     description:
-      "pytest's rootdir (the rootdir: line pytest prints), relative to the repository root (default: the root)",
+      "the test root, relative to the repository root (default: the root): pytest's rootdir (the rootdir: line pytest prints), or the Vitest root (the directory Vitest runs in)",
   },
   {
     name: "test-files",
     type: "string",
     multiple: true,
     value: "GLOB",
-    description: `changed files that are tests and not audited (default: ${DEFAULT_TEST_GLOBS.join(" ")}, and the python_files of pytest's configuration)`,
+    description: `changed files that are tests and not audited (default: the test runner's: for pytest ${DEFAULT_TEST_GLOBS.join(" ")} and the python_files of its configuration; for Vitest the files its include matched)`,
   },
   {
     name: "source-files",
     type: "string",
     multiple: true,
     value: "GLOB",
-    description: `changed files that are audited (default: ${DEFAULT_SOURCE_GLOBS.join(" ")}; files in the data always are)`,
+    description: `changed files that are audited (default: the test runner's: ${DEFAULT_SOURCE_GLOBS.join(" ")} for pytest, JavaScript and TypeScript files for Vitest; files in the data always are)`,
   },
   {
     name: "allow-unresolved",

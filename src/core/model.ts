@@ -48,7 +48,11 @@ export interface Patch {
 // ---------------------------------------------------------------------------------------------
 // Coverage: which contexts (tests) executed which lines.
 
-export type CoverageFormat = "coverage.py-sqlite" | "coverage.py-json";
+/** Which data was read: coverage.py's (pytest), or freezegate's Vitest recorder's. */
+export type CoverageFormat =
+  | "coverage.py-sqlite"
+  | "coverage.py-json"
+  | "freezegate-vitest-coverage";
 
 /**
  * Where the user stands, for a search of the data without a path: a test runner writes its
@@ -169,9 +173,10 @@ export interface StatementMap {
 
 /**
  * How the data names its tests: pytest-cov's node ids with phases, coverage.py's dotted
- * test_function names mapped to node ids, or no test at all (the audit refuses such data).
+ * test_function names mapped to node ids, Vitest test ids (`FILE::SUITE > TEST`) with phases,
+ * or no test at all (the audit refuses such data).
  */
-export type ContextStyle = "pytest-cov" | "test-function" | "none";
+export type ContextStyle = "pytest-cov" | "test-function" | "vitest" | "none";
 
 /** Does the test root hold this file (a path relative to it, as test ids name files)? */
 export type TestFileExists = (file: string) => boolean;

@@ -17,7 +17,7 @@ import { pct, type Stats } from "../core/stats.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckGateReport, CheckLedgerEntry, CheckReport } from "./check-report.js";
 import type { RenderContext, Renderer } from "./registry.js";
-import { describePatch, plural, SKIP_WORDS, sourceLines } from "./words.js";
+import { describePatch, plural, recorderWords, SKIP_WORDS, sourceLines } from "./words.js";
 
 // ---------------------------------------------------------------------------------------------
 // Escaping by construction.
@@ -546,7 +546,7 @@ export const renderHtml: Renderer = (report: AuditReport | CheckReport, ctx: Ren
     ["Patch", describePatch(audit)],
     [
       "Coverage",
-      `${c.dataFiles.join(", ")} (coverage.py ${c.coverageVersion ?? "?"}, ${c.branch ? "branch" : "line"} data, ${plural(c.tests, "test")})`,
+      `${c.dataFiles.join(", ")} (${recorderWords(c)}, ${c.branch ? "branch" : "line"} data, ${plural(c.tests, "test")})`,
     ],
     ["Frozen tests", `${audit.frozen.file}: ${plural(audit.frozen.tests.length, "test")}`],
   ];

@@ -22,7 +22,7 @@ import {
   sameVerdictAndTests,
   verdictSentence,
 } from "./issues.js";
-import { collapseControls, plural } from "./words.js";
+import { collapseControls, plural, recorderWords } from "./words.js";
 
 /** Rows of a long table shown before the rest is folded into <details>. */
 export const ROWS_SHOWN = 10;
@@ -128,7 +128,7 @@ function auditContext(audit: AuditReport): string {
   const c = audit.coverage;
   return [
     `Patch ${base}: ${plural(audit.summary.files, "file")}, ${plural(audit.summary.lines, "changed line")}`,
-    `coverage.py ${mdText(c.coverageVersion ?? "?")}, ${c.branch ? "branch" : "line"} data, ${plural(c.tests, "test")}`,
+    `${mdText(recorderWords(c))}, ${c.branch ? "branch" : "line"} data, ${plural(c.tests, "test")}`,
     `frozen: ${mdCode(audit.frozen.file, false)} (${plural(audit.frozen.tests.length, "test")})`,
   ].join(" · ");
 }

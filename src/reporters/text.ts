@@ -9,7 +9,15 @@ import type { Verdict } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
 import type { CheckReport } from "./check-report.js";
 import { type LineRun, lineRuns, sameVerdictAndTests } from "./issues.js";
-import { describePatch, jsonText, plural, SKIP_WORDS, sourceLines, visible } from "./words.js";
+import {
+  describePatch,
+  jsonText,
+  plural,
+  recorderWords,
+  SKIP_WORDS,
+  sourceLines,
+  visible,
+} from "./words.js";
 
 /** How words are painted: identity functions when colour is off. */
 export interface Paint {
@@ -189,7 +197,7 @@ export function renderText(report: AuditReport, options: TextOptions = {}): stri
   );
   const c = report.coverage;
   out.push(
-    `coverage: ${visible(c.dataFiles.map((f) => fromUser(f, options.directory)).join(", "))} (coverage.py ${visible(c.coverageVersion ?? "?")}, ${c.branch ? "branch" : "line"} data, ${plural(c.tests, "test")}); frozen: ${visible(fromUser(report.frozen.file, options.directory))} (${plural(report.frozen.tests.length, "test")})`,
+    `coverage: ${visible(c.dataFiles.map((f) => fromUser(f, options.directory)).join(", "))} (${visible(recorderWords(c))}, ${c.branch ? "branch" : "line"} data, ${plural(c.tests, "test")}); frozen: ${visible(fromUser(report.frozen.file, options.directory))} (${plural(report.frozen.tests.length, "test")})`,
   );
   if (report.frozen.unresolved.length) {
     out.push(

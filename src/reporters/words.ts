@@ -14,6 +14,15 @@ export const SKIP_WORDS: Record<SkipReason, string> = {
   "no-lines": "no added lines",
 };
 
+/**
+ * The tool that recorded the data, with its version: "coverage.py 7.4.1" for coverage.py's
+ * data, "Vitest 4.1.0" for freezegate's Vitest data (its coverageVersion is Vitest's).
+ */
+export function recorderWords(coverage: AuditReport["coverage"]): string {
+  const tool = coverage.format === "freezegate-vitest-coverage" ? "Vitest" : "coverage.py";
+  return `${tool} ${coverage.coverageVersion ?? "?"}`;
+}
+
 /** "1 file", "2 files", "3 properties" (with `many`). */
 export function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;

@@ -110,7 +110,8 @@ export interface RunnerData {
   /**
    * Whether the runner's data is there: `explicit` is its data by content, or, without it, a
    * search finds its files. Cheap (names and first bytes); the registry asks every runner.
-   * pytest: `.coverage`, `.coverage.*`, `coverage.json`; Vitest: `.freezegate/vitest-coverage*.jsonl`.
+   * pytest: `.coverage`, `.coverage.*`, `coverage.json`; Vitest: `.freezegate/vitest-coverage*.jsonl`
+   * at the Vitest root (the test root) or in the user's directory.
    */
   isThere(request: DataRequest): boolean;
   /**
@@ -163,6 +164,12 @@ export interface RunnerTests {
    * named like a test from a test file (pytest: a doctest makes its module no test file).
    */
   testFiles(tests: DataTests, testRoot: string): Set<string>;
+  /**
+   * The test files as the runner itself chose them for the recorded run (repository paths):
+   * a changed file among them is a test file whatever the test globs say. null: the runner's
+   * data does not say, and the globs decide (pytest). Vitest: the files its `include` matched.
+   */
+  testFilesOfRun(tests: DataTests): ReadonlySet<string> | null;
   /**
    * doctor's checks of the data's tests (read with `names`): "contexts" and "node-ids", in
    * that order.
@@ -230,6 +237,8 @@ export interface PatchFacts {
   isTestFile: (path: string) => boolean;
   executedOf: ExecutedOf;
   testRoot: string;
+  /** The data the patch is judged by. */
+  data: CoverageSource;
 }
 
 /**
@@ -254,6 +263,12 @@ export interface RunnerGuards {
    * that ran imports them: another copy ran (pytest only).
    */
   refuseUnexecuted(facts: PatchFacts, candidates: readonly string[]): void;
+  /**
+   * Test files of the run that recorded no test (Vitest: one that failed to import), where
+   * that can change a verdict: the patch changes one, or a changed file the data lacks
+   * (`unmeasured`) may be imported by them alone. pytest: none (its data has no such list).
+   */
+  refuseTestFilesWithoutData(facts: PatchFacts, unmeasured: readonly ChangedFile[]): void;
 }
 
 /** Advice in the runner's words, for the fixes of refusals the audit core makes. */
@@ -265,7 +280,7 @@ export interface RunnerAdvice {
 }
 
 export interface Runner {
-  /** The runner's name in messages: "pytest". */
+  /** The runner's name in messages: "pytest", "Vitest". */
   readonly name: string;
   readonly advice: RunnerAdvice;
   readonly data: RunnerData;

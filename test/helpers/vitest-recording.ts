@@ -1,8 +1,10 @@
 // Records per-test coverage with freezegate's Vitest runner and reporter: the repository's own
 // Vitest run on a fixture project under test/fixtures/vitest/, writing its data where the test
-// says (FREEZEGATE_VITEST_DATA).
+// says (FREEZEGATE_VITEST_DATA); or a project of its own, given a node_modules from this
+// repository's installed packages.
 
 import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "./cli.js";
 
@@ -23,4 +25,19 @@ export function recordVitest(fixture: string, data: string, ...args: string[]): 
     env: { ...process.env, FREEZEGATE_VITEST_DATA: data, FORCE_COLOR: "0", CI: "1" },
   });
   return { status: res.status, output: `${res.stdout}${res.stderr}`, data };
+}
+
+/**
+ * Gives the project in `dir` a node_modules as a user's has it after
+ * `npm i -D vitest @vitest/coverage-istanbul fast-check freezegate`: links to this repository's
+ * installed packages, and freezegate linked to this checkout (its dist/ and integrations/).
+ */
+export function installFromRepository(dir: string): void {
+  mkdirSync(join(dir, "node_modules"), { recursive: true });
+  for (const name of readdirSync(join(REPO_ROOT, "node_modules"))) {
+    if (!name.startsWith(".") && name !== "freezegate") {
+      symlinkSync(join(REPO_ROOT, "node_modules", name), join(dir, "node_modules", name));
+    }
+  }
+  symlinkSync(REPO_ROOT, join(dir, "node_modules/freezegate"));
 }

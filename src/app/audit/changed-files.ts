@@ -9,7 +9,7 @@ import {
   outsideTestDirs,
   testFileMatcher,
 } from "../../core/globs.js";
-import type { ChangedFile } from "../../core/model.js";
+import type { ChangedFile, CoverageSource } from "../../core/model.js";
 import {
   mapDataPaths,
   type PathMapping,
@@ -77,6 +77,8 @@ export function classifyChangedFiles(
    * `check_*.py` must not take an unmeasured or doctest-only library module out of the audit.
    */
   plainTestGlobs?: readonly string[],
+  /** Test files as the runner chose them for the run (RunnerTests.testFilesOfRun). */
+  testFilesOfRun?: ReadonlySet<string>,
 ): ClassifiedFiles {
   const matcher = (list: readonly string[]) => globsUnderTestRoot(list, testPrefix);
   const testGlob = matcher(globs.testGlobs);
@@ -84,10 +86,16 @@ export function classifyChangedFiles(
   const isSource = compileGlobs([...globs.sourceGlobs]);
   const plainGlob = plainTestGlobs === undefined ? null : matcher(plainTestGlobs);
   const isTest = (path: string) =>
-    testGlob(path) &&
-    (baseTestGlob?.(path) ?? true) &&
-    (plainGlob === null || plainGlob(path) || (namedByTests?.(path) ?? false)) &&
-    !(namedByTests !== undefined && inData(path) && outsideTestDirs(path) && !namedByTests(path));
+    (testFilesOfRun?.has(path) ?? false) ||
+    (testGlob(path) &&
+      (baseTestGlob?.(path) ?? true) &&
+      (plainGlob === null || plainGlob(path) || (namedByTests?.(path) ?? false)) &&
+      !(
+        namedByTests !== undefined &&
+        inData(path) &&
+        outsideTestDirs(path) &&
+        !namedByTests(path)
+      ));
   const audited: ChangedFile[] = [];
   const skipped: SkippedFile[] = [];
   for (const file of files) {
@@ -131,6 +139,7 @@ export interface PatchAgainstData {
   dataFiles: readonly string[];
   /** A data path's executed lines (asked only when no changed file is in the data). */
   executedOf: ExecutedOf;
+  data: CoverageSource;
 }
 
 /**
@@ -159,7 +168,10 @@ export async function checkPatchAgainstData(a: PatchAgainstData): Promise<
     ...given,
     ...(await runner.files.testGlobsForPatch(root, patch, a.testRoot, given)),
   };
-  const isTestFile = testFileMatcher(settings.testGlobs, a.prefix);
+  // The runner's own choice of test files, where its data records it, counts besides the globs.
+  const ofRun = a.tests === null ? null : runner.tests.testFilesOfRun(a.tests);
+  const byGlobs = testFileMatcher(settings.testGlobs, a.prefix);
+  const isTestFile = ofRun === null ? byGlobs : (path: string) => ofRun.has(path) || byGlobs(path);
   const classified = classifyChangedFiles(
     patch.files,
     settings,
@@ -167,6 +179,7 @@ export async function checkPatchAgainstData(a: PatchAgainstData): Promise<
     (p) => mapping.toData.has(p),
     named,
     given.testGlobs,
+    ofRun ?? undefined,
   );
   const onDisk = await checkPatchOnDisk(root, a.request, patch, classified, mapping.toData);
   const changed = onDisk.audited.map((f) => f.path);
@@ -188,10 +201,12 @@ export async function checkPatchAgainstData(a: PatchAgainstData): Promise<
     isTestFile,
     executedOf: a.executedOf,
     testRoot: a.testRoot,
+    data: a.data,
   };
   const copy = await runner.guards.otherCopyMeasured(facts);
   if (copy !== null) throw copy;
   const unmeasured = onDisk.audited.filter((f) => !mapping.toData.has(f.path));
+  runner.guards.refuseTestFilesWithoutData(facts, unmeasured);
   if (unmeasured.length > 0) await runner.guards.refuseUnmeasuredAfterConfig(facts, unmeasured);
   return { ...onDisk, stricter, isTestFile, facts };
 }

@@ -3,7 +3,7 @@
 // could hold, a changed file recorded under a path no rule maps).
 
 import { dirname, isAbsolute, join, relative } from "node:path";
-import { directorySpellings, fileExists, isDirectory } from "../../adapters/repo-files.js";
+import { directorySpellings, fileExists, isRepoFile } from "../../adapters/repo-files.js";
 import { InputError } from "../../core/errors.js";
 import { sample } from "../../core/listing.js";
 import type { CoverageSource } from "../../core/model.js";
@@ -26,11 +26,7 @@ export function recordedRootIn(root: string, measured: readonly string[]): Recor
   return recordedRoot(measured, (repoPath) => isRepoFile(root, repoPath));
 }
 
-/** Is there a file (not a directory) at this repository path? */
-export function isRepoFile(root: string, repoPath: string): boolean {
-  const full = join(root, repoPath);
-  return fileExists(full) && !isDirectory(full);
-}
+export { isRepoFile };
 
 export interface DataPaths {
   measured: string[];

@@ -88,7 +88,7 @@ export const impactCommand: CommandSpec = {
         : o.name === "test-files"
           ? {
               ...o,
-              description: `test files, left out of the report unless --source-files is given (default: ${DEFAULT_TEST_GLOBS.join(" ")}, and the python_files of pytest's configuration)`,
+              description: `test files, left out of the report unless --source-files is given (default: the test runner's: for pytest ${DEFAULT_TEST_GLOBS.join(" ")} and the python_files of its configuration; for Vitest the files its include matched)`,
             }
           : o,
     ),
@@ -139,7 +139,10 @@ Exit codes:
 
     const coverage = runner.data.open(dataRequest);
     try {
-      const { index: contexts } = runner.tests.read(root, data.testRoot, coverage, { names: true });
+      const tests = runner.tests.read(root, data.testRoot, coverage, { names: true });
+      const contexts = tests.index;
+      // The runner's own choice of test files, where its data records it, counts besides the globs.
+      const ofRun = runner.tests.testFilesOfRun(tests);
       if (contexts.testIds.size === 0) {
         throw new InputError("the coverage data names no tests, so it cannot say who covers what", {
           fix: runner.advice.recordTests,
@@ -165,7 +168,8 @@ Exit codes:
 
       const { measured, mapping, existing } = mapCoverageToRepo(root, coverage, data.pathMap);
       const chosen = existing.filter(
-        (p) => isSource(p) && (sourceFilter !== undefined || !isTest(p)),
+        (p) =>
+          isSource(p) && (sourceFilter !== undefined || !(isTest(p) || (ofRun?.has(p) ?? false))),
       );
       if (existing.length === 0) {
         throw new InputError("no file in the coverage data maps onto the repository", {

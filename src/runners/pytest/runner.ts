@@ -7,6 +7,7 @@ import {
   hasDataToFind,
   openCoverage,
 } from "../../adapters/coverage-discovery.js";
+import { readFileHead } from "../../adapters/repo-files.js";
 import { nodeIdFile } from "../../core/deposits.js";
 import { FreezegateError, InputError } from "../../core/errors.js";
 import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from "../../core/globs.js";
@@ -28,6 +29,15 @@ import { isDoctestId, withoutParameters } from "./node-ids.js";
 import { refuseDataInPatch, refuseUnmeasuredAfterCoverageConfig } from "./patch-guards.js";
 import { testGlobsOnDisk, testGlobsWithPythonFiles } from "./test-files.js";
 
+/**
+ * Does a JSON file name its format in its first key? coverage.py's report starts with "meta";
+ * another tool's data that names its format first (freezegate's Vitest data) is not pytest's.
+ */
+function namesOtherFormat(path: string): boolean {
+  const head = readFileHead(path, "coverage data", 64).toString("utf8");
+  return /^\uFEFF?\s*\{\s*"format"\s*:/.test(head);
+}
+
 export const pytestRunner: Runner = {
   name: "pytest",
 
@@ -41,8 +51,8 @@ export const pytestRunner: Runner = {
     isThere({ root, explicit, places }) {
       if (explicit === undefined) return hasDataToFind(root, places);
       try {
-        discoverCoverage(root, explicit, places);
-        return true;
+        const found = discoverCoverage(root, explicit, places);
+        return found.format !== "coverage.py-json" || !namesOtherFormat(found.files[0] as string);
       } catch (error) {
         if (error instanceof FreezegateError) return false;
         throw error;
@@ -88,6 +98,7 @@ export const pytestRunner: Runner = {
       new Set(
         [...index.testIds].filter((id) => !isDoctestId(id)).map((id) => nodeIdFile(id, testRoot)),
       ),
+    testFilesOfRun: () => null,
     doctorChecks: (tests) => [
       checkContextsPresent(tests.names ?? [], tests.index),
       tests.index.style === "pytest-cov"
@@ -129,5 +140,6 @@ export const pytestRunner: Runner = {
       refuseUnmeasuredAfterCoverageConfig(root, patch, unmeasured, testRoot, toData.keys()),
     refuseUnexecuted: ({ root, toData, isTestFile, executedOf }, candidates) =>
       refuseUnexecutedImported(root, candidates, toData, isTestFile, executedOf),
+    refuseTestFilesWithoutData: () => {},
   },
 };
