@@ -6,8 +6,8 @@ import { realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { type LoadedConfig, validateConfig } from "../core/config.js";
-import { ConfigError } from "../core/errors.js";
 import { findDuplicateKey } from "../core/json-text.js";
+import { refusal } from "../core/refusals/index.js";
 import { readTextIfExists } from "./repo-files.js";
 
 /**
@@ -31,10 +31,7 @@ function fromPyproject(path: string, text: string | null): Found | null {
     doc = parseToml(text) as Record<string, unknown>;
   } catch (error) {
     const first = String((error as Error).message).split("\n")[0];
-    throw new ConfigError(`pyproject.toml is not valid TOML: ${first}`, {
-      fix: "fix the TOML syntax (freezegate reads [tool.freezegate] from it)",
-      cause: error,
-    });
+    throw refusal("pyproject-not-toml", { why: first ?? "" }, { cause: error });
   }
   const tool = doc.tool as Record<string, unknown> | undefined;
   if (!tool || typeof tool !== "object" || !("freezegate" in tool)) return null;
@@ -47,10 +44,7 @@ function fromPackageJson(path: string, text: string | null): Found | null {
   try {
     doc = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`package.json is not valid JSON: ${(error as Error).message}`, {
-      fix: 'fix the JSON syntax (freezegate reads its "freezegate" key)',
-      cause: error,
-    });
+    throw refusal("package-json-not-json", { why: (error as Error).message }, { cause: error });
   }
   if (typeof doc !== "object" || doc === null || !("freezegate" in doc)) return null;
   // JSON.parse keeps the last of two equal keys; a reader of the file sees the first.
@@ -58,10 +52,7 @@ function fromPackageJson(path: string, text: string | null): Found | null {
     path === "$" ? key === "freezegate" : /^\$\.freezegate(?:$|[.[])/.test(path),
   );
   if (repeat !== null) {
-    throw new ConfigError(
-      `package.json has the key ${JSON.stringify(repeat.key)} twice in ${repeat.path}: JSON readers keep only the last one, a person reading the file sees the first`,
-      { fix: `keep one ${JSON.stringify(repeat.key)} in ${repeat.path}` },
-    );
+    throw refusal("config-duplicate-key", { key: repeat.key, at: repeat.path });
   }
   return {
     source: 'package.json "freezegate"',
@@ -98,10 +89,7 @@ export function configFromTexts(texts: ConfigTexts): LoadedConfig {
   const py = fromPyproject(texts.pyproject.path, withoutBom(texts.pyproject.text));
   const pkg = fromPackageJson(texts.packageJson.path, withoutBom(texts.packageJson.text));
   if (py && pkg) {
-    throw new ConfigError(
-      'freezegate settings are in both pyproject.toml [tool.freezegate] and package.json "freezegate"',
-      { fix: "keep them in one place" },
-    );
+    throw refusal("config-in-two-places", undefined);
   }
   const found = py ?? pkg;
   if (!found) return { source: null, path: null, values: {} };
@@ -159,12 +147,7 @@ export function refuseNestedConfig(root: string, cwd: string): void {
       if (text === null || !holdsSettings(name, text)) continue;
       const where = `${dir.split("\\").join("/")}/${name}`;
       const what = name === "package.json" ? 'a "freezegate" key' : "[tool.freezegate]";
-      throw new ConfigError(
-        `${where} has ${what}, but freezegate reads its settings only from the repository root's pyproject.toml or package.json`,
-        {
-          fix: "move the settings to the repository root's file (their paths are relative to the root) and delete them here: flags do not make freezegate pass over them",
-        },
-      );
+      throw refusal("config-not-at-root", { where, what });
     }
   }
 }

@@ -5,9 +5,10 @@
 // carries the statements coverage.py computed, so `statements()` answers from it.
 
 import { resolve } from "node:path";
-import { InputError, InternalError } from "../core/errors.js";
+import { type FreezegateError, InternalError } from "../core/errors.js";
 import { stripBom } from "../core/json-text.js";
 import type { CoverageMeta, CoverageSource } from "../core/model.js";
+import { refusal } from "../core/refusals/index.js";
 import { readTextFile } from "./repo-files.js";
 
 /** Report layouts this reader knows; 1 stands for reports without a `meta.format` field. */
@@ -34,55 +35,45 @@ function parseReport(path: string): { meta: JsonObject; files: JsonObject } {
     }),
   );
   if (text.trim() === "") {
-    throw new InputError(`coverage report ${path} is empty`, { fix: SHOW_CONTEXTS_FIX });
+    throw refusal("coverage-report-empty", { path });
   }
   let root: unknown;
   try {
     root = JSON.parse(text);
   } catch (error) {
-    throw new InputError(`${path} is not JSON (${messageOf(error)})`, {
-      fix: SHOW_CONTEXTS_FIX,
-      cause: error,
-    });
+    throw refusal("coverage-report-not-json", { path, why: messageOf(error) }, { cause: error });
   }
   if (!isObject(root) || !isObject(root.meta) || !isObject(root.files)) {
-    throw new InputError(
-      `${path} is JSON but not a coverage.py JSON report (it has no "meta" and "files" objects)`,
-      { fix: SHOW_CONTEXTS_FIX },
-    );
+    throw refusal("coverage-report-malformed", {
+      path,
+      problem: 'is JSON but not a coverage.py JSON report (it has no "meta" and "files" objects)',
+    });
   }
   const { meta, files } = root;
   if (typeof meta.version !== "string") {
-    throw new InputError(`${path} is not a coverage.py JSON report (meta.version is missing)`, {
-      fix: SHOW_CONTEXTS_FIX,
+    throw refusal("coverage-report-malformed", {
+      path,
+      problem: "is not a coverage.py JSON report (meta.version is missing)",
     });
   }
   const format = meta.format ?? 1;
   if (typeof format !== "number" || !KNOWN_FORMATS.has(format)) {
-    throw new InputError(
-      `${path} is coverage.py JSON report format ${JSON.stringify(format)}, freezegate reads formats 1 to 3`,
-      { fix: "write the report with coverage.py 5.0 to 7.x, or upgrade freezegate" },
-    );
+    throw refusal("coverage-report-format-unknown", {
+      path,
+      format: String(JSON.stringify(format)),
+    });
   }
   if (meta.show_contexts !== true) {
-    throw new InputError(
-      `${path} was written without --show-contexts, so it does not say which test ran each line`,
-      { fix: SHOW_CONTEXTS_FIX },
-    );
+    throw refusal("coverage-report-without-contexts", { path, file: null });
   }
   const paths = Object.keys(files);
   if (paths.length === 0) {
-    throw new InputError(`coverage report ${path} measured no files at all`, {
-      fix: "check that the tests ran under coverage and that [run] source/include match your code",
-    });
+    throw refusal("coverage-report-measured-nothing", { path });
   }
   for (const measured of paths) {
     const entry = files[measured];
     if (!isObject(entry) || !isObject(entry.contexts)) {
-      throw new InputError(
-        `${path} has no per-test contexts for ${measured}, so it does not say which test ran each line`,
-        { fix: SHOW_CONTEXTS_FIX },
-      );
+      throw refusal("coverage-report-without-contexts", { path, file: measured });
     }
   }
   return { meta, files };
@@ -146,10 +137,10 @@ class JsonCoverageSource implements CoverageSource {
       for (const [key, contexts] of Object.entries(this.contextsOf(measured))) {
         const line = lineNumber(key);
         if (line === null) {
-          throw new InputError(
-            `${this.path} has a non-numeric line ${JSON.stringify(key)} in the contexts of ${measured}`,
-            { fix: SHOW_CONTEXTS_FIX },
-          );
+          throw refusal("coverage-report-malformed", {
+            path: this.path,
+            problem: `has a non-numeric line ${JSON.stringify(key)} in the contexts of ${measured}`,
+          });
         }
         const names = this.namesAt(measured, contexts);
         if (line > 0 && names.length > 0) lines.set(line, names);
@@ -184,14 +175,16 @@ class JsonCoverageSource implements CoverageSource {
     for (const key of keys) {
       const list = entry[key];
       if (!Array.isArray(list)) {
-        throw new InputError(`${this.path} has no usable ${key} list for ${path}`, {
-          fix: SHOW_CONTEXTS_FIX,
+        throw refusal("coverage-report-malformed", {
+          path: this.path,
+          problem: `has no usable ${key} list for ${path}`,
         });
       }
       for (const line of list) {
         if (!Number.isInteger(line)) {
-          throw new InputError(`${this.path} has a non-integer line in ${key} for ${path}`, {
-            fix: SHOW_CONTEXTS_FIX,
+          throw refusal("coverage-report-malformed", {
+            path: this.path,
+            problem: `has a non-integer line in ${key} for ${path}`,
           });
         }
         if ((line as number) > 0) statements.add(line as number);
@@ -213,9 +206,10 @@ class JsonCoverageSource implements CoverageSource {
     return (this.files[measured] as JsonObject).contexts as JsonObject;
   }
 
-  private malformed(measured: string): InputError {
-    return new InputError(`${this.path} has a malformed contexts entry for ${measured}`, {
-      fix: SHOW_CONTEXTS_FIX,
+  private malformed(measured: string): FreezegateError {
+    return refusal("coverage-report-malformed", {
+      path: this.path,
+      problem: `has a malformed contexts entry for ${measured}`,
     });
   }
 

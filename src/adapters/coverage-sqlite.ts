@@ -9,9 +9,10 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { InputError, InternalError } from "../core/errors.js";
+import { FreezegateError, InternalError } from "../core/errors.js";
 import type { ContextOverview, CoverageMeta, CoverageSource } from "../core/model.js";
 import { decodeNumbitsInto } from "../core/numbits.js";
+import { refusal } from "../core/refusals/index.js";
 import { mightNameTest } from "../runners/pytest/context-names.js";
 import { parseLocalTimestamp } from "./coverage-json.js";
 import { readFileHead } from "./repo-files.js";
@@ -229,7 +230,7 @@ export function openCoverageSqlite(
 ): CoverageSource & Required<Pick<CoverageSource, "contextOverview">> {
   const unique = [...new Set(files.map((file) => resolve(file)))];
   if (unique.length === 0) {
-    throw new InputError("no coverage.py data file was given", { fix: RERUN_FIX });
+    throw refusal("coverage-data-none-given", undefined);
   }
   const opened: DataFile[] = [];
   try {
@@ -271,9 +272,7 @@ class SqliteCoverageSource implements CoverageSource {
     }
     if (this.pathIndex.size === 0) {
       const which = files.map((data) => data.path).join(", ");
-      throw new InputError(`coverage data ${which} measured no files at all`, {
-        fix: "check that the tests ran under coverage and that [run] source/include match your code",
-      });
+      throw refusal("coverage-data-measured-nothing", { files: which });
     }
     let recordedAt = files[0]?.recordedAt ?? null;
     let version: string | null = null;
@@ -448,10 +447,10 @@ class SqliteCoverageSource implements CoverageSource {
       }
       // coverage.py numbers contexts 1, 2, 3, ...; a wildly sparse table is not its data.
       if (maxId > names.length * 8 + 1024) {
-        throw new InputError(
-          `${data.path} has context ids up to ${maxId} for ${names.length} contexts, which coverage.py does not write`,
-          { fix: RERUN_FIX },
-        );
+        throw refusal("coverage-data-malformed", {
+          path: data.path,
+          problem: `has context ids up to ${maxId} for ${names.length} contexts, which coverage.py does not write`,
+        });
       }
       const index = new Int32Array(maxId + 1).fill(-1);
       if (!merge) {
@@ -482,12 +481,11 @@ class SqliteCoverageSource implements CoverageSource {
               .slice(0, 3)
               .map((n) => JSON.stringify(n))
               .join(", ")}`;
-      throw new InputError(
-        `${data.path} has no per-test contexts (${seen}), unlike ${withTests.path}: combined, the lines it measured would count as run outside tests`,
-        {
-          fix: "record every shard with per-test contexts (pytest --cov --cov-context=test), or move this file away if it is not from this test run",
-        },
-      );
+      throw refusal("coverage-shard-without-contexts", {
+        path: data.path,
+        seen,
+        other: withTests.path,
+      });
     }
     this.contextsLoaded = true;
   }
@@ -531,8 +529,9 @@ class SqliteCoverageSource implements CoverageSource {
       }
     }
     if (missing.size > 0) {
-      throw new InputError(`${data.path} has a malformed row in its context table`, {
-        fix: RERUN_FIX,
+      throw refusal("coverage-data-malformed", {
+        path: data.path,
+        problem: "has a malformed row in its context table",
       });
     }
   }
@@ -721,8 +720,9 @@ function readContextTable(data: DataFile): ContextTable {
   const all = query(data, () => data.db.prepare("SELECT id, context FROM context").all()) as Row[];
   for (const { id, context } of all) {
     if (typeof id !== "number" || !Number.isInteger(id) || id < 0 || typeof context !== "string") {
-      throw new InputError(`${data.path} has a malformed row in its context table`, {
-        fix: RERUN_FIX,
+      throw refusal("coverage-data-malformed", {
+        path: data.path,
+        problem: "has a malformed row in its context table",
       });
     }
     ids.push(id);
@@ -736,15 +736,18 @@ function packedRows(data: DataFile, fileId: number): [rows: number, packed: unkn
   return [row.rows as number, row.packed];
 }
 
-function unreadable(data: DataFile, path: string): InputError {
-  return new InputError(`${data.path} has unreadable line data for ${path}`, { fix: RERUN_FIX });
+function unreadable(data: DataFile, path: string): FreezegateError {
+  return refusal("coverage-data-malformed", {
+    path: data.path,
+    problem: `has unreadable line data for ${path}`,
+  });
 }
 
-function beyondSource(data: DataFile, path: string): InputError {
-  return new InputError(
-    `${data.path} records lines beyond ${MAX_LINE} for ${path}, which no source file has`,
-    { fix: RERUN_FIX },
-  );
+function beyondSource(data: DataFile, path: string): FreezegateError {
+  return refusal("coverage-data-malformed", {
+    path: data.path,
+    problem: `records lines beyond ${MAX_LINE} for ${path}, which no source file has`,
+  });
 }
 
 /** Where the number readNumber read last ended (after its comma). */
@@ -983,8 +986,9 @@ class LinePairs {
 function contextId(data: DataFile, index: Int32Array, raw: unknown): number {
   const id = typeof raw === "number" ? (index[raw] ?? -1) : -1;
   if (id < 0) {
-    throw new InputError(`${data.path} refers to context id ${String(raw)}, which does not exist`, {
-      fix: RERUN_FIX,
+    throw refusal("coverage-data-malformed", {
+      path: data.path,
+      problem: `refers to context id ${String(raw)}, which does not exist`,
     });
   }
   return id;
@@ -1000,10 +1004,11 @@ function openDataFile(path: string): DataFile {
     if (sqliteResultCode(error) === null) throw error;
     throw (
       lockProblem(path, error) ??
-      new InputError(`cannot open coverage data file ${path}: ${messageOf(error)}`, {
-        fix: RERUN_FIX,
-        cause: error,
-      })
+      refusal(
+        "coverage-data-unreadable",
+        { path, why: messageOf(error), opening: true },
+        { cause: error },
+      )
     );
   }
   try {
@@ -1022,33 +1027,35 @@ function readDataFile(path: string, db: DatabaseSync): DataFile {
     ).map((row) => row.name),
   );
   if (!tables.has("coverage_schema")) {
-    throw new InputError(
-      `${path} is a SQLite database but not a coverage.py data file (it has no coverage_schema table)`,
-      { fix: RERUN_FIX },
-    );
+    throw refusal("coverage-data-malformed", {
+      path,
+      problem:
+        "is a SQLite database but not a coverage.py data file (it has no coverage_schema table)",
+    });
   }
   const versions = query(partial, () =>
     db.prepare("SELECT version FROM coverage_schema").all(),
   ).map((row) => row.version);
   if (versions.length !== 1) {
-    throw new InputError(
-      `${path} is not a usable coverage.py data file: coverage_schema has ${versions.length} rows, expected 1`,
-      { fix: RERUN_FIX },
-    );
+    throw refusal("coverage-data-malformed", {
+      path,
+      problem: `is not a usable coverage.py data file: coverage_schema has ${versions.length} rows, expected 1`,
+    });
   }
   const version = versions[0];
   if (version !== COVERAGE_SCHEMA_VERSION) {
-    throw new InputError(
-      `${path} has coverage.py data schema version ${String(version)}, freezegate reads ${COVERAGE_SCHEMA_VERSION}`,
-      { fix: "produce the data with coverage.py 5.0 to 7.x, which write schema version 7" },
-    );
+    throw refusal("coverage-schema-unknown", {
+      path,
+      version: String(version),
+      readable: COVERAGE_SCHEMA_VERSION,
+    });
   }
   const missing = REQUIRED_TABLES.filter((table) => !tables.has(table));
   if (missing.length > 0) {
-    throw new InputError(
-      `${path} is not a complete coverage.py data file: table ${missing.join(", ")} is missing`,
-      { fix: RERUN_FIX },
-    );
+    throw refusal("coverage-data-malformed", {
+      path,
+      problem: `is not a complete coverage.py data file: table ${missing.join(", ")} is missing`,
+    });
   }
 
   const meta = new Map<string, unknown>();
@@ -1070,10 +1077,10 @@ function readDataFile(path: string, db: DatabaseSync): DataFile {
         () => db.prepare("SELECT EXISTS (SELECT 1 FROM arc) AS found").get()?.found,
       ) === 1;
   } else {
-    throw new InputError(
-      `${path} has an unreadable has_arcs value ${JSON.stringify(hasArcsValue)} in its meta table`,
-      { fix: RERUN_FIX },
-    );
+    throw refusal("coverage-data-malformed", {
+      path,
+      problem: `has an unreadable has_arcs value ${JSON.stringify(hasArcsValue)} in its meta table`,
+    });
   }
   // coverage.py never writes both kinds into one file. Rows in the table the flag does not
   // name would be ignored, and every line they hold would read as never run.
@@ -1084,10 +1091,10 @@ function readDataFile(path: string, db: DatabaseSync): DataFile {
       () => db.prepare(`SELECT EXISTS (SELECT 1 FROM ${other}) AS found`).get()?.found,
     );
     if (stray === 1) {
-      throw new InputError(
-        `${path} says has_arcs = ${hasArcs ? 1 : 0} but holds rows in its ${other} table: it was not written by coverage.py as it is`,
-        { fix: RERUN_FIX },
-      );
+      throw refusal("coverage-data-malformed", {
+        path,
+        problem: `says has_arcs = ${hasArcs ? 1 : 0} but holds rows in its ${other} table: it was not written by coverage.py as it is`,
+      });
     }
   }
 
@@ -1095,7 +1102,10 @@ function readDataFile(path: string, db: DatabaseSync): DataFile {
   const fileRows = query(partial, () => db.prepare("SELECT id, path FROM file").all()) as Row[];
   for (const row of fileRows) {
     if (typeof row.id !== "number" || typeof row.path !== "string") {
-      throw new InputError(`${path} has a malformed row in its file table`, { fix: RERUN_FIX });
+      throw refusal("coverage-data-malformed", {
+        path,
+        problem: "has a malformed row in its file table",
+      });
     }
     fileIds.set(row.path, row.id);
   }
@@ -1150,10 +1160,7 @@ function checkSameKind(files: DataFile[]): void {
   const arcs = files.find((data) => data.kindKnown && data.hasArcs);
   const lines = files.find((data) => data.kindKnown && !data.hasArcs);
   if (arcs && lines) {
-    throw new InputError(
-      `cannot combine ${arcs.path} (branch/arc data) with ${lines.path} (line data); coverage combine refuses this too`,
-      { fix: "re-run every test shard with the same --cov-branch / [run] branch setting" },
-    );
+    throw refusal("coverage-branch-and-line-data", { arcs: arcs.path, lines: lines.path });
   }
 }
 
@@ -1166,44 +1173,36 @@ function checkHeader(path: string): void {
   try {
     const stat = statSync(path);
     if (!stat.isFile()) {
-      throw new InputError(`coverage data ${path} is not a file`, { fix: RERUN_FIX });
+      throw refusal("coverage-data-not-a-file", { path });
     }
     size = stat.size;
   } catch (error) {
-    if (error instanceof InputError) throw error;
-    throw new InputError(`cannot read coverage data file ${path}: ${messageOf(error)}`, {
-      fix: RERUN_FIX,
-      cause: error,
-    });
+    if (error instanceof FreezegateError) throw error;
+    throw refusal(
+      "coverage-data-unreadable",
+      { path, why: messageOf(error), opening: false },
+      { cause: error },
+    );
   }
   if (size === 0) {
-    throw new InputError(`coverage data file ${path} is empty`, { fix: RERUN_FIX });
+    throw refusal("coverage-data-empty", { path });
   }
   // Read before SQLite opens the file, so that an unreadable file is named as such
   // (permission denied), not taken for data to record again.
   const head = readFileHead(path, "coverage data file", SQLITE_HEADER_SIZE, { fix: RERUN_FIX });
   if (startsWith(head, COVERAGE4_SIGNATURE)) {
-    throw new InputError(
-      `${path} is a coverage.py 4.x data file; this format is too old (freezegate reads the SQLite data of coverage.py 5.0 and later)`,
-      { fix: "re-run the tests with coverage.py 5.0 or later" },
-    );
+    throw refusal("coverage-data-too-old", { path });
   }
   if (!startsWith(head, SQLITE_MAGIC)) {
-    throw new InputError(`${path} is not a SQLite database, so not a coverage.py data file`, {
-      fix: RERUN_FIX,
-    });
+    throw refusal("coverage-data-not-sqlite", { path });
   }
   if (head.length < SQLITE_HEADER_SIZE) {
-    throw new InputError(`coverage data file ${path} is truncated (${size} bytes)`, {
-      fix: RERUN_FIX,
-    });
+    throw refusal("coverage-data-truncated", { path, detail: ` (${size} bytes)` });
   }
   const rawPageSize = head.readUInt16BE(16);
   const pageSize = rawPageSize === 1 ? 65536 : rawPageSize;
   if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) {
-    throw new InputError(`coverage data file ${path} is corrupt (bad SQLite page size)`, {
-      fix: RERUN_FIX,
-    });
+    throw refusal("coverage-data-corrupt", { path });
   }
   const changeCounter = head.readUInt32BE(24);
   const pageCount = head.readUInt32BE(28);
@@ -1212,16 +1211,16 @@ function checkHeader(path: string): void {
   // change counter (SQLite file format, section 1.3.7).
   const expected = validFor === changeCounter && pageCount > 0 ? pageCount * pageSize : 0;
   if (size < expected) {
-    throw new InputError(
-      `coverage data file ${path} is truncated: it has ${size} bytes, its header says ${expected}`,
-      { fix: RERUN_FIX },
-    );
+    throw refusal("coverage-data-truncated", {
+      path,
+      detail: `: it has ${size} bytes, its header says ${expected}`,
+    });
   }
   if (size % pageSize !== 0) {
-    throw new InputError(
-      `coverage data file ${path} is truncated: ${size} bytes is not a whole number of ${pageSize}-byte pages`,
-      { fix: RERUN_FIX },
-    );
+    throw refusal("coverage-data-truncated", {
+      path,
+      detail: `: ${size} bytes is not a whole number of ${pageSize}-byte pages`,
+    });
   }
 }
 
@@ -1242,10 +1241,11 @@ function query<T>(data: { path: string }, run: () => T): T {
     if (sqliteResultCode(error) !== null || outOfRange) {
       const problem = lockProblem(data.path, error);
       if (problem !== null) throw problem;
-      throw new InputError(`cannot read coverage data file ${data.path}: ${messageOf(error)}`, {
-        fix: RERUN_FIX,
-        cause: error,
-      });
+      throw refusal(
+        "coverage-data-unreadable",
+        { path: data.path, why: messageOf(error), opening: false },
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -1258,24 +1258,15 @@ function query<T>(data: { path: string }, run: () => T): T {
  * or a hot rollback journal, left by a writer that crashed mid-write, which only a writable
  * connection may roll back.
  */
-function lockProblem(path: string, error: unknown): InputError | null {
+function lockProblem(path: string, error: unknown): FreezegateError | null {
   const code = sqliteResultCode(error);
   if (code === null) return null;
   // The low byte is the primary result code; the extended codes add detail above it.
   if ((code & 0xff) === SQLITE_BUSY || (code & 0xff) === SQLITE_LOCKED) {
-    return new InputError(
-      `coverage data file ${path} is locked by another process (a test run still writing it?)`,
-      { fix: "wait for the test run to finish, then run freezegate again", cause: error },
-    );
+    return refusal("coverage-data-locked", { path }, { cause: error });
   }
   if (code === SQLITE_READONLY_ROLLBACK) {
-    return new InputError(
-      `coverage data file ${path} has a leftover rollback journal ${path}-journal: a coverage.py process crashed while writing it, so its data may be incomplete`,
-      {
-        fix: "re-run the tests with coverage (pytest --cov --cov-context=test); freezegate opens the data read-only and does not roll the journal back",
-        cause: error,
-      },
-    );
+    return refusal("coverage-data-journal", { path }, { cause: error });
   }
   return null;
 }

@@ -11,7 +11,7 @@
 // charged with every entry (it could have written any of them).
 
 import { resolve } from "node:path";
-import { FreezegateError, GitError, InputError } from "../core/errors.js";
+import { FreezegateError } from "../core/errors.js";
 import {
   attributeFreezeChanges,
   type FreezeAuthors,
@@ -20,6 +20,7 @@ import {
   type LedgerStep,
 } from "../core/ledger-changes.js";
 import type { Ledger } from "../core/ledger-model.js";
+import { refusal } from "../core/refusals/index.js";
 import {
   changedPathsDirty,
   gitOk as gitOkWith,
@@ -59,9 +60,7 @@ async function catFile(root: string, names: readonly string[]): Promise<(GitObje
   for (const name of names) {
     // The batch protocol is line-based; a name with a line break would desynchronise it.
     if (/[\n\r]/.test(name)) {
-      throw new InputError(`cannot read "${name}" from git: the name holds a line break`, {
-        fix: "rename the file",
-      });
+      throw refusal("name-has-line-break", { name, what: "file" });
     }
   }
   const out = await gitOk(root, ["cat-file", "--batch"], `${names.join("\n")}\n`);
@@ -70,9 +69,7 @@ async function catFile(root: string, names: readonly string[]): Promise<(GitObje
   for (const _ of names) {
     const eol = out.indexOf(0x0a, at);
     if (eol < 0) {
-      throw new GitError("git cat-file --batch ended early", {
-        fix: "report this as a freezegate bug",
-      });
+      throw refusal("git-unexpected-output", { what: "git cat-file --batch ended early" });
     }
     const header = out.subarray(at, eol).toString("utf8");
     at = eol + 1;
@@ -82,8 +79,8 @@ async function catFile(root: string, names: readonly string[]): Promise<(GitObje
     }
     const m = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(header);
     if (!m) {
-      throw new GitError(`unexpected git cat-file output "${header}"`, {
-        fix: "report this as a freezegate bug",
+      throw refusal("git-unexpected-output", {
+        what: `unexpected git cat-file output "${header}"`,
       });
     }
     const size = Number(m[2]);
@@ -103,7 +100,7 @@ export async function readBlobs(
 ): Promise<(Buffer | null)[]> {
   for (const s of specs) {
     if (s.rev === "" || s.rev.startsWith("-")) {
-      throw new GitError(`"${s.rev}" is not a revision`, { fix: "pass a branch, tag or commit" });
+      throw refusal("not-a-revision", { rev: s.rev });
     }
   }
   const objects = await catFile(
@@ -114,9 +111,7 @@ export async function readBlobs(
     if (o === null) return null;
     if (o.type !== "blob") {
       const spec = specs[i] as BlobSpec;
-      throw new InputError(`${spec.path} is a ${o.type} at ${spec.rev}, not a file`, {
-        fix: "point at a file",
-      });
+      throw refusal("not-a-file-at-revision", { path: spec.path, type: o.type, rev: spec.rev });
     }
     return o.content;
   });
@@ -142,7 +137,7 @@ export async function treeFileAt(
   path: string,
 ): Promise<{ link: boolean; bytes: Buffer } | null> {
   if (rev === "" || rev.startsWith("-")) {
-    throw new GitError(`"${rev}" is not a revision`, { fix: "pass a branch, tag or commit" });
+    throw refusal("not-a-revision", { rev });
   }
   const [entry] = splitNul(await gitOk(root, ["ls-tree", "-z", rev, "--", path]));
   const m = entry === undefined ? null : /^(\d+) blob ([0-9a-f]{40,64})\t/.exec(entry);
@@ -168,7 +163,7 @@ export async function changedFilesInRange(
 ): Promise<RangeFiles> {
   const patch = await patchFromRange(root, base, head);
   if (patch.source.kind !== "range") {
-    throw new GitError("git did not describe a range", { fix: "report this as a freezegate bug" });
+    throw refusal("git-unexpected-output", { what: "git did not describe a range" });
   }
   const changed = new Set<string>();
   for (const f of patch.files) {
@@ -224,9 +219,7 @@ export async function commitsInRange(
   // -z ends every record with a NUL, so the text ends in one: drop the empty tail.
   if (tokens.length % 6 === 1 && tokens.at(-1) === "") tokens.pop();
   if (tokens.length % 6 !== 0) {
-    throw new GitError("unexpected git log output (field count)", {
-      fix: "report this as a freezegate bug",
-    });
+    throw refusal("git-unexpected-output", { what: "unexpected git log output (field count)" });
   }
   const commits: CommitInfo[] = [];
   for (let i = 0; i < tokens.length; i += 6) {
@@ -259,12 +252,7 @@ async function refuseShallowEdge(root: string, commits: readonly CommitInfo[]): 
     (c) => c.parents.length === 0 && (edges.size === 0 || edges.has(c.sha)),
   );
   if (edge === undefined) return;
-  throw new InputError(
-    `commit ${edge.sha.slice(0, 12)} of the range is the edge of a shallow clone (its parents were not fetched), so who added or changed each freeze cannot be told`,
-    {
-      fix: "fetch the whole history: actions/checkout with fetch-depth: 0, or git fetch --unshallow",
-    },
-  );
+  throw refusal("shallow-edge-in-range", { commit: edge.sha });
 }
 
 export interface FreezeAuthorsRequest {
@@ -287,9 +275,7 @@ export async function freezeAuthors(
   req: FreezeAuthorsRequest,
 ): Promise<FreezeAuthors> {
   if (/[\n\r]/.test(req.ledgerPath)) {
-    throw new InputError(`the ledger path "${req.ledgerPath}" holds a line break`, {
-      fix: "rename the ledger file",
-    });
+    throw refusal("name-has-line-break", { name: req.ledgerPath, what: "ledger" });
   }
   const commits = await commitsInRange(root, req.mergeBase, req.head);
   const after = req.uncommitted === undefined ? [] : [req.uncommitted];
@@ -361,12 +347,7 @@ export async function committingIdentities(root: string): Promise<Identity[]> {
     const result = await runGit(root, ["var", variable]);
     const m = /^(.*) <(.*)> \d+ [+-]\d{4}$/.exec(result.stdout.toString("utf8").trim());
     if (result.code !== 0 || m === null) {
-      throw new InputError(
-        "git cannot tell who would commit the ledger's uncommitted changes, so their approval cannot be judged",
-        {
-          fix: 'set your identity: git config user.name "Your Name" and git config user.email you@example.com',
-        },
-      );
+      throw refusal("no-git-identity", undefined);
     }
     const who = { name: m[1] as string, email: m[2] as string };
     if (!identities.some((i) => i.name === who.name && i.email === who.email)) identities.push(who);

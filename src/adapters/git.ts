@@ -22,15 +22,11 @@ import {
 } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { GitError, InputError, InternalError } from "../core/errors.js";
+import { type FreezegateError, InputError, InternalError } from "../core/errors.js";
 import type { ChangedFile, Patch } from "../core/model.js";
 import { nearestNames } from "../core/near-names.js";
-import {
-  GIT_PREFIXES,
-  NON_UTF8_PATH_FIX,
-  nonUtf8Path,
-  parseUnifiedDiff,
-} from "../core/unified-diff.js";
+import { refusal } from "../core/refusals/index.js";
+import { GIT_PREFIXES, nonUtf8Path, parseUnifiedDiff } from "../core/unified-diff.js";
 import { INPUT_LIMIT_BYTES, inputTooLarge } from "./repo-files.js";
 
 // node:os and node:fs/promises take start-up time to load (docs/performance.md), and an audit
@@ -159,14 +155,8 @@ export function runGit(
     child.on("error", (error: NodeJS.ErrnoException) => {
       reject(
         error.code === "ENOENT"
-          ? new GitError("git is not installed or not on PATH", {
-              fix: "install git (2.28 or newer) and make sure `git --version` works",
-              cause: error,
-            })
-          : new GitError(`could not run git: ${error.message}`, {
-              fix: "check that git runs in this directory",
-              cause: error,
-            }),
+          ? refusal("git-not-installed", undefined, { cause: error })
+          : refusal("git-not-run", { why: error.message }, { cause: error }),
       );
     });
     child.on("close", (code) => {
@@ -254,22 +244,15 @@ function firstStderrLine(stderr: string): string {
 }
 
 /** Errors any git command can hit, with what to do about them. */
-function gitFailure(args: string[], result: GitResult, cwd: string): GitError {
+function gitFailure(args: string[], result: GitResult, cwd: string): FreezegateError {
   const line = firstStderrLine(result.stderr);
   if (/not a git repository/i.test(result.stderr)) {
-    return new GitError(`${cwd} is not inside a git repository`, {
-      // Every command needs the repository (a --diff too is read against it): no other way out.
-      fix: "run freezegate inside your repository's work tree, or point -C at it (`git init` starts a new one)",
-    });
+    return refusal("not-a-repository", { dir: cwd });
   }
   if (/detected dubious ownership/i.test(result.stderr)) {
-    return new GitError(`git refuses to read ${cwd}: the repository is owned by another user`, {
-      fix: `mark it as safe: git config --global --add safe.directory ${cwd}`,
-    });
+    return refusal("repository-not-safe", { dir: cwd });
   }
-  return new GitError(`git ${args[0]} failed: ${line}`, {
-    fix: `run \`git ${args.join(" ")}\` in ${cwd} to see git's full message`,
-  });
+  return refusal("git-failed", { args, dir: cwd, line });
 }
 
 /** git's output, or the GitError for its failure. `config`: settings on top of the pinned ones. */
@@ -321,9 +304,7 @@ export async function findRepoRoot(cwd: string): Promise<string> {
     info = undefined;
   }
   if (!info?.isDirectory()) {
-    throw new InputError(`directory ${cwd} does not exist`, {
-      fix: "run freezegate from (or point it at) your repository's work tree",
-    });
+    throw refusal("directory-not-found", { dir: cwd });
   }
   const args = ["rev-parse", "--show-toplevel"];
   const result = await runGit(cwd, args);
@@ -332,9 +313,7 @@ export async function findRepoRoot(cwd: string): Promise<string> {
     if (result.code !== 0 && !/must be run in a work tree/.test(result.stderr)) {
       throw gitFailure(args, result, cwd);
     }
-    throw new GitError(`${cwd} is not inside a git work tree (a bare repository or .git itself)`, {
-      fix: "run freezegate inside the checked-out work tree",
-    });
+    throw refusal("not-a-work-tree", { dir: cwd });
   }
   return root;
 }
@@ -365,9 +344,7 @@ export function guessRepoRoot(cwd: string, env: NodeJS.ProcessEnv = process.env)
 export async function readHeadCommit(root: string): Promise<string> {
   const head = await tryHeadCommit(root);
   if (head === null) {
-    throw new GitError("the repository has no commits yet (HEAD does not point at a commit)", {
-      fix: "commit first, or audit the staged changes with --staged",
-    });
+    throw refusal("no-commits", undefined);
   }
   return head;
 }
@@ -729,26 +706,21 @@ export function parseTopAndBases(text: string): { root: string; mergeBases: stri
 function refuseAmbiguous(stderr: string): void {
   const m = /refname '(.*)' is ambiguous/.exec(stderr);
   if (m) {
-    throw new GitError(
-      `the ref '${m[1]}' is ambiguous: more than one branch, tag or remote has that name`,
-      {
-        fix: `name the one you mean in full, e.g. refs/heads/${m[1]} or refs/tags/${m[1]}`,
-      },
-    );
+    throw refusal("ref-ambiguous", { ref: m[1] as string });
   }
 }
 
 /** Why `ref` does not resolve to a commit, when the reason is in its spelling or its type. */
-async function notACommit(root: string, ref: string, flag: string): Promise<GitError | null> {
+async function notACommit(
+  root: string,
+  ref: string,
+  flag: string,
+): Promise<FreezegateError | null> {
   if (ref.startsWith("-")) {
-    return new GitError(`${flag} '${ref}' is not a ref name (it starts with "-")`, {
-      fix: `pass a branch, tag or commit, e.g. ${flag} origin/main`,
-    });
+    return refusal("ref-starts-with-dash", { flag, ref });
   }
   if (ref.includes("..")) {
-    return new GitError(`${flag} '${ref}' is a range, not one ref`, {
-      fix: `pass one ref: freezegate audits REF...HEAD itself (e.g. ${flag} ${ref.split("..")[0] || "origin/main"})`,
-    });
+    return refusal("ref-is-range", { flag, ref });
   }
   const args = ["rev-parse", "--verify", "-q", "--end-of-options", ref];
   const result = await runGit(root, args);
@@ -758,9 +730,7 @@ async function notACommit(root: string, ref: string, flag: string): Promise<GitE
   const typeOf = await runGit(root, ["cat-file", "-t", result.stdout.toString("utf8").trim()]);
   if (typeOf.code !== 0) return null;
   const type = typeOf.stdout.toString("utf8").trim();
-  return new GitError(`${flag} '${ref}' names a ${type || "non-commit object"}, not a commit`, {
-    fix: `pass a branch, tag or commit, e.g. ${flag} origin/main`,
-  });
+  return refusal("ref-not-a-commit", { flag, ref, type });
 }
 
 /** Find the merge base the slow way, turning every way it can fail into a precise error. */
@@ -773,17 +743,17 @@ async function diagnoseRange(root: string, base: string, head: string): Promise<
     const spelling = await notACommit(root, base, "--base");
     if (spelling) throw spelling;
     const shallow = await isShallowRepository(root);
-    throw new GitError(
-      `base ref '${base}' does not exist in this ${shallow ? "shallow " : ""}clone (or is not a commit)${await nearestRefs(root, base)}`,
-      { fix: await fetchAdvice(root, base, shallow) },
-    );
+    throw refusal("base-not-found", {
+      base,
+      shallow,
+      nearest: await nearestRefs(root, base),
+      fix: await fetchAdvice(root, base, shallow),
+    });
   }
   if (headSha === null) {
     const spelling = await notACommit(root, head, "--head");
     if (spelling) throw spelling;
-    throw new GitError(`head ref '${head}' does not exist (or is not a commit)`, {
-      fix: "pass an existing branch, tag or commit as the head",
-    });
+    throw refusal("head-not-found", { head });
   }
   return findMergeBase(root, base, head, baseSha, headSha);
 }
@@ -801,17 +771,9 @@ async function findMergeBase(
   if (result.code === 0 && sha !== "") return sha;
   if (result.code !== 1) throw gitFailure(args, result, root);
   if (await isShallowRepository(root)) {
-    throw new GitError(
-      `no merge base between '${base}' and '${head}': this clone is shallow and the commits that join them were not fetched`,
-      {
-        fix: "fetch the history: actions/checkout with fetch-depth: 0, or `git fetch --deepen=200` (or `git fetch --unshallow`)",
-      },
-    );
+    throw refusal("shallow-no-merge-base", { base, head });
   }
-  throw new GitError(
-    `'${base}' and '${head}' have no common history (unrelated histories), so there is no merge base to diff from`,
-    { fix: `pass as --base the branch that '${head}' was branched from` },
-  );
+  throw refusal("unrelated-histories", { base, head });
 }
 
 /** What is staged: the index against HEAD (against nothing before the first commit). */
@@ -820,10 +782,7 @@ export async function patchFromStaged(root: string): Promise<Patch> {
     .map((entry) => entry.slice(entry.indexOf("\t") + 1))
     .filter((p, i, all) => all.indexOf(p) === i);
   if (unmerged.length > 0) {
-    throw new GitError(
-      `the index has unresolved merge conflicts (${unmerged.slice(0, 3).join(", ")}${unmerged.length > 3 ? ", ..." : ""})`,
-      { fix: "resolve the conflicts and `git add` the files, or audit the work tree instead" },
-    );
+    throw refusal("index-has-conflicts", { paths: unmerged });
   }
   // Full blob ids: the audit compares them with the files on disk (unstaged edits).
   return {
@@ -846,12 +805,7 @@ export async function patchFromWorktree(root: string): Promise<Patch> {
   if (clash) {
     // `git rm --cached`: HEAD has the file, the index does not, the disk does. git's diff then
     // says "deleted" and ls-files "untracked", so which lines changed is nobody's answer.
-    throw new GitError(
-      `${clash.path} is removed from the index but still on disk (git rm --cached?), so the work tree's changes to it cannot be told apart`,
-      {
-        fix: `put it back in the index (\`git add ${clash.path}\`) or delete it from disk, then audit again`,
-      },
-    );
+    throw refusal("removed-from-index-on-disk", { path: clash.path });
   }
   const files = [...tracked, ...untracked].sort((a, b) =>
     a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
@@ -909,9 +863,7 @@ async function filesFromPatch(
     // cannot be matched against coverage data reliably.
     const bad = nonUtf8Path(files);
     if (bad !== null) {
-      throw new GitError(`the changed path "${bad}" is not valid UTF-8`, {
-        fix: NON_UTF8_PATH_FIX,
-      });
+      throw refusal("path-not-utf8", { path: bad });
     }
   }
   // The cross-check costs a second git process: spend it where parsing could go wrong

@@ -27,10 +27,11 @@ import {
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { InputError } from "../core/errors.js";
+import { FreezegateError } from "../core/errors.js";
 import { parseJsonText } from "../core/json-text.js";
 import { emptyLedger, parseLedger, serializeLedger } from "../core/ledger.js";
 import type { Ledger } from "../core/ledger-model.js";
+import { refusal } from "../core/refusals/index.js";
 import { entryExists, readTextFile } from "./repo-files.js";
 
 /** How long a writer waits for the lock before giving up. */
@@ -100,10 +101,7 @@ function refuseLinkedLedger(path: string): void {
   } catch {
     return; // absent: created as a regular file
   }
-  throw new InputError(
-    `the ledger ${path} is a symbolic link (to ${target}): writing it would replace the link with a file`,
-    { fix: `point --ledger (or the "ledger" config key) at the real file` },
-  );
+  throw refusal("ledger-is-link", { path, target });
 }
 
 export async function updateLedgerFile(
@@ -115,7 +113,7 @@ export async function updateLedgerFile(
   return withLedgerLock(path, opts.lock ?? {}, async (lock) => {
     const before = readLedgerIfExists(path);
     if (before === null && !opts.createIfMissing) {
-      throw new InputError(`ledger not found: ${path}`, { fix: LEDGER_FIX });
+      throw refusal("ledger-not-found", { path });
     }
     const after = change(before ?? emptyLedger());
     if (after === null) return { before, after, written: false };
@@ -199,12 +197,12 @@ async function acquireLock(
       const who = owner
         ? `process ${owner.pid} on ${owner.host} since ${new Date(owner.time).toISOString()}`
         : "a lock file without a readable owner";
-      throw new InputError(
-        `the ledger ${ledgerPath} is locked by ${who} (lock file ${lockPath}); waited ${Math.round(timeoutMs / 1000)} s`,
-        {
-          fix: `wait for the other freezegate command to finish; if none is running, delete ${lockPath}`,
-        },
-      );
+      throw refusal("ledger-locked", {
+        ledger: ledgerPath,
+        who,
+        lock: lockPath,
+        seconds: Math.round(timeoutMs / 1000),
+      });
     }
     // Exponential backoff with jitter, so twenty waiting writers do not retry in lockstep.
     await sleep(delay + Math.floor(Math.random() * delay));
@@ -219,10 +217,11 @@ function tryCreateLock(lockPath: string, record: LockRecord): boolean {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EEXIST") return false;
-    throw new InputError(`cannot create the ledger lock ${lockPath}: ${(error as Error).message}`, {
-      fix: "check that the ledger's directory exists and is writable",
-      cause: error,
-    });
+    throw refusal(
+      "ledger-lock-failed",
+      { action: "create", lock: lockPath, why: (error as Error).message },
+      { cause: error },
+    );
   }
   try {
     writeSync(fd, JSON.stringify(record));
@@ -248,9 +247,11 @@ function readLock(lockPath: string): SeenLock | null {
   } catch (error) {
     // Released between our attempt and this read: simply try again.
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new InputError(`cannot read the ledger lock ${lockPath}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw refusal(
+      "ledger-lock-failed",
+      { action: "read", lock: lockPath, why: (error as Error).message },
+      { cause: error },
+    );
   }
 }
 
@@ -300,12 +301,10 @@ function breakStaleLock(lockPath: string, seen: SeenLock, ledgerPath: string): v
     renameSync(lockPath, aside);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw new InputError(
-      `cannot break the stale ledger lock ${lockPath}: ${(error as Error).message}`,
-      {
-        fix: `delete ${lockPath} if no freezegate command is running`,
-        cause: error,
-      },
+    throw refusal(
+      "ledger-lock-failed",
+      { action: "break", lock: lockPath, why: (error as Error).message },
+      { cause: error },
     );
   }
   let moved = "";
@@ -380,19 +379,13 @@ async function writeLedgerText(
     }
     if (beforeRename) await beforeRename(temp);
     if (!stillHeld(lock)) {
-      throw new InputError(
-        `lost the ledger lock ${lock.path} while writing (another process broke it): nothing was written`,
-        { fix: "run the command again" },
-      );
+      throw refusal("ledger-lock-lost", { lock: lock.path });
     }
     renameSync(temp, path);
   } catch (error) {
     rmSync(temp, { force: true });
-    if (error instanceof InputError) throw error;
-    throw new InputError(`cannot write the ledger ${path}: ${(error as Error).message}`, {
-      fix: "check that the directory exists and is writable",
-      cause: error,
-    });
+    if (error instanceof FreezegateError) throw error;
+    throw refusal("ledger-not-written", { path, why: (error as Error).message }, { cause: error });
   }
   syncDirectory(dirname(path));
 }

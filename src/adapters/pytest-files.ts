@@ -3,7 +3,7 @@
 
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError } from "../core/errors.js";
+import { refusal } from "../core/refusals/index.js";
 import {
   checkedConfigText,
   PLUGIN_MODULE,
@@ -47,9 +47,7 @@ export function findPytestConfig(
     } catch (error) {
       if (!(error instanceof PytestConfigFileUnreadable)) throw error;
       const shown = label(join(error.file.dir, error.file.name));
-      throw new ConfigError(`${shown}: ${error.message} (pytest cannot read this file either)`, {
-        fix: "fix the file's syntax",
-      });
+      throw refusal("pytest-config-unreadable", { file: shown, why: error.message });
     }
     if (located !== null) {
       return { path: join(current, located.name), name: located.name, text: located.text };

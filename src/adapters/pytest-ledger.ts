@@ -9,11 +9,12 @@
 import { createHash } from "node:crypto";
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { ConfigError, FreezegateError, InputError } from "../core/errors.js";
+import { FreezegateError } from "../core/errors.js";
 import { frozenListOf, lookupOf, resolveFrozen } from "../core/frozen.js";
 import type { Ledger } from "../core/ledger-model.js";
 import { sampleOf } from "../core/listing.js";
 import { type AppliedRecord, parseAppliedRecord } from "../core/queue.js";
+import { refusal } from "../core/refusals/index.js";
 import {
   LEDGER_OPTION,
   type LedgerSetting,
@@ -193,10 +194,7 @@ function unreadableConfig(
 ): null {
   if (!/freezegate/i.test(file.text)) return null;
   const label = show(root, join(file.dir, file.name));
-  throw new ConfigError(
-    `cannot tell which ledger the freezegate pytest plugin reads: ${label} cannot be read here (${why})`,
-    { fix: `fix ${label}, or set the plugin's ledger plainly (freezegate_ledger = PATH)` },
-  );
+  throw refusal("plugin-config-unreadable", { file: label, why });
 }
 
 function real(path: string): string {
@@ -220,9 +218,6 @@ export interface LedgerAgreement {
   ledgerKey: string;
 }
 
-const fixFor = (a: LedgerAgreement) =>
-  `point both at one ledger: ${a.ledgerKey}, and pytest's freezegate_ledger`;
-
 /**
  * Refuse (ConfigError) when pytest's configuration makes the plugin read another ledger than
  * `ledgerPath`: a setting that names another file, or a rootdir default that exists and is
@@ -237,10 +232,13 @@ export function refuseForeignPluginLedger(a: LedgerAgreement): void {
     const plugin = pluginLedger(a.root, start, dialect);
     if (plugin === null || real(plugin.path) === judged) continue;
     if (!plugin.explicit && !existsSync(plugin.path)) continue;
-    throw new ConfigError(
-      `the freezegate pytest plugin applies the ledger ${show(a.root, plugin.path)} (${plugin.given}), but ${a.judge} judges ${show(a.root, a.ledgerPath)}: a freeze only pytest applies would mute a test the gate counts as live`,
-      { fix: fixFor(a) },
-    );
+    throw refusal("plugin-ledger-differs", {
+      plugin: show(a.root, plugin.path),
+      given: plugin.given,
+      judge: a.judge,
+      ledger: show(a.root, a.ledgerPath),
+      ledgerKey: a.ledgerKey,
+    });
   }
 }
 
@@ -268,7 +266,7 @@ export interface ThisRunsRecord {
 export interface RecordComparison {
   thisRun: ThisRunsRecord;
   /** The run applied another list than the one judged (path, bytes, or a test it froze); null: it agrees. */
-  disagreement: { message: string; fix: string } | null;
+  disagreement: FreezegateError | null;
 }
 
 /** What compareAppliedRecord compares the record with: the judged list's ids. */
@@ -288,34 +286,45 @@ export function compareAppliedRecord(a: RecordQuestion): RecordComparison | null
   );
   if (record.commit !== a.headCommit) return null;
   const thisRun = { label, record };
-  const disagree = (message: string, fix: string) => ({
-    thisRun,
-    disagreement: { message, fix },
-  });
+  const disagree = (disagreement: FreezegateError) => ({ thisRun, disagreement });
   const judged = show(a.root, a.ledgerPath);
   const ran = isAbsolute(record.ledger.path)
     ? record.ledger.path
     : join(a.root, record.ledger.path);
-  const again = "; then run the tests again";
   if (real(ran) !== real(a.ledgerPath)) {
     return disagree(
-      `the tests ran with the ledger ${record.ledger.path} (the freezegate pytest plugin's applied record ${label}), but ${a.judge} judges ${judged}: a freeze only pytest applied muted a test the gate counts as live`,
-      fixFor(a) + again,
+      refusal("tests-ran-other-ledger", {
+        ran: record.ledger.path,
+        record: label,
+        judge: a.judge,
+        ledger: judged,
+        ledgerKey: a.ledgerKey,
+      }),
     );
   }
   const sha = createHash("sha256").update(readFileBytes(a.ledgerPath, "ledger")).digest("hex");
   if (sha !== record.ledger.sha256) {
     return disagree(
-      `the tests ran with another version of ${judged} than ${a.judge} judges (the applied record ${label} says sha256 ${record.ledger.sha256.slice(0, 12)}, the file is ${sha.slice(0, 12)})`,
-      "run the tests again on this ledger, and do not change it between the tests and the gate",
+      refusal("tests-ran-other-ledger-version", {
+        ledger: judged,
+        judge: a.judge,
+        record: label,
+        recorded: record.ledger.sha256,
+        actual: sha,
+      }),
     );
   }
   const { frozenTests } = resolveFrozen(frozenListOf(a.frozenIds), lookupOf(record.applied));
   const extra = record.applied.filter((id) => !frozenTests.has(id));
   if (extra.length > 0) {
     return disagree(
-      `the tests froze ${extra.length} test(s) that ${judged} does not freeze, e.g. ${extra[0]} (the applied record ${label})`,
-      fixFor(a) + again,
+      refusal("tests-froze-more", {
+        count: extra.length,
+        ledger: judged,
+        example: extra[0] as string,
+        record: label,
+        ledgerKey: a.ledgerKey,
+      }),
     );
   }
   return { thisRun, disagreement: null };
@@ -333,7 +342,7 @@ export function refuseForeignAppliedRecord(a: RecordAgreement): ThisRunsRecord |
     frozenIds: a.ledger.freezes.map((f) => f.test_id),
   });
   if (compared?.disagreement) {
-    throw new InputError(compared.disagreement.message, { fix: compared.disagreement.fix });
+    throw compared.disagreement;
   }
   return compared?.thisRun ?? null;
 }
@@ -366,10 +375,10 @@ export function refuseDeselectedFrozen(
 ): void {
   const deselected = (thisRun.record.deselectedFrozen ?? []).filter((id) => !inData(id));
   if (deselected.length === 0) return;
-  throw new InputError(
-    `the tests did not run ${deselected.length} test(s) that ${judged} freezes: ${sampleOf(deselected)} (deselected, says the applied record ${thisRun.label}, and not in the coverage data); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed"`,
-    {
-      fix: "do not deselect frozen tests (a conftest.py hook, -k, -m, --deselect): let them run (the ledger already keeps their failures from failing the run), or combine the coverage data of the jobs that ran them, then run the tests again",
-    },
-  );
+  throw refusal("frozen-tests-deselected", {
+    count: deselected.length,
+    ledger: judged,
+    sample: sampleOf(deselected),
+    record: thisRun.label,
+  });
 }

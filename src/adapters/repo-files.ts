@@ -19,15 +19,16 @@ import {
   statSync,
 } from "node:fs";
 import { join } from "node:path";
-import { FreezegateError, GitError, InputError } from "../core/errors.js";
+import { FreezegateError, InputError } from "../core/errors.js";
 import { parseJsonText } from "../core/json-text.js";
+import { refusal } from "../core/refusals/index.js";
 
 /**
  * The most freezegate reads of one input: far above any real diff, ledger, frozen list or
  * report, and far below what would exhaust memory (a JavaScript string holds at most 512 MiB).
  */
+/** The most freezegate reads of one input (the input-too-large refusal says 256 MiB). */
 export const INPUT_LIMIT_BYTES = 256 * 1024 * 1024;
-const LIMIT_TEXT = "256 MiB";
 
 // Opening a named pipe waits for a writer; opened non-blocking, it returns at once and fstat
 // says what it is. For a regular file the flag changes nothing.
@@ -41,12 +42,8 @@ export interface ReadOptions {
 }
 
 /** The InputError for an input over the limit (`size`: its size when known). */
-export function inputTooLarge(what: string, size: number | null, fix?: string): InputError {
-  const known = size === null ? "" : ` (${(size / 1024 / 1024).toFixed(0)} MiB)`;
-  return new InputError(
-    `${what} is over ${LIMIT_TEXT}${known}, the most freezegate reads of one input`,
-    { fix: fix ?? "check that it is the input you meant: no real one comes near that size" },
-  );
+export function inputTooLarge(what: string, size: number | null, fix?: string): FreezegateError {
+  return refusal("input-too-large", { what, size, fix });
 }
 
 function describeNonFile(stat: Stats): string {
@@ -58,47 +55,29 @@ function describeNonFile(stat: Stats): string {
 }
 
 /** Why `path` could not be opened, as the InputError to throw. */
-function openFailure(path: string, label: string, error: unknown, opts: ReadOptions): InputError {
+function openFailure(
+  path: string,
+  label: string,
+  error: unknown,
+  opts: ReadOptions,
+): FreezegateError {
   const code = (error as NodeJS.ErrnoException).code;
   const details = { cause: error };
   if (code === "ENOENT") {
     const target = linkTarget(path);
     if (target !== null) {
-      return new InputError(
-        `${label} ${path} is a symbolic link to ${target}, which does not exist`,
-        {
-          ...details,
-          fix: "point the link at the file, or delete the link and give the file itself",
-        },
-      );
+      return refusal("file-link-dangling", { label, path, target }, details);
     }
-    return new InputError(`${label} not found: ${path}`, {
-      ...details,
-      fix: opts.fix ?? "check the path",
-    });
   }
-  if (code === "ENOTDIR") {
-    return new InputError(`${label} not found: ${path} (a directory in that path is a file)`, {
-      ...details,
-      fix: opts.fix ?? "check the path",
-    });
+  if (code === "ENOENT" || code === "ENOTDIR") {
+    const underFile = code === "ENOTDIR";
+    return refusal("file-not-found", { label, path, underFile, fix: opts.fix }, details);
   }
   if (code === "EACCES" || code === "EPERM") {
-    return new InputError(`cannot read ${label} ${path}: permission denied`, {
-      ...details,
-      fix: "make the file (and its directories) readable by the user running freezegate, e.g. chmod a+r FILE, or run freezegate as that file's owner",
-    });
+    return refusal("file-permission-denied", { label, path }, details);
   }
-  if (code === "ELOOP") {
-    return new InputError(`${label} ${path} is a loop of symbolic links`, {
-      ...details,
-      fix: "point the link at the file, or give the file itself",
-    });
-  }
-  return new InputError(`cannot read ${label} ${path}: ${(error as Error).message}`, {
-    ...details,
-    fix: "check that the file is readable by this user",
-  });
+  if (code === "ELOOP") return refusal("file-link-loop", { label, path }, details);
+  return refusal("file-unreadable", { label, path, why: (error as Error).message }, details);
 }
 
 /** Where the symbolic link `path` points, or null when `path` is no link. */
@@ -141,13 +120,14 @@ function openRegularFile(
   try {
     const stat = fstatSync(fd);
     if (stat.isDirectory()) {
-      throw new InputError(`${label} is a directory, not a file: ${path}`, {
-        fix: opts.fix ?? "give the path of a file",
-      });
+      throw refusal("file-is-directory", { label, path, fix: opts.fix });
     }
     if (!stat.isFile() && !isNullDevice(stat)) {
-      throw new InputError(`${label} ${path} is ${describeNonFile(stat)}, not a regular file`, {
-        fix: opts.fix ?? "give the path of the file itself: freezegate reads only regular files",
+      throw refusal("file-not-regular", {
+        label,
+        path,
+        kind: describeNonFile(stat),
+        fix: opts.fix,
       });
     }
     return { fd, size: stat.size };
@@ -299,7 +279,7 @@ export function listPythonFiles(root: string): string[] {
       throw inputTooLarge("the output of git ls-files", null, "check the repository's size");
     }
     const stderr = String((error as { stderr?: unknown }).stderr ?? "").split("\n")[0];
-    throw new GitError(`git ls-files failed in ${root}: ${stderr}`, { cause: error });
+    throw refusal("git-ls-files-failed", { root, line: stderr ?? "" }, { cause: error });
   }
   return [...new Set(out.split("\0").filter((p) => p.endsWith(".py")))];
 }

@@ -5,7 +5,8 @@
 
 import { createRequire } from "node:module";
 import type { DatabaseSync } from "node:sqlite";
-import { EnvironmentError } from "../core/errors.js";
+import type { FreezegateError } from "../core/errors.js";
+import { refusal } from "../core/refusals/index.js";
 
 type Sqlite = typeof import("node:sqlite");
 
@@ -67,21 +68,12 @@ export function loadSqlite(load: () => Sqlite, nodeVersion: string): Sqlite {
   }
 }
 
-function driverMissing(nodeVersion: string, error: unknown): EnvironmentError {
+function driverMissing(nodeVersion: string, error: unknown): FreezegateError {
   const reason = error instanceof Error ? error.message : String(error);
   if (!hasUnflaggedSqlite(nodeVersion)) {
-    return new EnvironmentError(
-      `this Node.js (${nodeVersion}) has no built-in SQLite module (node:sqlite), which freezegate reads coverage.py data files with`,
-      { fix: `run freezegate on Node.js ${MIN_NODE} or later (24 recommended)`, cause: error },
-    );
+    return refusal("node-sqlite-missing", { node: nodeVersion, min: MIN_NODE }, { cause: error });
   }
-  return new EnvironmentError(
-    `this Node.js (${nodeVersion}) cannot load its built-in SQLite module (node:sqlite), which freezegate reads coverage.py data files with: ${reason}`,
-    {
-      fix: "run freezegate without --no-experimental-sqlite (on the node command line or in NODE_OPTIONS)",
-      cause: error,
-    },
-  );
+  return refusal("node-sqlite-turned-off", { node: nodeVersion, why: reason }, { cause: error });
 }
 
 /** Whether this Node.js version has node:sqlite without a flag: 22.13+, 23.4+, 24 and later. */
@@ -115,12 +107,10 @@ export function checkSqlite(db: Pick<DatabaseSync, "prepare">): void {
     } catch {
       // the version is only part of the message
     }
-    throw new EnvironmentError(
-      `this Node.js (${process.version}) is built with a SQLite (${version}) without the JSON functions (json_each) that freezegate's queries use`,
-      {
-        fix: `run freezegate on an official build of Node.js ${MIN_NODE} or later, whose SQLite has them`,
-        cause: error,
-      },
+    throw refusal(
+      "node-sqlite-without-json",
+      { node: process.version, version, min: MIN_NODE },
+      { cause: error },
     );
   }
 }

@@ -15,7 +15,8 @@
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { InputError } from "../core/errors.js";
+import type { FreezegateError } from "../core/errors.js";
+import { refusal } from "../core/refusals/index.js";
 
 export type WriteTarget =
   /** A regular file or a new name: write a temporary file beside it, then rename. */
@@ -75,10 +76,11 @@ export function writeFileAtomic(path: string, content: string): void {
     fs.renameSync(temp, target.path);
   } catch (error) {
     if (temp !== null) fs.rmSync(temp, { force: true });
-    throw new InputError(`cannot write ${path}: ${(error as Error).message}`, {
-      fix: "check that the directory exists and is writable",
-      cause: error,
-    });
+    throw refusal(
+      "write-failed",
+      { path, why: (error as Error).message, nothingWritten: false },
+      { cause: error },
+    );
   }
 }
 
@@ -95,10 +97,11 @@ export type WriteOps = Pick<
   | "realpathSync"
 >;
 
-function writeError(path: string, error: unknown): InputError {
-  return new InputError(
-    `cannot write ${path}: ${(error as Error).message}; no report file was written`,
-    { fix: "check that the directory exists and is writable", cause: error },
+function writeError(path: string, error: unknown): FreezegateError {
+  return refusal(
+    "write-failed",
+    { path, why: (error as Error).message, nothingWritten: true },
+    { cause: error },
   );
 }
 

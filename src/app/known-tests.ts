@@ -8,7 +8,8 @@
 import { pathFromUser } from "../adapters/coverage-discovery.js";
 import { readTextFile } from "../adapters/repo-files.js";
 import { parseCollectedIds } from "../core/collected.js";
-import { InputError } from "../core/errors.js";
+import { refusal } from "../core/refusals/index.js";
+import { KNOWN_TESTS_FIX } from "../core/refusals/ledger.js";
 import { findRunner } from "../runners/registry.js";
 import type { Runner } from "../runners/runner.js";
 import { dataRequestOf } from "./audit/data.js";
@@ -40,8 +41,7 @@ export interface KnownTests {
 }
 
 /** How users can give freezegate the known tests (for messages when there are none). */
-export const KNOWN_TESTS_FIX =
-  "pass --collected FILE (write it with pytest --collect-only -q > collected.txt) or --coverage PATH (per-test coverage data, pytest --cov --cov-context=test)";
+export { KNOWN_TESTS_FIX };
 
 export function loadKnownTests(request: KnownTestsRequest): KnownTests {
   if (request.collected !== undefined) {
@@ -85,10 +85,7 @@ export function loadKnownTests(request: KnownTestsRequest): KnownTests {
       };
     }
     if (index.testIds.size === 0) {
-      throw new InputError(
-        `the coverage data ${coverage.meta.dataFiles.join(", ")} names no tests (${none}), so it cannot say which tests exist`,
-        { fix: KNOWN_TESTS_FIX },
-      );
+      throw refusal("coverage-names-no-tests", { files: coverage.meta.dataFiles.join(", "), none });
     }
     const files = coverage.meta.dataFiles;
     const note =

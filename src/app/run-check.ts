@@ -16,12 +16,12 @@ import {
   type ThisRunsRecord,
 } from "../adapters/pytest-ledger.js";
 import { fileExists } from "../adapters/repo-files.js";
-import { InputError } from "../core/errors.js";
 import type { Finding, GateResult } from "../core/findings.js";
 import { gateFailed, sortFindings } from "../core/findings.js";
 import type { Ledger } from "../core/ledger-model.js";
 import { checkShape } from "../core/ledger-shape.js";
 import { sampleOf } from "../core/listing.js";
+import { refusal } from "../core/refusals/index.js";
 import type { SamplesArtifact } from "../core/samples.js";
 import type { ShadowAudit } from "../core/shadow-audit.js";
 import { RUNNERS } from "../runners/registry.js";
@@ -33,7 +33,7 @@ import { runLockGate } from "./gates/lock-gate.js";
 import { type PatchLedger, patchLedger, policyNotes } from "./gates/patch-policy.js";
 import { judgeSweepRecord } from "./gates/sweep.js";
 import { runWitnessGate } from "./gates/witness-gate.js";
-import { KNOWN_TESTS_FIX, type KnownTests, loadKnownTests } from "./known-tests.js";
+import { type KnownTests, loadKnownTests } from "./known-tests.js";
 import { frozenListMovedWords } from "./patch-settings.js";
 import { type AuditRequest, type AuditRun, runAudit } from "./run-audit.js";
 
@@ -307,10 +307,12 @@ function samplesWithoutRecord(
   const tool = read.kind === "session" ? undefined : read.tool;
   const writer = writerOf(tool);
   if (ofThisRun && writer !== undefined) {
-    throw new InputError(
-      `the samples artifact ${show(root, request.samplesPath)} is from ${writer.writer}'s run at this commit, but no applied record of that run is at ${candidates.map((c) => show(root, c)).join(" or ")}: what the run froze, muted and deselected cannot be checked`,
-      { fix: writer.keepRecord },
-    );
+    throw refusal("applied-record-missing", {
+      samples: show(root, request.samplesPath),
+      writer: writer.writer,
+      places: candidates.map((c) => show(root, c)).join(" or "),
+      keepRecord: writer.keepRecord,
+    });
   }
   return {
     read,
@@ -405,9 +407,7 @@ async function depositCheckGate(
   if (knownTests.ids === null) {
     // The audit read the data, so this cannot happen unless the data names no tests, which
     // the audit refuses.
-    throw new InputError(`cannot judge the deposits: ${knownTests.description}`, {
-      fix: KNOWN_TESTS_FIX,
-    });
+    throw refusal("deposits-not-judged", { why: knownTests.description });
   }
   return asCheckGate(
     await runDepositGate(request.gate, {

@@ -4,6 +4,7 @@
 
 import { parseArgs } from "node:util";
 import { UsageError } from "../core/errors.js";
+import { refusal } from "../core/refusals/index.js";
 
 export interface OptionSpec {
   name: string;
@@ -121,10 +122,10 @@ export function parseCommandArgs(
     const message = full.split("\n")[0]?.replace(/\. To specify a positional.*$/, "");
     // "--base -x": Node's own hint (write --base=-x) is on a later line; keep it as the fix.
     const dashed = /use '(--[\w-]+=-XYZ)'/.exec(full);
-    throw new UsageError(`${path}: ${message}`, {
-      fix: dashed
-        ? `a value starting with "-" is written ${dashed[1]}; a missing value is the likelier mistake (see freezegate ${path} --help)`
-        : `see freezegate ${path} --help`,
+    throw refusal("bad-arguments", {
+      command: path,
+      problem: message ?? full,
+      dashed: dashed?.[1] ?? null,
     });
   }
 }
@@ -170,9 +171,7 @@ function refuseEmptyValues(spec: CommandSpec, values: OptionValues): void {
       : typeof v === "string" && v.trim() === "";
     if (!empty) continue;
     const what = opt.value ?? "a value";
-    throw new UsageError(`--${opt.name} has an empty value; it needs ${what}`, {
-      fix: `pass --${opt.name} ${what}, or leave the flag out (an unset shell or CI variable expands to "")`,
-    });
+    throw refusal("empty-flag-value", { flag: opt.name, needs: what });
   }
 }
 
@@ -196,10 +195,7 @@ function refuseConflictingRepeats(
     const earlier = first.get(token.name);
     if (earlier === undefined) first.set(token.name, value);
     else if (earlier !== value) {
-      throw new UsageError(
-        `--${token.name} is given twice, as "${earlier}" and as "${value}"; it takes one value`,
-        { fix: `pass --${token.name} once` },
-      );
+      throw refusal("flag-given-twice", { flag: token.name, first: earlier, second: value });
     }
   }
 }

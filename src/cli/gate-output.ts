@@ -4,8 +4,8 @@
 //   {"schema": "freezegate/gate", "schemaVersion": 1, "gate", "ran", "blocking",
 //    "skippedBecause"?, "passed", "exitCode", "notes", "findings"}
 
-import { UsageError } from "../core/errors.js";
 import type { GateResult } from "../core/findings.js";
+import { refusal } from "../core/refusals/index.js";
 import { visible } from "../reporters/words.js";
 import { type OptionSpec, type OptionValues, stringOpt } from "./command.js";
 
@@ -29,7 +29,7 @@ export type OutputFormat = "text" | "json";
 export function resolveFormat(values: OptionValues): OutputFormat {
   const format = stringOpt(values, "format") ?? "text";
   if (format !== "text" && format !== "json") {
-    throw new UsageError(`unknown --format "${format}"`, { fix: "use text or json" });
+    throw refusal("unknown-format", { format, known: "text or json" });
   }
   return format;
 }

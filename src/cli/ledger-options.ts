@@ -17,9 +17,9 @@ import type { UpdateOptions } from "../adapters/ledger-file.js";
 import type { KnownTestsRequest } from "../app/known-tests.js";
 import type { ConfigValues } from "../core/config.js";
 import { isDay, todayUtc, utcDayOfInstant } from "../core/dates.js";
-import { ConfigError, InputError, UsageError } from "../core/errors.js";
 import { describeSource } from "../core/ledger.js";
 import { DEFAULT_LEDGER_PATH, type Ledger } from "../core/ledger-model.js";
+import { refusal } from "../core/refusals/index.js";
 import { commandDirectory, DIRECTORY_OPTION, isFreezeLedger } from "./audit-options.js";
 import {
   type CommandIo,
@@ -121,18 +121,14 @@ export function refuseOtherFrozenKey(ctx: LedgerContext, command: string): void 
   const file = resolve(ctx.root, frozen);
   if (real(file) === real(ctx.ledgerPath)) return;
   if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new ConfigError(`the config's frozen key names ${frozen}, a directory`, {
-      fix: `remove the frozen key: ${command} takes the frozen tests from the ledger`,
-    });
+    throw refusal("frozen-key-is-directory", { frozen, command });
   }
-  throw new ConfigError(
-    `the config's frozen key names ${frozen}, but ${command} judges the ledger's freezes (${ctx.ledgerLabel}): a test frozen only in ${frozen} would count as live here and as frozen in audit`,
-    {
-      fix: isFreezeLedger(file)
-        ? `${frozen} is a freeze ledger: name it with the ledger key instead (ledger = "${frozen}") and remove the frozen key`
-        : "move its freezes into the ledger (freezegate ledger migrate) and remove the frozen key, or set it to the ledger's path",
-    },
-  );
+  throw refusal("frozen-key-beside-ledger", {
+    frozen,
+    command,
+    ledger: ctx.ledgerLabel,
+    isLedger: isFreezeLedger(file),
+  });
 }
 
 /** The ledger: --ledger, else the config's "ledger" key, else the default path (absolute). */
@@ -183,9 +179,7 @@ export function resolveToday(values: OptionValues, env: NodeJS.ProcessEnv): stri
   const flag = stringOpt(values, "today");
   if (flag !== undefined) {
     if (!isDay(flag)) {
-      throw new UsageError(`--today "${flag}" is not a real day written YYYY-MM-DD`, {
-        fix: "write e.g. --today 2026-10-18",
-      });
+      throw refusal("bad-today", { value: flag });
     }
     return flag;
   }
@@ -193,9 +187,7 @@ export function resolveToday(values: OptionValues, env: NodeJS.ProcessEnv): stri
   if (fake !== undefined && fake !== "") {
     const day = utcDayOfInstant(fake);
     if (day === null) {
-      throw new UsageError(`FREEZEGATE_NOW "${fake}" is not an ISO date and time`, {
-        fix: "unset it, or write an ISO instant such as 2026-10-18T23:30:00Z",
-      });
+      throw refusal("bad-freezegate-now", { value: fake });
     }
     return day;
   }
@@ -250,10 +242,9 @@ export function ledgerWriteOptions(io: CommandIo): Pick<UpdateOptions, "beforeRe
  */
 export function assertWritableFormat(ledger: Ledger, label: string): void {
   if (ledger.source === "freezegate") return;
-  throw new InputError(
-    `${label} is a ${describeSource(ledger.source)}, which freezegate reads but does not rewrite`,
-    {
-      fix: `run freezegate ledger migrate --from ${label} to make a freezegate ledger (${DEFAULT_LEDGER_PATH}), then change that`,
-    },
-  );
+  throw refusal("ledger-not-rewritable", {
+    label,
+    source: describeSource(ledger.source),
+    defaultPath: DEFAULT_LEDGER_PATH,
+  });
 }

@@ -28,7 +28,7 @@ import {
 import { gitDirectories, isTracked } from "../adapters/git.js";
 import { readFileHead, readTextIfExists } from "../adapters/repo-files.js";
 import { removeFile, writeFilesAtomically } from "../adapters/write-file.js";
-import { ConfigError, InputError, UsageError } from "../core/errors.js";
+import { refusal } from "../core/refusals/index.js";
 import { parseHistory, type Stats } from "../core/stats.js";
 import {
   FORMATS,
@@ -118,12 +118,6 @@ export interface OutputRequest {
   cwd: string;
 }
 
-function unknownFormat(what: string, name: string): UsageError {
-  return new UsageError(`unknown ${what} "${name}"`, {
-    fix: `use one of: ${formatList()}`,
-  });
-}
-
 /** A name that reads as a format in FORMAT=FILE (a path never looks like this). */
 const FORMAT_PREFIX = /^([A-Za-z][A-Za-z0-9_-]*)=(.*)$/s;
 
@@ -135,24 +129,18 @@ export function parseOutputTarget(value: string, cwd: string): OutputTarget {
   if (m) {
     const [, name, file] = m as unknown as [string, string, string];
     if (!isFormat(name)) {
-      throw new UsageError(`--output "${value}": unknown format "${name}"`, {
-        fix: `use FORMAT=FILE with one of: ${formatList()} (a file whose name has "=" in it: write it as ./${value})`,
-      });
+      throw refusal("output-unknown-format", { value, format: name, known: formatList() });
     }
     if (file === "") {
-      throw new UsageError(`--output "${value}": no file after "="`, {
-        fix: `write --output ${name}=FILE`,
-      });
+      throw refusal("output-no-file", { value, format: name });
     }
     return { format: name, path: file === STDOUT ? STDOUT : resolve(cwd, file) };
   }
   if (value === "") {
-    throw new UsageError("--output needs a file", { fix: "write --output [FORMAT=]FILE" });
+    throw refusal("output-empty", undefined);
   }
   if (value.startsWith("=")) {
-    throw new UsageError(`--output "${value}": no format before "="`, {
-      fix: `write FORMAT=FILE with one of: ${formatList()} (a file whose name starts with "=": write it as ./${value})`,
-    });
+    throw refusal("output-no-format", { value, known: formatList() });
   }
   return { format: undefined, path: value === STDOUT ? STDOUT : resolve(cwd, value) };
 }
@@ -161,22 +149,18 @@ export function parseOutputTarget(value: string, cwd: string): OutputTarget {
 export function parseOutputRequest(values: OptionValues, cwd: string): OutputRequest {
   const formatFlag = stringOpt(values, "format");
   if (formatFlag !== undefined && !isFormat(formatFlag))
-    throw unknownFormat("--format", formatFlag);
+    throw refusal("unknown-format", { format: formatFlag, known: `one of: ${formatList()}` });
   const raw = listOpt(values, "output") ?? [];
   const single = stringOpt(values, "output");
   const given = [...raw, ...(single === undefined ? [] : [single])];
   const outputs = given.map((v) => parseOutputTarget(v, cwd));
   const plain = outputs.filter((o) => o.format === undefined);
   if (plain.length > 1) {
-    throw new UsageError("--output FILE without a format can be given once", {
-      fix: "name the format of the others: --output FORMAT=FILE",
-    });
+    throw refusal("output-plain-twice", undefined);
   }
   const toStdout = outputs.filter((o) => o.path === STDOUT);
   if (toStdout.length > 1) {
-    throw new UsageError("--output names stdout (-) twice", {
-      fix: "send one report to stdout and the others to files",
-    });
+    throw refusal("output-stdout-twice", undefined);
   }
   const stdoutFormat = toStdout[0]?.format;
   if (
@@ -185,17 +169,13 @@ export function parseOutputRequest(values: OptionValues, cwd: string): OutputReq
     formatFlag !== undefined &&
     formatFlag !== stdoutFormat
   ) {
-    throw new UsageError(`--format ${formatFlag} and --output ${stdoutFormat}=- both want stdout`, {
-      fix: `send one of them to a file: --output ${formatFlag}=FILE or --output ${stdoutFormat}=FILE`,
-    });
+    throw refusal("output-stdout-taken", { format: formatFlag, output: stdoutFormat });
   }
   const seen = new Set<string>();
   const files = new Map<string, number>();
   outputs.forEach((o, i) => {
     if (seen.has(o.path)) {
-      throw new UsageError(`--output names ${o.path} twice`, {
-        fix: "give each report its own file",
-      });
+      throw refusal("output-file-twice", { path: o.path });
     }
     seen.add(o.path);
     if (o.path === STDOUT) return;
@@ -204,10 +184,10 @@ export function parseOutputRequest(values: OptionValues, cwd: string): OutputReq
     const key = fileIdentity(o.path);
     const first = files.get(key);
     if (first !== undefined) {
-      throw new UsageError(
-        `--output ${given[first]} and --output ${given[i]} are one file (a link): one report would replace the other`,
-        { fix: "give each report its own file" },
-      );
+      throw refusal("output-same-file", {
+        first: given[first] as string,
+        second: given[i] as string,
+      });
     }
     files.set(key, i);
   });
@@ -297,8 +277,9 @@ export function planOutputs(
   let fallback: FormatName = "text";
   if (configFormat !== undefined) {
     if (typeof configFormat !== "string" || !isFormat(configFormat)) {
-      throw new ConfigError(`the config file's "format" is not a report format: ${configFormat}`, {
-        fix: `use one of: ${formatList()}`,
+      throw refusal("config-format-unknown", {
+        format: String(configFormat),
+        known: formatList(),
       });
     }
     fallback = configFormat;
@@ -315,10 +296,7 @@ export function planOutputs(
   if (onStdout === "html" && toStdout === undefined && stdout.isTTY === true) {
     const path = join(request.cwd, HTML_ON_TERMINAL);
     if (files.some((f) => canonicalPath(f.path) === canonicalPath(path))) {
-      throw new UsageError(
-        `--output names ${HTML_ON_TERMINAL}, where the HTML report goes when stdout is a terminal`,
-        { fix: "give that report another file, or pipe stdout (| cat > page.html)" },
-      );
+      throw refusal("output-html-fallback-named", { path: HTML_ON_TERMINAL });
     }
     files.push({ format: "html", path });
     return { stdout: null, files, quiet: request.quiet, htmlInstead: path };
@@ -336,14 +314,10 @@ export function preflightOutputs(request: OutputRequest): void {
     if (path === STDOUT) continue;
     const dir = dirname(path);
     if (entryAt(dir)?.kind !== "directory") {
-      throw new InputError(`cannot write ${path}: the directory ${dir} does not exist`, {
-        fix: "create the directory first, or write the report elsewhere",
-      });
+      throw refusal("output-directory-missing", { path, dir });
     }
     if (entryAt(path)?.kind === "directory") {
-      throw new InputError(`cannot write ${path}: it is a directory`, {
-        fix: "give a file name for the report",
-      });
+      throw refusal("output-is-directory", { path });
     }
   }
 }
@@ -388,34 +362,25 @@ export async function refuseUnsafeOutputs(
     const what =
       byPath.get(target) ?? (entry?.kind === "file" ? byInode.get(entry.inode) : undefined);
     if (what !== undefined) {
-      throw new UsageError(`${named} ${shown(file.path, cwd)} is the ${what} this run reads`, {
-        fix: "write the report to another file",
-      });
+      throw refusal("output-is-input", { named, path: shown(file.path, cwd), what });
     }
     const inGit =
       gitDirs.some((dir) => isInside(target, dir)) ||
       [file.path, target].some((p) => p.split(sep).includes(".git"));
     if (inGit) {
-      throw new UsageError(
-        `${named} ${shown(file.path, cwd)} is inside the repository's .git directory: a report there would break the repository`,
-        { fix: "write the report to a file outside .git" },
-      );
+      throw refusal("output-in-git-directory", { named, path: shown(file.path, cwd) });
     }
     // A FIFO or a device is written through, not replaced; a report is replaced as ever.
     if (entry !== null && (entry.kind !== "file" || isFreezegateReport(target))) continue;
     if (file.path === plan.htmlInstead && entry !== null) {
-      throw new UsageError(
-        `stdout is a terminal, so the HTML report goes to ${shown(file.path, cwd)}, but that file is not a freezegate report`,
-        {
-          fix: "move that file away, pass --output html=FILE, or pipe stdout (| cat > page.html)",
-        },
-      );
+      throw refusal("html-fallback-not-a-report", { path: shown(file.path, cwd) });
     }
     if (isInside(target, repoRoot) && (await isTracked(root, target))) {
-      throw new UsageError(
-        `${named} ${shown(file.path, cwd)} is a file git tracks${entry === null ? "" : " and not a freezegate report"}: the report would replace it`,
-        { fix: "write the report to a file git does not track (an ignored or new one)" },
-      );
+      throw refusal("output-tracked-file", {
+        named,
+        path: shown(file.path, cwd),
+        report: entry === null,
+      });
     }
   }
 }
@@ -428,9 +393,7 @@ export function readHistoryOption(request: OutputRequest): Stats[] | null {
   if (request.history === undefined) return null;
   const text = readTextIfExists(request.history, "history file");
   if (text === null) {
-    throw new InputError(`the history file ${request.history} does not exist`, {
-      fix: "point --history at the file freezegate stats --history appends to, or leave it out",
-    });
+    throw refusal("history-not-found", { path: request.history });
   }
   return parseHistory(text, request.history);
 }

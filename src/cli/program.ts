@@ -4,6 +4,7 @@
 
 import { isAbsolute, relative } from "node:path";
 import { FreezegateError, formatError } from "../core/errors.js";
+import { refusal } from "../core/refusals/index.js";
 import { visible } from "../reporters/words.js";
 import {
   type CliEntry,
@@ -76,29 +77,15 @@ export async function main(
     if (first === "-V" || first === "--version") {
       // Trailing words are refused as every command refuses a stray argument: a script
       // that meant another command must not exit 0 on the version.
-      if (rest.length > 0) {
-        io.stderr.write(
-          `freezegate: error: ${first} takes no arguments, got "${rest[0]}" (fix: run freezegate ${first} alone, or put the command first)\n`,
-        );
-        return 2;
-      }
+      if (rest.length > 0)
+        throw refusal("version-takes-no-arguments", { flag: first, given: rest[0] as string });
       io.stdout.write(`${toolVersion()}\n`);
       return 0;
     }
     const found = lazy.find((c) => c.name === first);
     const entry = found ? await found.load() : undefined;
-    if (!entry && first.startsWith("-")) {
-      io.stderr.write(
-        `freezegate: error: unknown option "${first}" before the command (fix: options go after the command, e.g. freezegate audit ${first} ...)\n`,
-      );
-      return 2;
-    }
-    if (!entry) {
-      io.stderr.write(
-        `freezegate: error: unknown command "${first}" (fix: run freezegate --help for the list)\n`,
-      );
-      return 2;
-    }
+    if (!entry && first.startsWith("-")) throw refusal("option-before-command", { option: first });
+    if (!entry) throw refusal("unknown-command", { command: first });
     let command: CommandSpec;
     let argv2 = rest;
     let path = first;
@@ -114,12 +101,7 @@ export async function main(
         return 0;
       }
       const sub = entry.subcommands.find((c) => c.name === subName);
-      if (!sub) {
-        io.stderr.write(
-          `freezegate: error: unknown subcommand "${first} ${subName}" (fix: run freezegate ${first} --help for the list)\n`,
-        );
-        return 2;
-      }
+      if (!sub) throw refusal("unknown-subcommand", { command: first, subcommand: subName });
       command = sub;
       argv2 = subRest;
       path = `${first} ${subName}`;
@@ -137,7 +119,7 @@ export async function main(
     if (error instanceof FreezegateError) {
       // One line, whatever the input it quotes holds (a ledger id or path with a newline
       // would otherwise start a line of its own, e.g. a GitHub workflow command).
-      io.stderr.write(`freezegate: error: ${visible(formatError(error))}${stale}\n`);
+      io.stderr.write(`${errorLine(error)}${stale}\n`);
       if (io.env.FREEZEGATE_DEBUG && error.cause)
         io.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
       return error.exitCode;
@@ -150,6 +132,16 @@ export async function main(
     else io.stderr.write("freezegate: run with FREEZEGATE_DEBUG=1 for the stack trace\n");
     return 2;
   }
+}
+
+/**
+ * The one stderr line of a refusal: `freezegate: error[CODE]: MESSAGE (fix: FIX)`, the code
+ * searchable in docs/refusals.md (a refusal without one prints `error:`). Control characters
+ * are made visible: a path or id with a newline in it must not start a line of its own.
+ */
+export function errorLine(error: FreezegateError): string {
+  const code = error.code === undefined ? "" : `[${error.code}]`;
+  return `freezegate: error${code}: ${visible(formatError(error))}`;
 }
 
 /**

@@ -6,10 +6,11 @@
 // gate that passed never turns into exit 1) and no stack trace is printed. Any other failure
 // to write the output (a full disk) is exit 2: the answer did not arrive.
 
+import { refusal } from "../core/refusals/index.js";
 import { visible } from "../reporters/words.js";
 import type { CommandIo } from "./command.js";
 import type { LazyEntry } from "./commands/index.js";
-import { main } from "./program.js";
+import { errorLine, main } from "./program.js";
 
 /** The first error writing stdout or stderr, unless it is a reader that went away. */
 function outputFailure(): NodeJS.ErrnoException | null {
@@ -57,7 +58,7 @@ export function runProcess(commands: readonly LazyEntry[], tricks: ProcessTricks
       if (failed && !process.stderr.errored) {
         // A system message can quote a path: one line, never a workflow command.
         process.stderr.write(
-          `freezegate: error: cannot write the output: ${visible(failed.message)}\n`,
+          `${errorLine(refusal("output-not-written", { why: failed.message }))}\n`,
         );
       }
       process.exitCode = code;

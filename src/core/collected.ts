@@ -2,7 +2,7 @@
 // deposit-not-collected, `freeze` refusing a typo) read it from `pytest --collect-only -q`
 // output (or any file with one node id per line), or else from the coverage data's contexts.
 
-import { InputError } from "./errors.js";
+import { refusal } from "./refusals/index.js";
 
 const SUMMARY = /^(\d+ tests? collected|no tests (ran|collected)|-+|\d+ (error|warning)s?\b)/;
 /** A `==== warnings summary ====` line, or a rule of "=". */
@@ -26,19 +26,11 @@ export function parseCollectedIds(text: string, label: string): Set<string> {
       continue;
     }
     if (/^[^\s:]+\.py: \d+$/.test(line)) {
-      throw new InputError(
-        `${label} holds per-file counts ("${line}"), not node ids: it looks like pytest --collect-only -qq output`,
-        { fix: "write it with pytest --collect-only -q (one q)" },
-      );
+      throw refusal("collected-per-file-counts", { label, line });
     }
   }
   if (ids.size === 0) {
-    throw new InputError(
-      `${label} names no tests (no line holds a node id like tests/test_x.py::test_y)`,
-      {
-        fix: "write it with pytest --collect-only -q > collected.txt",
-      },
-    );
+    throw refusal("collected-no-tests", { label });
   }
   return ids;
 }

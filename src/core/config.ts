@@ -3,7 +3,7 @@
 // "fail_on" silently ignored would loosen the gate without anyone noticing.
 // Precedence: command-line flags > the config file > built-in defaults.
 
-import { ConfigError } from "./errors.js";
+import { refusal } from "./refusals/index.js";
 
 type KeyKind = "string" | "boolean" | "string[]";
 
@@ -36,21 +36,17 @@ export interface LoadedConfig {
 /** Check a raw config table; returns the values or throws one line per first problem. */
 export function validateConfig(raw: unknown, source: string): ConfigValues {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw new ConfigError(`${source} is not a table of settings`, {
-      fix: source.startsWith("package.json")
-        ? 'make "freezegate" an object of settings, e.g. "freezegate": {"base": "origin/main"}'
-        : 'write key = value pairs, e.g. base = "origin/main"',
-    });
+    throw refusal("config-not-a-table", { source });
   }
   const values: ConfigValues = {};
   for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
     const kind = CONFIG_KEYS[key];
     if (!kind) {
-      const hint = suggestKey(key);
-      throw new ConfigError(`${source}: unknown key "${key}"`, {
-        fix: hint
-          ? `did you mean "${hint}"?`
-          : `valid keys: ${Object.keys(CONFIG_KEYS).sort().join(", ")}`,
+      throw refusal("config-unknown-key", {
+        source,
+        key,
+        hint: suggestKey(key),
+        keys: Object.keys(CONFIG_KEYS).sort().join(", "),
       });
     }
     const ok =
@@ -66,17 +62,13 @@ export function validateConfig(raw: unknown, source: string): ConfigValues {
           : kind === "string"
             ? "a string"
             : "true or false";
-      throw new ConfigError(`${source}: "${key}" must be ${want}`, {
-        fix: `set ${key} to ${want}`,
-      });
+      throw refusal("config-wrong-type", { source, key, want });
     }
     // An empty string is an unfilled template or variable, never a setting: taken as given,
     // `fail-on = [""]` or `base = ""` would quietly weaken the gate.
     const blank = (v: unknown) => typeof v === "string" && v.trim() === "";
     if (blank(value) || (Array.isArray(value) && value.some(blank))) {
-      throw new ConfigError(`${source}: "${key}" has an empty value`, {
-        fix: `give ${key} a value, or remove the key for the default`,
-      });
+      throw refusal("config-empty-value", { source, key });
     }
     values[key] = value as ConfigValue;
   }

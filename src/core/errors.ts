@@ -6,16 +6,21 @@ export interface ErrorDetails {
   /** What the user should do about it, in one short clause. */
   fix?: string;
   cause?: unknown;
+  /** The refusal's stable code (src/core/refusals, docs/refusals.md); set by `refusal()`. */
+  code?: string;
 }
 
 /** Base class: a known, user-facing error. `exitCode` is 2 for every user/input problem. */
 export class FreezegateError extends Error {
   readonly fix: string | undefined;
+  /** A stable, searchable kebab-case code, listed in docs/refusals.md. */
+  readonly code: string | undefined;
   readonly exitCode: number = 2;
   constructor(message: string, details: ErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = new.target.name;
     this.fix = details.fix;
+    this.code = details.code;
   }
 }
 

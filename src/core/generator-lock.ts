@@ -10,10 +10,10 @@
 // with CRLF read as LF (hashBytes): the lock holds on checkouts of either line ending.
 
 import { createHash } from "node:crypto";
-import { InputError } from "./errors.js";
 import type { Finding } from "./findings.js";
 import { compileGlob } from "./globs.js";
 import { jsonValueText } from "./json-text.js";
+import { refusal } from "./refusals/index.js";
 
 export const LOCK_VERSION = 1;
 
@@ -58,9 +58,7 @@ function fingerprintOf(files: Record<string, string>): string {
 /** The lock for these files (path -> content); an empty set has no lock (nothing to pin). */
 export function buildLock(contents: ReadonlyMap<string, Uint8Array>): LockFile {
   if (contents.size === 0) {
-    throw new InputError("the generator lock has no files to fingerprint", {
-      fix: "list the strategy/fixture/conftest files in the ledger's policy.generator_lock",
-    });
+    throw refusal("generator-lock-empty", undefined);
   }
   const files: Record<string, string> = {};
   for (const path of [...contents.keys()].sort(byteOrder)) {
@@ -80,9 +78,8 @@ export function serializeLock(lock: LockFile): string {
 
 /** Parse a lock file's JSON value; a lock whose fingerprint does not match its own files is refused. */
 export function parseLock(value: unknown, label: string): LockFile {
-  const fix = "regenerate it with freezegate lock and review the change";
   const bad = (problem: string): never => {
-    throw new InputError(`lock file ${label} ${problem}`, { fix });
+    throw refusal("lock-file-malformed", { label, problem });
   };
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     bad("is not a JSON object");
@@ -124,9 +121,7 @@ export function resolveLockPaths(
   repoFiles: readonly string[],
 ): string[] {
   if (patterns.length === 0) {
-    throw new InputError("the ledger's policy.generator_lock lists no files", {
-      fix: "list the strategy/fixture/conftest files (paths or globs) in policy.generator_lock",
-    });
+    throw refusal("generator-lock-unlisted", undefined);
   }
   const known = new Set(repoFiles);
   const out = new Set<string>();
@@ -135,25 +130,19 @@ export function resolveLockPaths(
       const match = compileGlob(pattern);
       const hits = repoFiles.filter((f) => match(f));
       if (hits.length === 0) {
-        throw new InputError(`generator_lock glob "${pattern}" matches no file in the repository`, {
-          fix: "fix the glob in policy.generator_lock, or remove it",
-        });
+        throw refusal("generator-lock-glob-matches-nothing", { glob: pattern });
       }
       for (const h of hits) out.add(h);
     } else {
       const path = pattern.replace(/^\.\//, "");
       if (!known.has(path)) {
         const isDir = repoFiles.some((f) => f.startsWith(`${path.replace(/\/+$/, "")}/`));
-        throw new InputError(
-          isDir
-            ? `generator_lock entry "${pattern}" is a directory, not a file`
-            : `generator_lock file "${pattern}" does not exist in the repository`,
-          {
-            fix: isDir
-              ? `use a glob such as "${path.replace(/\/+$/, "")}/**"`
-              : "fix the path in policy.generator_lock (relative to the repository root), or remove it",
-          },
-        );
+        throw isDir
+          ? refusal("generator-lock-entry-is-directory", {
+              entry: pattern,
+              dir: path.replace(/\/+$/, ""),
+            })
+          : refusal("generator-lock-file-missing", { path: pattern, where: "repository" });
       }
       out.add(path);
     }

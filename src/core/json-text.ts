@@ -4,7 +4,7 @@
 // of two equal keys, so a reviewer reading `"policy": {...}` at the top of a ledger would not
 // see the `"policy"` at the bottom that freezegate (and json.loads) actually use.
 
-import { InputError } from "./errors.js";
+import { refusal } from "./refusals/index.js";
 
 /**
  * The encoding `text` (bytes decoded as UTF-8) was really written in, when it is plainly
@@ -137,22 +137,13 @@ export function parseJsonText(text: string, source: string, fix = "fix the JSON 
   } catch (error) {
     const wide = wideEncodingOf(body);
     if (wide !== null) {
-      throw new InputError(`${source} is ${wide} text; JSON is read as UTF-8`, {
-        fix: `save it as UTF-8, e.g. iconv -f ${wide} -t UTF-8 FILE > FILE.new (in PowerShell: Out-File -Encoding utf8)`,
-        cause: error,
-      });
+      throw refusal("json-wide-encoding", { source, encoding: wide }, { cause: error });
     }
-    throw new InputError(`${source} is not valid JSON: ${(error as Error).message}`, {
-      fix,
-      cause: error,
-    });
+    throw refusal("json-invalid", { source, why: (error as Error).message, fix }, { cause: error });
   }
   const duplicate = findDuplicateKey(body);
   if (duplicate !== null) {
-    throw new InputError(
-      `${source} has the key ${JSON.stringify(duplicate.key)} twice in ${duplicate.path}: JSON readers keep only the last one, a person reading the file sees the first`,
-      { fix: `keep one ${JSON.stringify(duplicate.key)} in ${duplicate.path}` },
-    );
+    throw refusal("json-duplicate-key", { source, key: duplicate.key, at: duplicate.path });
   }
   return value;
 }

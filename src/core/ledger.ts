@@ -17,7 +17,7 @@
 // Writing always writes freezegate's own format, in a fixed key order with sorted entries so
 // that review diffs stay small.
 
-import { InputError } from "./errors.js";
+import type { FreezegateError } from "./errors.js";
 import { jsonValueText } from "./json-text.js";
 import {
   DEFAULT_POLICY,
@@ -31,6 +31,7 @@ import {
   type LedgerSource,
   type Property,
 } from "./ledger-model.js";
+import { refusal } from "./refusals/index.js";
 
 /** Where editors find the ledger's JSON Schema (the package publishes schema/). */
 export const LEDGER_SCHEMA_URL = "https://unpkg.com/freezegate@0/schema/ledger.schema.json";
@@ -84,31 +85,28 @@ export function parseLedger(value: unknown, label: string): Ledger {
   // list, its "policy" would be an "unknown key", which sends the user the wrong way).
   const own = ["$schema", "policy", "freezes"].filter((key) => key in top);
   if (own.length > 0) {
-    throw p.fail(
-      "$",
-      `has ${own.map((key) => `"${key}"`).join(" and ")} but no "version" (freezegate reads ledger version ${READABLE_VERSIONS.join(", ")})`,
-      `add "version": ${LEDGER_VERSION}`,
-    );
+    throw refusal("ledger-no-version", {
+      label,
+      at: "$",
+      keys: own.map((key) => `"${key}"`).join(" and "),
+      readable: READABLE_VERSIONS.join(", "),
+    });
   }
   if ("properties" in top || "frozen" in top) return parseIdLists(p, top);
-  throw p.fail(
-    "$",
-    'is not a freeze ledger: it has none of "version", "schema", "freezes", "properties", "frozen"',
-    `write {"version": ${LEDGER_VERSION}, "freezes": [], "properties": []}, or run freezegate ledger migrate`,
-  );
+  throw refusal("ledger-not-a-ledger", { label, at: "$" });
 }
 
 function parseOwn(p: Parser, top: Json): Ledger {
   p.keys(top, "$", TOP_KEYS);
   const version = top.version;
   if (typeof version !== "number" || !READABLE_VERSIONS.includes(version)) {
-    throw p.fail(
-      "$.version",
-      `is ${jsonValueText(version)}; this freezegate reads ledger version ${READABLE_VERSIONS.join(", ")}`,
-      typeof version === "number" && version > LEDGER_VERSION
-        ? "upgrade freezegate to read this ledger"
-        : `set "version": ${LEDGER_VERSION}`,
-    );
+    throw refusal("ledger-version-unknown", {
+      label: p.label,
+      at: "$.version",
+      version: jsonValueText(version),
+      readable: READABLE_VERSIONS.join(", "),
+      newer: typeof version === "number" && version > LEDGER_VERSION,
+    });
   }
   if ("$schema" in top) p.string(top.$schema, "$.$schema");
   const policy = "policy" in top ? parsePolicy(p, top.policy, "$.policy") : copyPolicy();
@@ -120,11 +118,11 @@ function parseOwn(p: Parser, top: Json): Ledger {
 function parseSchemaOneLedger(p: Parser, top: Json): Ledger {
   p.keys(top, "$", ["schema", "max_window_days", "freezes"]);
   if (top.schema !== 1) {
-    throw p.fail(
-      "$.schema",
-      `is ${JSON.stringify(top.schema)}; freezegate reads freeze ledgers of "schema": 1 (and its own format, "version": ${LEDGER_VERSION})`,
-      'set "schema": 1, or run freezegate ledger migrate',
-    );
+    throw refusal("ledger-schema-unknown", {
+      label: p.label,
+      at: "$.schema",
+      schema: String(JSON.stringify(top.schema)),
+    });
   }
   const policy = copyPolicy();
   if ("max_window_days" in top) {
@@ -134,7 +132,7 @@ function parseSchemaOneLedger(p: Parser, top: Json): Ledger {
       DEFAULT_POLICY.max_window_days,
     );
   }
-  if (!("freezes" in top)) throw p.fail("$", 'has no "freezes" list', 'add "freezes": []');
+  if (!("freezes" in top)) throw refusal("ledger-no-freezes", { label: p.label, at: "$" });
   return source("seed-004-ledger", policy, parseFreezes(p, top.freezes, "$.freezes"), []);
 }
 
@@ -181,13 +179,16 @@ function parsePolicy(p: Parser, value: unknown, path: string): LedgerPolicy {
     p.array(raw.blocking, `${path}.blocking`).forEach((item, i) => {
       const at = `${path}.blocking[${i}]`;
       if (typeof item !== "string" || !(GATES as readonly string[]).includes(item)) {
-        throw p.fail(
+        throw refusal("ledger-unknown-gate", {
+          label: p.label,
           at,
-          `is ${JSON.stringify(item)}, not a gate`,
-          `use any of: ${GATES.join(", ")}`,
-        );
+          value: String(JSON.stringify(item)),
+          gates: GATES.join(", "),
+        });
       }
-      if (seen.has(item as Gate)) throw p.fail(at, `repeats "${item}"`, "list each gate once");
+      if (seen.has(item as Gate)) {
+        throw refusal("ledger-gate-repeated", { label: p.label, at, gate: item });
+      }
       seen.add(item as Gate);
     });
     policy.blocking = GATES.filter((g) => seen.has(g));
@@ -205,19 +206,16 @@ function parsePolicy(p: Parser, value: unknown, path: string): LedgerPolicy {
 
 /** A repository-relative POSIX path (a file or glob) that cannot leave the repository. */
 function checkRepoPath(p: Parser, value: unknown, path: string): string {
-  const text = p.nonEmpty(
-    value,
-    path,
-    'write a file path or glob relative to the repository root, e.g. "tests/strategies.py", or remove the entry',
-  );
-  const fix =
-    'write a path relative to the repository root, with "/" separators, e.g. "tests/strategies.py"';
-  if (text.includes("\\")) throw p.fail(path, `"${text}" contains a backslash`, fix);
-  if (text.startsWith("/") || /^[A-Za-z]:/.test(text)) {
-    throw p.fail(path, `"${text}" is an absolute path`, fix);
-  }
-  if (text.split("/").includes("..")) {
-    throw p.fail(path, `"${text}" escapes the repository ("..")`, fix);
+  const text = p.nonEmpty(value, path, "path");
+  const problem = text.includes("\\")
+    ? "backslash"
+    : text.startsWith("/") || /^[A-Za-z]:/.test(text)
+      ? "absolute"
+      : text.split("/").includes("..")
+        ? "escapes"
+        : null;
+  if (problem !== null) {
+    throw refusal("ledger-bad-repo-path", { label: p.label, at: path, path: text, problem });
   }
   return text;
 }
@@ -261,11 +259,12 @@ function parseProperties(p: Parser, value: unknown, path: string): Property[] {
     // be told apart, and there is no finding code for it, so it is a structural error.
     const first = seen.get(property.id);
     if (property.id !== "" && first !== undefined) {
-      throw p.fail(
-        `${at}.id`,
-        `repeats the id "${property.id}" of ${path}[${first}]`,
-        "give each property its own id, or merge the two entries",
-      );
+      throw refusal("ledger-property-id-repeated", {
+        label: p.label,
+        at: `${at}.id`,
+        id: property.id,
+        first: `${path}[${first}]`,
+      });
     }
     seen.set(property.id, i);
     return property;
@@ -282,15 +281,25 @@ function copyPolicy(policy: LedgerPolicy = DEFAULT_POLICY): LedgerPolicy {
 
 /** Structural checks that name the file and the JSON path of the first problem. */
 class Parser {
-  constructor(private readonly label: string) {}
+  constructor(readonly label: string) {}
 
-  fail(path: string, what: string, fix: string): InputError {
-    return new InputError(`ledger ${this.label}: ${path} ${what}`, { fix });
+  /** A value of another type than `expected`. */
+  wrongType(
+    value: unknown,
+    at: string,
+    expected: "an object" | "a list" | "a string" | "true or false",
+  ) {
+    return refusal("ledger-wrong-type", {
+      label: this.label,
+      at,
+      value: describe(value),
+      expected,
+    });
   }
 
   object(value: unknown, path: string): Json {
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      throw this.fail(path, `is ${describe(value)}, not an object`, "fix the ledger's structure");
+      throw this.wrongType(value, path, "an object");
     }
     return value as Json;
   }
@@ -298,39 +307,41 @@ class Parser {
   keys(value: Json, path: string, allowed: readonly string[]): void {
     for (const key of Object.keys(value)) {
       if (!allowed.includes(key)) {
-        throw this.fail(
-          path,
-          `has an unknown key "${key}"`,
-          `remove it or correct its spelling; allowed here: ${allowed.join(", ")}`,
-        );
+        throw refusal("ledger-unknown-key", {
+          label: this.label,
+          at: path,
+          key,
+          allowed: allowed.join(", "),
+        });
       }
     }
   }
 
   array(value: unknown, path: string): unknown[] {
     if (!Array.isArray(value)) {
-      throw this.fail(path, `is ${describe(value)}, not a list`, "write a JSON array");
+      throw this.wrongType(value, path, "a list");
     }
     return value;
   }
 
   string(value: unknown, path: string): string {
     if (typeof value !== "string") {
-      throw this.fail(path, `is ${describe(value)}, not a string`, 'write a string (or "")');
+      throw this.wrongType(value, path, "a string");
     }
     return value;
   }
 
-  /** A non-blank string; `fix` says what belongs there (a test id unless told). */
-  nonEmpty(value: unknown, path: string, fix = "write a test id or remove the entry"): string {
+  /** A non-blank string: a test id unless told it is a path. */
+  nonEmpty(value: unknown, path: string, what: "test id" | "path" = "test id"): string {
     const text = this.string(value, path);
-    if (text.trim() === "") throw this.fail(path, "is empty", fix);
+    if (text.trim() === "")
+      throw refusal("ledger-empty-value", { label: this.label, at: path, what });
     return text;
   }
 
   boolean(value: unknown, path: string): boolean {
     if (typeof value !== "boolean") {
-      throw this.fail(path, `is ${describe(value)}, not true or false`, "write true or false");
+      throw this.wrongType(value, path, "true or false");
     }
     return value;
   }
@@ -338,11 +349,12 @@ class Parser {
   /** A whole number >= 1; the fix suggests the key's default (`example`). */
   positiveInteger(value: unknown, path: string, example: number): number {
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-      throw this.fail(
-        path,
-        `is ${describe(value)}, not a whole number >= 1`,
-        `write e.g. ${example}, the default`,
-      );
+      throw refusal("ledger-not-positive", {
+        label: this.label,
+        at: path,
+        value: describe(value),
+        example,
+      });
     }
     return value;
   }
@@ -440,11 +452,8 @@ function firstDifference(a: object, b: object): string {
   return "";
 }
 
-function conflict(what: string, first: string, second: string, diff: string): InputError {
-  return new InputError(
-    `cannot migrate: ${what} differs between ${first} and ${second} (${diff})`,
-    { fix: "make the two entries agree or delete one, then migrate again" },
-  );
+function conflict(what: string, first: string, second: string, diff: string): FreezegateError {
+  return refusal("ledger-migrate-conflict", { what, first, second, difference: diff });
 }
 
 /**

@@ -4,7 +4,8 @@
 // the mapping is explicit: user rules first (--path-map FROM=TO, first match wins), then
 // absolute paths under the repository root, then relative paths taken from the root.
 
-import { InputError, UsageError } from "./errors.js";
+import type { FreezegateError } from "./errors.js";
+import { refusal } from "./refusals/index.js";
 
 export interface PathRule {
   from: string;
@@ -14,9 +15,7 @@ export interface PathRule {
 export function parsePathRule(spec: string): PathRule {
   const eq = spec.indexOf("=");
   if (eq < 0) {
-    throw new UsageError(`--path-map "${spec}" has no "="`, {
-      fix: "write --path-map FROM=TO, e.g. --path-map /app/=. to map /app/src/x.py to src/x.py",
-    });
+    throw refusal("path-map-no-equals", { spec });
   }
   return { from: spec.slice(0, eq), to: spec.slice(eq + 1) };
 }
@@ -414,19 +413,19 @@ export function refuseMappedAway(
   roots: readonly string[],
   rules: readonly PathRule[],
   isRepoFile: (repoPath: string) => boolean,
-): InputError | null {
+): FreezegateError | null {
   const away = findMappedAway(changed, dataPaths, roots, rules, isRepoFile);
   if (away === null) return null;
   const target =
     away.to === null
       ? "outside the repository"
       : `to "${away.to}"${isRepoFile(away.to) ? "" : " (no file here)"}`;
-  return new InputError(
-    `the path-map rule "${away.rule.from}=${away.rule.to}" sends the coverage data's "${away.recorded}", the recording of the changed file ${away.path}, ${target}, so ${away.path} would pass as unmeasured`,
-    {
-      fix: `drop the rule (--path-map or the config's path-map), or narrow it so that it no longer matches "${away.recorded}"`,
-    },
-  );
+  return refusal("path-map-sends-away", {
+    rule: `${away.rule.from}=${away.rule.to}`,
+    recorded: away.recorded,
+    path: away.path,
+    target,
+  });
 }
 
 /**
@@ -446,11 +445,6 @@ export function refuseRemappedChanges(
     const then = base.toData.get(path);
     const now = head.toData.get(path);
     if (then === undefined || then === now) continue;
-    throw new InputError(
-      `the patch changes path-map (now ${shown}), and the new rules give the changed file ${path} the data recorded as "${now ?? "nothing"}" instead of "${then}"`,
-      {
-        fix: "change path-map in a patch that changes no measured source file, or pass --path-map",
-      },
-    );
+    throw refusal("patch-changes-path-map", { rules: shown, path, now: now ?? "nothing", then });
   }
 }

@@ -10,11 +10,11 @@
 // would change every ledger freezegate writes.
 
 import { daysBetween, isDay } from "./dates.js";
-import { InputError, UsageError } from "./errors.js";
 import type { Finding, FindingCode, GateResult } from "./findings.js";
 import { lookupOf, resolveFrozen } from "./frozen.js";
 import { jsonValueText } from "./json-text.js";
 import type { Freeze, Ledger } from "./ledger-model.js";
+import { refusal } from "./refusals/index.js";
 
 /** The applied-record format version this build reads and the plugin writes. */
 export const APPLIED_RECORD_VERSION = 1;
@@ -96,9 +96,6 @@ const SHA1_OR_256 = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const SHA256 = /^[0-9a-f]{64}$/;
 const OUTCOMES: readonly string[] = ["passed", "failed", "skipped"];
 
-const RECORD_FIX =
-  "regenerate it with the pytest plugin (pytest -p freezegate_pytest), or see docs/merge-queue.md for the format";
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -118,18 +115,22 @@ function show(value: unknown): string {
  * InputError naming the file and the JSON path. A misread record would wave skips through.
  */
 export function parseAppliedRecord(value: unknown, label: string): AppliedRecord {
-  const fail = (path: string, problem: string, fix = RECORD_FIX): never => {
-    throw new InputError(`applied record ${label}: ${path} ${problem}`, { fix });
+  const fail = (at: string, problem: string): never => {
+    throw refusal("applied-record-malformed", { label, at, problem });
   };
   if (!isObject(value)) return fail("$", `is ${show(value)}, not a JSON object`);
   const version = value.version;
+  if (typeof version === "number" && version > APPLIED_RECORD_VERSION) {
+    throw refusal("applied-record-too-new", {
+      label,
+      version: show(version),
+      readable: APPLIED_RECORD_VERSION,
+    });
+  }
   if (version !== APPLIED_RECORD_VERSION) {
     fail(
       "$.version",
       `is ${show(version)}; this freezegate reads applied records of version ${APPLIED_RECORD_VERSION}`,
-      typeof version === "number" && version > APPLIED_RECORD_VERSION
-        ? "upgrade freezegate to read this record"
-        : RECORD_FIX,
     );
   }
   for (const key of RECORD_KEYS) {
@@ -356,10 +357,11 @@ function refuseUnknownAllow({ parent, child, allow }: QueueCheckInput): void {
   const inRecords = new Set([...parent.record.applied, ...child.record.applied]);
   const unknownAllow = [...new Set(allow)].filter((id) => !inRecords.has(id));
   if (unknownAllow.length > 0) {
-    throw new UsageError(
-      `--allow ${unknownAllow.map((id) => `"${id}"`).join(", ")}: in neither applied record (${parent.label}, ${child.label})`,
-      { fix: "allow only test ids a record applied a freeze to; check the spelling" },
-    );
+    throw refusal("allow-not-in-records", {
+      ids: unknownAllow.map((id) => `"${id}"`).join(", "),
+      parent: parent.label,
+      child: child.label,
+    });
   }
 }
 

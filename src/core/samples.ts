@@ -11,8 +11,8 @@
 //                      compensating property: the conftest hook that writes it cannot tell
 //                      them apart)
 
-import { InputError } from "./errors.js";
 import { jsonValueText } from "./json-text.js";
+import { refusal } from "./refusals/index.js";
 
 export const SAMPLES_VERSION = 2;
 
@@ -40,17 +40,12 @@ export type SamplesArtifact =
       distinct: number;
     };
 
-const FIX = `write {"version": ${SAMPLES_VERSION}, "commit": "<git rev-parse HEAD>", "properties": {"tests/props/test_x.py::test_y": {"distinct": 12}}} (see docs/samples-artifact.md)`;
-/** Version 1 recorded no commit, so its counts cannot be tied to the commit being gated. */
-const RERUN_FIX =
-  "re-run the tests on this commit with the current freezegate pytest plugin, which writes version 2 with the commit (or add the commit: see docs/samples-artifact.md)";
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function fail(label: string, where: string, problem: string): never {
-  throw new InputError(`samples artifact ${label}: ${where} ${problem}`, { fix: FIX });
+function fail(label: string, at: string, problem: string): never {
+  throw refusal("samples-malformed", { label, at, problem });
 }
 
 function count(value: unknown, label: string, where: string): number {
@@ -81,10 +76,7 @@ export function parseSamples(value: unknown, label: string): SamplesArtifact {
     return { kind: "session", distinct: count(value.distinct, label, '"distinct"') };
   }
   if (value.version === 1) {
-    throw new InputError(
-      `samples artifact ${label}: "version" is 1, which records no commit, so its counts may come from another commit's run; this freezegate reads version ${SAMPLES_VERSION}`,
-      { fix: RERUN_FIX },
-    );
+    throw refusal("samples-version-1", { label });
   }
   if (value.version !== SAMPLES_VERSION) {
     fail(
@@ -132,18 +124,10 @@ export function parseSamples(value: unknown, label: string): SamplesArtifact {
 export function requireSamplesAt(samples: SamplesArtifact, head: string): void {
   if (samples.kind === "session") return;
   if (samples.commit === null) {
-    throw new InputError(
-      `samples artifact ${samples.label}: "commit" is null (the run could not tell its commit), so its counts cannot be tied to HEAD (${head.slice(0, 12)})`,
-      {
-        fix: "run the tests inside the git work tree of this commit, then pass the samples artifact that run wrote",
-      },
-    );
+    throw refusal("samples-no-commit", { label: samples.label, head });
   }
   if (samples.commit !== head) {
-    throw new InputError(
-      `samples artifact ${samples.label} was recorded at commit ${samples.commit.slice(0, 12)}, not at HEAD (${head.slice(0, 12)}): its counts are another run's`,
-      { fix: "re-run the tests on this commit and pass the samples artifact that run wrote" },
-    );
+    throw refusal("samples-other-commit", { label: samples.label, commit: samples.commit, head });
   }
 }
 

@@ -4,8 +4,8 @@
 // lines is an error, never an empty trend).
 
 import { daysBetween, isDay } from "./dates.js";
-import { InputError } from "./errors.js";
 import type { Ledger } from "./ledger-model.js";
+import { refusal } from "./refusals/index.js";
 
 export interface Stats {
   /** The day the figures are for (YYYY-MM-DD, UTC). */
@@ -65,22 +65,23 @@ export function parseHistory(text: string, label: string): Stats[] {
     try {
       value = JSON.parse(line);
     } catch {
-      throw new InputError(`${label} line ${i + 1} is not JSON: the history must be JSON lines`, {
-        fix: "point --history at a file freezegate stats wrote (one JSON object per line), or a new path",
+      throw refusal("history-malformed", {
+        label,
+        line: i + 1,
+        problem: "is not JSON: the history must be JSON lines",
       });
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      throw new InputError(`${label} line ${i + 1} is not a JSON object`, {
-        fix: "point --history at a file freezegate stats wrote, or a new path",
-      });
+      throw refusal("history-malformed", { label, line: i + 1, problem: "is not a JSON object" });
     }
     const rec = value as Record<string, unknown>;
     const missing = KEYS.filter((k) => !(k in rec));
     if (missing.length > 0 || typeof rec.date !== "string" || !isDay(rec.date)) {
-      throw new InputError(
-        `${label} line ${i + 1} is not a freezegate stats record (${missing.length > 0 ? `missing ${missing.join(", ")}` : "bad date"})`,
-        { fix: "point --history at a file freezegate stats wrote, or a new path" },
-      );
+      throw refusal("history-malformed", {
+        label,
+        line: i + 1,
+        problem: `is not a freezegate stats record (${missing.length > 0 ? `missing ${missing.join(", ")}` : "bad date"})`,
+      });
     }
     out.push(rec as unknown as Stats);
   }

@@ -8,10 +8,10 @@
 
 import { withoutParameters } from "../runners/pytest/node-ids.js";
 import { depositFindingOf } from "./deposits.js";
-import { InputError } from "./errors.js";
 import type { Finding } from "./findings.js";
 import { jsonValueText } from "./json-text.js";
 import type { Ledger } from "./ledger-model.js";
+import { refusal } from "./refusals/index.js";
 import { frozenBy, frozenIds } from "./witness.js";
 
 export const SWEEP_VERSION = 1;
@@ -69,15 +69,13 @@ const FAILURE_KEYS = [
   "commit",
   "found_at",
 ];
-const FIX =
-  "pass the record the freezegate pytest plugin's --freezegate-sweep wrote (integrations/pytest/README.md, the sweep record), or remove the file";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function fail(label: string, where: string, problem: string): never {
-  throw new InputError(`sweep record ${label}: ${where} ${problem}`, { fix: FIX });
+function fail(label: string, at: string, problem: string): never {
+  throw refusal("sweep-record-malformed", { label, at, problem });
 }
 
 function onlyKeys(value: Record<string, unknown>, allowed: string[], label: string, where: string) {

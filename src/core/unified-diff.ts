@@ -16,8 +16,8 @@
 //   symlink, file to submodule); the two are merged into one entry.
 // - Malformed input throws InputError naming the line; an empty diff is [].
 
-import { InputError } from "./errors.js";
 import type { ChangedFile, ChangeStatus, Patch } from "./model.js";
+import { refusal } from "./refusals/index.js";
 
 /** The strings in front of every old-side and new-side path ("a/" and "b/" for git). */
 export interface PathPrefixes {
@@ -110,15 +110,10 @@ export function parseDiff(text: string, options: ParseDiffOptions = {}): ParsedD
   const raws = lex(text, source, options.keepText === true);
   if (raws.length === 0) {
     if (text.includes("\x1b[")) {
-      throw new InputError(`${source} holds terminal colour codes, so its headers cannot be read`, {
-        fix: "make it again without colour: git diff --no-color (or -c color.ui=never)",
-      });
+      throw refusal("diff-has-colour", { source });
     }
     if (text.trim() !== "") {
-      throw new InputError(
-        `${source} is not a unified diff: it has no "diff --git" or "---"/"+++" file header`,
-        { fix: FIX_SHAPE },
-      );
+      throw refusal("diff-not-unified", { source });
     }
     return { files: [], prefixes: { old: "", new: "", basis: "none", sample: null } };
   }
@@ -145,16 +140,10 @@ export function parseDiff(text: string, options: ParseDiffOptions = {}): ParsedD
 // ---------------------------------------------------------------------------------------------
 // Lexing: lines -> raw file records (paths still carry their prefixes).
 
-const FIX_SHAPE =
-  "pass the diff exactly as `git diff` or `diff -u` printed it (not edited, not truncated)";
 const DEV_NULL = "/dev/null";
 
-/**
- * For a changed path that is not valid UTF-8: renaming is the way out. Coverage data names
- * files in UTF-8 (coverage.py stores them as text), so such a path could never be matched.
- */
-export const NON_UTF8_PATH_FIX =
-  "rename the file to a name that is valid UTF-8 (git mv): freezegate matches changed paths against the coverage data's file names, which are UTF-8";
+/** The fix for a changed path that is not valid UTF-8 (the audit says it too). */
+export { NON_UTF8_PATH_FIX } from "./refusals/git.js";
 
 /**
  * The first changed path (new or old) that is not valid UTF-8, as decoded (its bad bytes
@@ -268,7 +257,7 @@ function lex(text: string, source: string, keepText = false): RawFile[] {
   let afterContent = false;
   const at = (n: number) => `${source} line ${n}`;
   const fail: (n: number, what: string) => never = (n, what) => {
-    throw new InputError(`${at(n)}: ${what}`, { fix: FIX_SHAPE });
+    throw refusal("diff-malformed", { where: at(n), problem: what });
   };
 
   for (let i = 0; i < lines.length; i++) {
@@ -529,8 +518,9 @@ function unquoteWhole(text: string, n: number, source: string): string {
   if (!text.startsWith('"')) return text;
   const q = parseQuoted(text, 0, n, source);
   if (q.end !== text.length) {
-    throw new InputError(`${source} line ${n}: unexpected text after the quoted path`, {
-      fix: FIX_SHAPE,
+    throw refusal("diff-malformed", {
+      where: `${source} line ${n}`,
+      problem: "unexpected text after the quoted path",
     });
   }
   return q.value;
@@ -561,12 +551,10 @@ export function parseQuoted(
   source = "diff",
 ): { value: string; end: number } {
   const bad = (what: string): never => {
-    throw new InputError(
-      `${source} line ${line}: ${what} in the quoted path ${text.slice(start)}`,
-      {
-        fix: FIX_SHAPE,
-      },
-    );
+    throw refusal("diff-malformed", {
+      where: `${source} line ${line}`,
+      problem: `${what} in the quoted path ${text.slice(start)}`,
+    });
   };
   const bytes: number[] = [];
   let i = start + 1;
@@ -576,10 +564,10 @@ export function parseQuoted(
       try {
         return { value: utf8.decode(Uint8Array.from(bytes)), end: i + 1 };
       } catch {
-        throw new InputError(
-          `${source} line ${line}: the path ${text.slice(start, i + 1)} is not valid UTF-8`,
-          { fix: NON_UTF8_PATH_FIX },
-        );
+        throw refusal("diff-path-not-utf8", {
+          where: `${source} line ${line}`,
+          path: text.slice(start, i + 1),
+        });
       }
     }
     if (c === "\\") {
@@ -735,10 +723,11 @@ function inferPrefixes(raws: RawFile[], source: string): PathPrefixDetection {
     if (!ev) continue;
     if (!chosen) chosen = ev;
     else if (chosen.old !== ev.old || chosen.new !== ev.new) {
-      throw new InputError(
-        `${source}: the file headers disagree about path prefixes ('${chosen.old}'/'${chosen.new}' at line ${chosen.line}, '${ev.old}'/'${ev.new}' at line ${ev.line})`,
-        { fix: "pass one diff made by one command" },
-      );
+      throw refusal("diff-prefixes-disagree", {
+        source,
+        first: `'${chosen.old}'/'${chosen.new}' at line ${chosen.line}`,
+        second: `'${ev.old}'/'${ev.new}' at line ${ev.line}`,
+      });
     }
   }
   if (chosen) return { old: chosen.old, new: chosen.new, basis: "evidence", sample: null };
@@ -769,10 +758,7 @@ function resolveFile(raw: RawFile, prefixes: PathPrefixes, source: string): Chan
   const where = `${source} line ${raw.line}`;
   const strip = (p: string, prefix: string): string => {
     if (!p.startsWith(prefix)) {
-      throw new InputError(
-        `${where}: path "${p}" does not start with the prefix '${prefix}' that the diff uses`,
-        { fix: "pass one diff made by one command, with paths relative to the repository root" },
-      );
+      throw refusal("diff-prefix-missing", { where, path: p, prefix });
     }
     return cleanPath(p.slice(prefix.length), where);
   };
@@ -803,7 +789,7 @@ function resolveFile(raw: RawFile, prefixes: PathPrefixes, source: string): Chan
     // Plain diffs know no renames: the file is the new side (`diff -u x.py.orig x.py`).
     const path = newPath ?? oldPath;
     if (path === null)
-      throw new InputError(`${where}: both sides are /dev/null`, { fix: FIX_SHAPE });
+      throw refusal("diff-malformed", { where, problem: "both sides are /dev/null" });
     return finish(raw, path, null, status);
   }
 
@@ -837,7 +823,7 @@ function resolveFile(raw: RawFile, prefixes: PathPrefixes, source: string): Chan
     status = "mode-changed";
   } else status = "modified";
   const path = newPath ?? oldPath;
-  if (path === null) throw new InputError(`${where}: the file has no path`, { fix: FIX_SHAPE });
+  if (path === null) throw refusal("diff-malformed", { where, problem: "the file has no path" });
   return finish(raw, path, isRenameOrCopy(raw) ? oldPath : null, status);
 }
 
@@ -867,10 +853,10 @@ function headerPath(raw: RawFile, prefixes: PathPrefixes, where: string, source:
   }
   const [only] = candidates;
   if (candidates.size !== 1 || only === undefined) {
-    throw new InputError(
-      `${where}: cannot split the "diff --git" header into two paths with the prefixes '${prefixes.old}' and '${prefixes.new}'`,
-      { fix: FIX_SHAPE },
-    );
+    throw refusal("diff-malformed", {
+      where,
+      problem: `cannot split the "diff --git" header into two paths with the prefixes '${prefixes.old}' and '${prefixes.new}'`,
+    });
   }
   return cleanPath(only, where);
 }
@@ -893,8 +879,9 @@ function splitBinaryPair(
   });
   const [only] = fits;
   if (fits.length !== 1 || !only) {
-    throw new InputError(`${where}: cannot read the two paths of "Binary files ${pair} differ"`, {
-      fix: FIX_SHAPE,
+    throw refusal("diff-malformed", {
+      where,
+      problem: `cannot read the two paths of "Binary files ${pair} differ"`,
     });
   }
   return [
@@ -914,9 +901,7 @@ function cleanPath(p: string, where: string): string {
     path.includes("\0") ||
     path.split("/").some((seg) => seg === ".." || seg === "." || seg === "");
   if (bad) {
-    throw new InputError(`${where}: path "${p}" is not a path inside the repository`, {
-      fix: "make the diff from the repository root so paths are relative to it (git diff does this)",
-    });
+    throw refusal("diff-path-outside-repo", { where, path: p });
   }
   return path;
 }
@@ -953,12 +938,12 @@ function mergeTypeChanges(files: ChangedFile[], raws: RawFile[], source: string)
       (before.status === "deleted" && file.status === "added") ||
       (before.status === "added" && file.status === "deleted");
     if (!pair) {
-      throw new InputError(
-        `${source} line ${raw.line}: "${file.path}" appears a second time (first at line ${prior.raw.line})`,
-        {
-          fix: "pass the diff of one change (e.g. `git diff BASE...HEAD`), not several concatenated",
-        },
-      );
+      throw refusal("diff-file-twice", {
+        source,
+        line: raw.line,
+        path: file.path,
+        first: prior.raw.line,
+      });
     }
     const [born, goneRaw, bornRaw] =
       before.status === "deleted" ? [file, prior.raw, raw] : [before, raw, prior.raw];

@@ -74,8 +74,8 @@ function rel(root: string, path: string): string {
 /** The failure of a run that applied another frozen list than the gate reads. */
 const NOT_APPLIED = "the tests did not apply the frozen list the gate reads";
 
-function disagreementText(d: { message: string; fix: string }): string {
-  return `${d.message} (fix: ${d.fix})`;
+function disagreementText(d: { message: string; fix?: string | undefined }): string {
+  return d.fix === undefined ? d.message : `${d.message} (fix: ${d.fix})`;
 }
 
 export function failureOf(c: CanaryResult): string {

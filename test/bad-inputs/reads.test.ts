@@ -29,14 +29,14 @@ describe("a device is refused where a file is needed, not read until memory runs
   it("--frozen /dev/zero", async () => {
     await refused(
       ["audit", "--base", "base", "-q", "--frozen", "/dev/zero"],
-      /^freezegate: error: frozen-test file \/dev\/zero is a character device, not a regular file \(fix: /,
+      /^freezegate: error\[file-not-regular\]: frozen-test file \/dev\/zero is a character device, not a regular file \(fix: /,
     );
   });
 
   it("ledger check --ledger /dev/zero", async () => {
     await refused(
       ["ledger", "check", "--ledger", "/dev/zero"],
-      /^freezegate: error: ledger \/dev\/zero is a character device, not a regular file \(fix: check --ledger/,
+      /^freezegate: error\[file-not-regular\]: ledger \/dev\/zero is a character device, not a regular file \(fix: check --ledger/,
     );
   });
 
@@ -46,7 +46,7 @@ describe("a device is refused where a file is needed, not read until memory runs
       const line = await refused(
         ["audit", "--diff", dev, "-q"],
         new RegExp(
-          `^freezegate: error: diff file ${dev} is a character device, not a regular file`,
+          `^freezegate: error\\[file-not-regular\\]: diff file ${dev} is a character device, not a regular file`,
         ),
       );
       expect(line).toContain("| freezegate audit --diff -");
@@ -88,7 +88,7 @@ describe("an input over 256 MiB is refused by its size, before it is read", () =
   it("yes '+x' | freezegate audit --diff -: stdin is read up to the limit, then refused", async () => {
     await refused(
       ["audit", "--diff", "-", "-q"],
-      /^freezegate: error: the diff on stdin is over 256 MiB/,
+      /^freezegate: error\[input-too-large\]: the diff on stdin is over 256 MiB/,
       {
         endlessInput: "+x\n",
       },

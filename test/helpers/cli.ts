@@ -61,6 +61,17 @@ export function expectOneLineError(result: CliResult): string {
 }
 
 /**
+ * A refusal: exit 2, one stderr line `freezegate: error[CODE]: ...`, nothing on stdout.
+ * Returns what follows the code (the message and its fix), for the fields a test checks.
+ */
+export function expectRefusal(result: CliResult, code: string): string {
+  const line = expectOneLineError(result);
+  const prefix = `freezegate: error[${code}]: `;
+  if (!line.startsWith(prefix)) throw new Error(`expected refusal ${code}, got: ${line}`);
+  return line.slice(prefix.length);
+}
+
+/**
  * `defaults` with every `--flag value` pair that `extra` gives again left out, then `extra`:
  * a test overrides a helper's default without giving a flag twice (which is exit 2).
  */

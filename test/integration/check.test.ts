@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectOneLineError, overrideArgs, runCli } from "../helpers/cli.js";
+import { expectOneLineError, expectRefusal, overrideArgs, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import type { TempRepo } from "../helpers/git-repo.js";
 import { assertMatchesSchema } from "../helpers/schema.js";
@@ -161,13 +161,14 @@ describe("freezegate check", () => {
     try {
       // Before: check took the ledger's freezes without a word, while audit took the list's.
       const refusal = (command: string) =>
-        `freezegate: error: the config's frozen key names quarantine.json, but ${command} judges the ledger's freezes (freeze-ledger.json): a test frozen only in quarantine.json would count as live here and as frozen in audit (fix: move its freezes into the ledger (freezegate ledger migrate) and remove the frozen key, or set it to the ledger's path)`;
-      expect(expectOneLineError(check())).toBe(refusal("check"));
+        `the config's frozen key names quarantine.json, but ${command} judges the ledger's freezes (freeze-ledger.json)`;
+      expect(expectRefusal(check(), "frozen-key-beside-ledger")).toMatch(refusal("check"));
       expect(
-        expectOneLineError(
+        expectRefusal(
           runCli(["stats", "--today", TODAY, "--base", "base"], { cwd: repo.dir }),
+          "frozen-key-beside-ledger",
         ),
-      ).toBe(refusal("stats"));
+      ).toMatch(refusal("stats"));
       writeFileSync(
         join(repo.dir, "pyproject.toml"),
         '[tool.freezegate]\nfrozen = "freeze-ledger.json"\n',
@@ -192,10 +193,10 @@ describe("freezegate check", () => {
             cwd: repo.dir,
           }),
         ),
-      ).toMatch(/^freezegate: error: ledger not found: /);
+      ).toMatch(/^freezegate: error\[file-not-found\]: ledger not found: /);
       writeFileSync(join(repo.dir, "pyproject.toml"), '[tool.freezegate]\nfrozen = "tests"\n');
-      expect(expectOneLineError(check())).toBe(
-        "freezegate: error: the config's frozen key names tests, a directory (fix: remove the frozen key: check takes the frozen tests from the ledger)",
+      expect(expectRefusal(check(), "frozen-key-is-directory")).toMatch(
+        /frozen key names tests, a directory \(fix: .*check takes/,
       );
       // A frozen key that names another ledger: the fix is the ledger key.
       writeFileSync(
@@ -217,9 +218,10 @@ describe("freezegate check", () => {
 
   it("a samples artifact that is not there: the fix names the plugin's ledger setting", () => {
     const r = check(["--samples", "missing/samples.json"]);
-    expect(expectOneLineError(r)).toBe(
-      `freezegate: error: samples artifact not found: ${join(repo.dir, "missing/samples.json")} (fix: check the path; the freezegate pytest plugin writes it in every run in which it finds a ledger (pytest's freezegate_ledger setting, else freeze-ledger.json in pytest's rootdir): a ledger elsewhere needs freezegate_ledger = PATH in pytest's config)`,
+    expect(expectRefusal(r, "samples-not-found")).toMatch(
+      `samples artifact not found: ${join(repo.dir, "missing/samples.json")} (fix: check the path; `,
     );
+    expect(r.stderr).toMatch(/freezegate_ledger = PATH in pytest's config\)$/m);
   });
 
   it("passes when the policy does not make the shadow gate blocking", () => {

@@ -101,7 +101,7 @@ describe("freezegate audit on the bundled example", () => {
     // A missing frozen file is an input error, not "nothing frozen".
     const r = runCli(["audit", "--base", "base", "--frozen", "missing.json"], { cwd: repo.dir });
     expect(expectOneLineError(r)).toMatch(
-      /^freezegate: error: frozen-test file not found: .*missing\.json/,
+      /^freezegate: error\[file-not-found\]: frozen-test file not found: .*missing\.json/,
     );
     const ok = runCli(["audit", "--base", "base", "--frozen", "empty.json"], { cwd: repo.dir });
     expect(ok.status).toBe(0);
@@ -360,7 +360,7 @@ describe("bad input is exit 2 with one line, never a pass", () => {
     try {
       writeFileSync(join(repo.dir, "package.json"), `{"name": "shop", "freezegate": ${settings}}`);
       expect(expectOneLineError(runCli(["audit", "-q"], { cwd: repo.dir }))).toBe(
-        'freezegate: error: package.json has the key "frozen" twice in $.freezegate: JSON readers keep only the last one, a person reading the file sees the first (fix: keep one "frozen" in $.freezegate)',
+        'freezegate: error[config-duplicate-key]: package.json has the key "frozen" twice in $.freezegate: JSON readers keep only the last one, a person reading the file sees the first (fix: keep one "frozen" in $.freezegate)',
       );
       const twice = '{"name": "shop", "freezegate": {"base": "x"}, "freezegate": {"base": "base"}}';
       writeFileSync(join(repo.dir, "package.json"), twice);

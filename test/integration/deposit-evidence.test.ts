@@ -9,7 +9,13 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import {
+  type CliResult,
+  expectOneLineError,
+  expectRefusal,
+  REPO_ROOT,
+  runCli,
+} from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, makeTempDir, runPython } from "../helpers/python.js";
 
@@ -148,9 +154,8 @@ describe("deposit check: the evidence must come from a live property, at HEAD", 
     expect(deposit(old).status).toBe(0);
     repo.write("tests/props/test_proration_props.py", "def test_monotonic_in_period():\n    1\n");
     head = repo.commit("narrow the property");
-    const message = expectOneLineError(deposit(old));
-    expect(message).toBe(
-      `freezegate: error: samples artifact ${old} was recorded at commit ${before.slice(0, 12)}, not at HEAD (${head.slice(0, 12)}): its counts are another run's (fix: re-run the tests on this commit and pass the samples artifact that run wrote)`,
+    expect(expectRefusal(deposit(old), "samples-other-commit")).toMatch(
+      `samples artifact ${old} was recorded at commit ${before.slice(0, 12)}, not at HEAD (${head.slice(0, 12)})`,
     );
   });
 
@@ -158,12 +163,12 @@ describe("deposit check: the evidence must come from a live property, at HEAD", 
     // HEAD is the previous test's commit: one live deposit, which an artifact at HEAD passes.
     expect(deposit(atHead({ [PROP]: 50 })).status).toBe(0);
     const v1 = samples("v1.json", { version: 1, properties: { [PROP]: { distinct: 50 } } });
-    expect(expectOneLineError(deposit(v1))).toBe(
-      `freezegate: error: samples artifact ${v1}: "version" is 1, which records no commit, so its counts may come from another commit's run; this freezegate reads version 2 (fix: re-run the tests on this commit with the current freezegate pytest plugin, which writes version 2 with the commit (or add the commit: see docs/samples-artifact.md))`,
+    expect(expectRefusal(deposit(v1), "samples-version-1")).toMatch(
+      `samples artifact ${v1}: "version" is 1`,
     );
     const nul = samples("null.json", { version: 2, commit: null, properties: {} });
-    expect(expectOneLineError(deposit(nul))).toBe(
-      `freezegate: error: samples artifact ${nul}: "commit" is null (the run could not tell its commit), so its counts cannot be tied to HEAD (${head.slice(0, 12)}) (fix: run the tests inside the git work tree of this commit, then pass the samples artifact that run wrote)`,
+    expect(expectRefusal(deposit(nul), "samples-no-commit")).toMatch(
+      `samples artifact ${nul}: "commit" is null (the run could not tell its commit), so its counts cannot be tied to HEAD (${head.slice(0, 12)})`,
     );
     const none = samples("none.json", { version: 2, properties: {} });
     expect(expectOneLineError(deposit(none))).toContain(

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ShlexError, shlexSplit } from "../../src/core/shlex.js";
 import { loadsPlugin, wireIni, wirePyproject } from "../../src/runners/pytest/plugin-wiring.js";
-import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { expectOneLineError, expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeTempRepo, runGit, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, makeTempDir, runPython } from "../helpers/python.js";
 
@@ -314,12 +314,12 @@ describe("freezegate init pytest", () => {
 
   it("needs exactly the target pytest", () => {
     const repo = project({});
-    expect(expectOneLineError(runCli(["init"], { cwd: repo.dir }))).toBe(
-      "freezegate: error: init needs the test runner to wire: pytest or vitest (fix: run freezegate init pytest, or freezegate init vitest)",
+    expect(expectRefusal(runCli(["init"], { cwd: repo.dir }), "init-unknown-runner")).toMatch(
+      /pytest or vitest/,
     );
-    expect(expectOneLineError(runCli(["init", "jest"], { cwd: repo.dir }))).toContain(
-      'init knows the test runners pytest and vitest, not "jest"',
-    );
+    expect(
+      expectRefusal(runCli(["init", "jest"], { cwd: repo.dir }), "init-unknown-runner"),
+    ).toMatch(/not "jest"/);
     expect(expectOneLineError(runCli(["init", "pytest", "--force"], { cwd: repo.dir }))).toContain(
       "--force",
     );

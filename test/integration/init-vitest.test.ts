@@ -11,7 +11,7 @@ import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import { ManualWiringNeeded, wireVitestConfig } from "../../src/runners/vitest/config-wiring.js";
-import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { expectOneLineError, expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { isolatedGitEnv, makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 
 const RUNNER = "freezegate/vitest/runner";
@@ -341,9 +341,9 @@ describe("freezegate init vitest", () => {
     expect(readFileSync(repo.path("vitest.config.js"), "utf8")).toBe(plain);
     expect(readFileSync(repo.path("vite.config.ts"), "utf8")).toBe(plain);
     expect(readFileSync(repo.path("vitest.unit.config.ts"), "utf8")).toContain(RUNNER);
-    expect(expectOneLineError(init(repo, "--config", "nope.config.ts"))).toBe(
-      "freezegate: error: --config nope.config.ts: no such file (fix: name the Vitest configuration file, as vitest --config does)",
-    );
+    expect(
+      expectRefusal(init(repo, "--config", "nope.config.ts"), "vitest-config-not-found"),
+    ).toMatch(/^--config nope\.config\.ts: /);
   });
 
   it("says what each project of test.projects needs", () => {
@@ -487,15 +487,18 @@ describe("freezegate init vitest", () => {
 
   it("needs exactly pytest or vitest, and --config only with vitest", () => {
     const repo = project({});
-    expect(expectOneLineError(runCli(["init"], { cwd: repo.dir }))).toBe(
-      "freezegate: error: init needs the test runner to wire: pytest or vitest (fix: run freezegate init pytest, or freezegate init vitest)",
-    );
-    expect(expectOneLineError(runCli(["init", "jest"], { cwd: repo.dir }))).toContain(
-      'init knows the test runners pytest and vitest, not "jest"',
+    expect(expectRefusal(runCli(["init"], { cwd: repo.dir }), "init-unknown-runner")).toMatch(
+      /pytest or vitest/,
     );
     expect(
-      expectOneLineError(runCli(["init", "pytest", "--config", "x.ini"], { cwd: repo.dir })),
-    ).toContain("--config is for init vitest");
+      expectRefusal(runCli(["init", "jest"], { cwd: repo.dir }), "init-unknown-runner"),
+    ).toMatch(/not "jest"/);
+    expect(
+      expectRefusal(
+        runCli(["init", "pytest", "--config", "x.ini"], { cwd: repo.dir }),
+        "init-config-not-for-pytest",
+      ),
+    ).toMatch(/^--config is for init vitest/);
   });
 });
 

@@ -51,7 +51,7 @@ describePython("ledger check beside data without per-test contexts", () => {
       cwd: repo.dir,
     });
     expect(expectOneLineError(given)).toMatch(
-      /^freezegate: error: the coverage data .*\.coverage names no tests \(only non-test contexts\), so it cannot say which tests exist/,
+      /^freezegate: error\[coverage-names-no-tests\]: the coverage data .*\.coverage names no tests \(only non-test contexts\), so it cannot say which tests exist/,
     );
   });
 });

@@ -20,6 +20,7 @@ import {
   type CliResult,
   DEPOSIT_WARNING,
   expectOneLineError,
+  expectRefusal,
   overrideArgs,
   REPO_ROOT,
   runCli,
@@ -240,7 +241,11 @@ describe("freezegate ledger check", () => {
 
   it("bad input: exit 2, one line naming the file and what is wrong", () => {
     const cases: [string, string, RegExp][] = [
-      ["broken.json", "{ not json", /^freezegate: error: ledger .*broken\.json is not valid JSON/],
+      [
+        "broken.json",
+        "{ not json",
+        /^freezegate: error\[json-invalid\]: ledger .*broken\.json is not valid JSON/,
+      ],
       [
         "v2.json",
         '{"version": 2, "freezes": []}',
@@ -264,12 +269,11 @@ describe("freezegate ledger check", () => {
       expect(expectOneLineError(r), name).toMatch(message);
     }
     expect(
-      expectOneLineError(
+      expectRefusal(
         runCli(["ledger", "check", "--ledger", "missing.json"], { cwd: repo.dir }),
+        "file-not-found",
       ),
-    ).toBe(
-      `freezegate: error: ledger not found: ${repo.path("missing.json")} (fix: check --ledger (or the ledger config key), or create it with freezegate freeze or freezegate ledger migrate)`,
-    );
+    ).toMatch(`ledger not found: ${repo.path("missing.json")} (fix: check --ledger `);
     for (const day of ["2026-02-30", "2026-10-1", "yesterday"]) {
       const r = runCli(["ledger", "check", "--ledger", "gate/freeze_ledger.json", "--today", day], {
         cwd: repo.dir,
@@ -282,9 +286,7 @@ describe("freezegate ledger check", () => {
         cwd: repo.dir,
         env: { FREEZEGATE_NOW: now },
       });
-      expect(expectOneLineError(clock)).toBe(
-        `freezegate: error: FREEZEGATE_NOW "${now}" is not an ISO date and time (fix: unset it, or write an ISO instant such as 2026-10-18T23:30:00Z)`,
-      );
+      expect(expectRefusal(clock, "bad-freezegate-now")).toMatch(`FREEZEGATE_NOW "${now}"`);
     }
     repo.write("ids.txt", "tests/test_a.py: 3\n");
     const qq = runCli(
@@ -365,8 +367,8 @@ describe("freezegate ledger migrate", () => {
       ["ledger", "migrate", "--from", "gate/freeze_ledger.json", "--from", "other_ledger.json"],
       { cwd: repo.dir },
     );
-    expect(expectOneLineError(r)).toBe(
-      'freezegate: error: cannot migrate: the freeze of tests/test_billing.py::test_proration_rounding differs between gate/freeze_ledger.json and other_ledger.json (expires: "2026-10-26" vs "2026-10-20") (fix: make the two entries agree or delete one, then migrate again)',
+    expect(expectRefusal(r, "ledger-migrate-conflict")).toMatch(
+      'the freeze of tests/test_billing.py::test_proration_rounding differs between gate/freeze_ledger.json and other_ledger.json (expires: "2026-10-26" vs "2026-10-20")',
     );
     expect(existsSync(repo.path("freeze-ledger.json"))).toBe(false);
     expectNoDebris(repo);

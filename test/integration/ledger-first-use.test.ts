@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { expectOneLineError, expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, runPytestCov } from "../helpers/python.js";
@@ -187,9 +187,9 @@ describe("check on a ledger with uncommitted changes", () => {
       ["check", "--base", "base", "--today", "2026-11-25", "--format", "json"],
       { cwd: repo.dir },
     );
-    const line = expectOneLineError(refused);
-    expect(line).toBe(
-      "freezegate: error: the ledger freeze-ledger.json has uncommitted changes, and who changed a freeze is read from the commits (fix: commit them; to try the check on them before committing, run freezegate check --base base --today 2026-11-25 --format json --uncommitted)",
+    const line = expectRefusal(refused, "ledger-uncommitted");
+    expect(line).toMatch(
+      /^the ledger freeze-ledger\.json has uncommitted changes, .*run freezegate check --base base --today 2026-11-25 --format json --uncommitted\)$/,
     );
     // The command it gives runs, and charges the uncommitted freeze to whoever commits next
     // (the repository's user.name approved it himself).

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { expectOneLineError, expectRefusal, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 
@@ -279,8 +279,8 @@ describe("a patch is judged with the stricter of the merge base's policy and its
       },
     );
     // The pytest plugin would still apply freeze-ledger.json, pytest's rootdir default.
-    expect(expectOneLineError(check(repo))).toMatch(
-      /^freezegate: error: .*freeze-ledger\.json.*examples\/ledger\.json/,
+    expect(expectRefusal(check(repo), "plugin-ledger-differs")).toMatch(
+      /freeze-ledger\.json.*examples\/ledger\.json/,
     );
     // With pytest pointed at the same file, the patch is judged, by the stricter policy.
     repo.write("pytest.ini", "[pytest]\nfreezegate_ledger = examples/ledger.json\n");
@@ -372,7 +372,7 @@ describe("the ledger read from git", () => {
     expect(repo.git("show", "HEAD:freeze-ledger.json").startsWith("x{")).toBe(true);
     const line = expectOneLineError(check(repo));
     expect(line).toMatch(
-      /^freezegate: error: ledger freeze-ledger\.json at HEAD is not valid JSON: .* \(fix: fix the JSON syntax\)$/,
+      /^freezegate: error\[json-invalid\]: ledger freeze-ledger\.json at HEAD is not valid JSON: .* \(fix: fix the JSON syntax\)$/,
     );
   });
 
@@ -399,7 +399,7 @@ describe("refused ledgers and generator files (exit 2)", () => {
     const good = text(ledger());
     const doubled = `${good.trimEnd().slice(0, -1).trimEnd()},\n  "policy": {"blocking": []}\n}\n`;
     const repo = scenario({ "freeze-ledger.json": good }, { "freeze-ledger.json": doubled });
-    const message = `freezegate: error: ledger ${join(repo.dir, "freeze-ledger.json")} has the key "policy" twice in $: JSON readers keep only the last one, a person reading the file sees the first (fix: keep one "policy" in $)`;
+    const message = `freezegate: error[json-duplicate-key]: ledger ${join(repo.dir, "freeze-ledger.json")} has the key "policy" twice in $: JSON readers keep only the last one, a person reading the file sees the first (fix: keep one "policy" in $)`;
     expect(expectOneLineError(check(repo))).toBe(message);
     expect(
       expectOneLineError(runCli(["ledger", "check", "--today", TODAY], { cwd: repo.dir })),
@@ -418,10 +418,8 @@ describe("refused ledgers and generator files (exit 2)", () => {
       },
       (r) => r.symlink("governance/ledger.json", "freeze-ledger.json"),
     );
-    const fix =
-      'fix: point --ledger (or the "ledger" config key) at the real file governance/ledger.json';
-    expect(expectOneLineError(check(repo))).toBe(
-      `freezegate: error: the ledger freeze-ledger.json is a symbolic link to governance/ledger.json: git records the link, not the ledger, so the ledger's changes cannot be read from the commits (${fix})`,
+    expect(expectRefusal(check(repo), "ledger-behind-link")).toMatch(
+      /^the ledger freeze-ledger\.json is a symbolic link to governance\/ledger\.json: .*\(fix: .* the real file governance\/ledger\.json\)$/,
     );
     for (const args of [
       ["witness", "check", "--base", "base"],
@@ -434,13 +432,14 @@ describe("refused ledgers and generator files (exit 2)", () => {
     }
     symlinkSync("governance", join(repo.dir, "gov"));
     expect(
-      expectOneLineError(
+      expectRefusal(
         runCli(["witness", "check", "--base", "base", "--ledger", "gov/ledger.json"], {
           cwd: repo.dir,
         }),
+        "ledger-behind-link",
       ),
-    ).toBe(
-      `freezegate: error: the ledger gov/ledger.json lies under a symbolic link (it is governance/ledger.json): git records the link, not the ledger, so the ledger's changes cannot be read from the commits (${fix})`,
+    ).toMatch(
+      /^the ledger gov\/ledger\.json lies under a symbolic link \(it is governance\/ledger\.json\): .*\(fix: .* the real file governance\/ledger\.json\)$/,
     );
     // At its real path the patch is judged: the property lost its last witness.
     const real = check(repo, ["--ledger", "governance/ledger.json"]);
@@ -463,10 +462,11 @@ describe("refused ledgers and generator files (exit 2)", () => {
       text(ledger({ policy: { generator_lock: ["tests/strategies.py"] } })),
     );
     repo.commit("a linked generator");
-    const message =
-      'freezegate: error: generator_lock file "tests/strategies.py" is a symbolic link (to _strategies_impl.py): the lock would pin the link, not the generator\'s code (fix: name the file it points to in policy.generator_lock; a glob must not match the link)';
-    expect(expectOneLineError(runCli(["lock"], { cwd: repo.dir }))).toBe(message);
-    expect(expectOneLineError(runCli(["lock", "--check"], { cwd: repo.dir }))).toBe(message);
+    for (const args of [["lock"], ["lock", "--check"]]) {
+      expect(expectRefusal(runCli(args, { cwd: repo.dir }), "generator-lock-file-is-link")).toMatch(
+        /^generator_lock file "tests\/strategies\.py" is a symbolic link \(to _strategies_impl\.py\)/,
+      );
+    }
   });
 });
 

@@ -9,7 +9,7 @@
 import { copyFileSync, cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, runPython } from "../helpers/python.js";
 
@@ -175,8 +175,8 @@ describePython("tests muted or deselected outside the ledger", () => {
     );
     expect(run.status, run.stdout).toBe(0);
     // Before: no record beside the samples, the mute unseen, exit 0.
-    expect(expectOneLineError(check())).toBe(
-      "freezegate: error: the samples artifact .freezegate/samples.json is from the freezegate pytest plugin's run at this commit, but no applied record of that run is at .freezegate/applied.json: what the run froze, muted and deselected cannot be checked (fix: keep the plugin's record at its default place, or set freezegate_record in pytest's config (not --freezegate-record on pytest's command line))",
+    expect(expectRefusal(check(), "applied-record-missing")).toMatch(
+      /^the samples artifact \.freezegate\/samples\.json is from .* no applied record of that run is at \.freezegate\/applied\.json: /,
     );
     // Samples that do not name their writer (an older plugin) cannot be told from hand-written
     // ones: no refusal, but the shadow gate says the record's checks did not run.
@@ -450,8 +450,8 @@ describePython("tests muted or deselected outside the ledger", () => {
       ["check", "--base", "glob-base", "--today", TODAY, "--samples", ".freezegate/samples.json"],
       { cwd: repo.dir },
     );
-    expect(expectOneLineError(r)).toBe(
-      `freezegate: error: the tests did not run 1 test(s) that freeze-ledger.json freezes: ${STATEMENT} (deselected, says the applied record .freezegate/applied.json, and not in the coverage data); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed" (fix: do not deselect frozen tests (a conftest.py hook, -k, -m, --deselect): let them run (the ledger already keeps their failures from failing the run), or combine the coverage data of the jobs that ran them, then run the tests again)`,
+    expect(expectRefusal(r, "frozen-tests-deselected")).toMatch(
+      `the tests did not run 1 test(s) that freeze-ledger.json freezes: ${STATEMENT} (deselected, says the applied record .freezegate/applied.json, and not in the coverage data)`,
     );
 
     // A CI split across jobs: another job ran the frozen test, and the data is combined.

@@ -16,7 +16,7 @@ afterAll(() => repo.cleanup());
 
 const FROZEN = "tests/test_billing.py::test_proration_rounds_half_up";
 
-const TURNED_OFF = `freezegate: error: this Node.js (${process.version}) cannot load its built-in SQLite module (node:sqlite), which freezegate reads coverage.py data files with: No such built-in module: node:sqlite (fix: run freezegate without --no-experimental-sqlite (on the node command line or in NODE_OPTIONS))`;
+const TURNED_OFF = `freezegate: error[node-sqlite-turned-off]: this Node.js (${process.version}) cannot load its built-in SQLite module (node:sqlite), which freezegate reads coverage.py data files with: No such built-in module: node:sqlite (fix: run freezegate without --no-experimental-sqlite (on the node command line or in NODE_OPTIONS))`;
 
 describe("node:sqlite turned off", () => {
   it.each([

@@ -58,7 +58,7 @@ describePython("a path-map rule that sends a changed file's own data elsewhere",
     for (const [rule, target] of cases) {
       const message = `the path-map rule "${rule}" sends the coverage data's "app/ledger.py", the recording of the changed file app/ledger.py, ${target}, so app/ledger.py would pass as unmeasured`;
       expect(expectOneLineError(runCli([...audit, "--path-map", rule], { cwd: repo.dir }))).toBe(
-        `freezegate: error: ${message} ${FIX}`,
+        `freezegate: error[path-map-sends-away]: ${message} ${FIX}`,
       );
       const doctor = runCli(["doctor", "--base", "base", "--path-map", rule], { cwd: repo.dir });
       expect(doctor.status).toBe(2);
@@ -78,7 +78,7 @@ describePython("a path-map rule that sends a changed file's own data elsewhere",
   it("is refused when the rule comes from [tool.freezegate] path-map", () => {
     const repo = ledgerRepo('[tool.freezegate]\npath-map = ["app/ledger.py=app/ledger_v1.py"]\n');
     expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toBe(
-      `freezegate: error: the path-map rule "app/ledger.py=app/ledger_v1.py" sends the coverage data's "app/ledger.py", the recording of the changed file app/ledger.py, to "app/ledger_v1.py" (no file here), so app/ledger.py would pass as unmeasured ${FIX}`,
+      `freezegate: error[path-map-sends-away]: the path-map rule "app/ledger.py=app/ledger_v1.py" sends the coverage data's "app/ledger.py", the recording of the changed file app/ledger.py, to "app/ledger_v1.py" (no file here), so app/ledger.py would pass as unmeasured ${FIX}`,
     );
     expect(runCli(["doctor", "--base", "base"], { cwd: repo.dir }).status).toBe(2);
   });

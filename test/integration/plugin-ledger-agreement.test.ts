@@ -7,7 +7,7 @@
 import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { expectOneLineError, expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, runPython } from "../helpers/python.js";
 
@@ -70,7 +70,7 @@ function writePluginLedger(): void {
 }
 
 const STATIC_REFUSAL = (judge: string, key: string) =>
-  `freezegate: error: the freezegate pytest plugin applies the ledger ci/pytest-ledger.json (pytest.ini [pytest] freezegate_ledger), but ${judge} judges freeze-ledger.json: a freeze only pytest applies would mute a test the gate counts as live (fix: point both at one ledger: ${key}, and pytest's freezegate_ledger)`;
+  `freezegate: error[plugin-ledger-differs]: the freezegate pytest plugin applies the ledger ci/pytest-ledger.json (pytest.ini [pytest] freezegate_ledger), but ${judge} judges freeze-ledger.json: a freeze only pytest applies would mute a test the gate counts as live (fix: point both at one ledger: ${key}, and pytest's freezegate_ledger)`;
 
 describePython("the pytest plugin and the CLI judge one ledger", () => {
   beforeAll(() => {
@@ -114,8 +114,8 @@ describePython("the pytest plugin and the CLI judge one ledger", () => {
 
     const run = pytest(["--freezegate-ledger", "ci/pytest-ledger.json"]);
     expect(run.status, run.output).toBe(0);
-    expect(expectOneLineError(check())).toBe(
-      `freezegate: error: the tests ran with the ledger ci/pytest-ledger.json (the freezegate pytest plugin's applied record .freezegate/applied.json), but check judges freeze-ledger.json: a freeze only pytest applied muted a test the gate counts as live (fix: point both at one ledger: the "ledger" key of [tool.freezegate] (or --ledger), and pytest's freezegate_ledger; then run the tests again)`,
+    expect(expectRefusal(check(), "tests-ran-other-ledger")).toMatch(
+      /^the tests ran with the ledger ci\/pytest-ledger\.json \(.* applied record \.freezegate\/applied\.json\), but check judges freeze-ledger\.json: .*\(fix: point both at one ledger: the "ledger" key of \[tool\.freezegate\] \(or --ledger\), and pytest's freezegate_ledger; then run the tests again\)$/,
     );
   });
 

@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLI, expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { CLI, expectOneLineError, expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import { isolatedGitEnv, type TempRepo } from "../helpers/git-repo.js";
 import { expectGolden } from "../helpers/golden.js";
@@ -358,12 +358,12 @@ describe("output plumbing", () => {
   });
 
   it("an unknown format is exit 2 with one line, before anything runs", () => {
-    expect(expectOneLineError(cli([...AUDIT_ARGS, "--format", "pdf"]))).toMatch(
-      /^freezegate: error: unknown --format "pdf" \(fix: use one of: text, json, markdown, github, sarif, junit/,
+    expect(expectRefusal(cli([...AUDIT_ARGS, "--format", "pdf"]), "unknown-format")).toMatch(
+      /^unknown --format "pdf" \(fix: use one of: text, json, markdown, github, sarif, junit/,
     );
-    expect(expectOneLineError(cli([...CHECK_ARGS, "--output", "pdf=x.pdf"]))).toMatch(
-      /--output "pdf=x\.pdf": unknown format "pdf"/,
-    );
+    expect(
+      expectRefusal(cli([...CHECK_ARGS, "--output", "pdf=x.pdf"]), "output-unknown-format"),
+    ).toMatch(/--output "pdf=x\.pdf": unknown format "pdf"/);
   });
 
   it("an output that cannot be written is exit 2 with one line, and no report is left", () => {

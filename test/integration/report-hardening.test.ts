@@ -100,7 +100,7 @@ describePython("an exit-2 run leaves no earlier report behind (real pytest-cov d
     writeFileSync(repo.path(".coverage"), "garbage\n");
     const line = expectOneLineError(runCli(args, { cwd: repo.dir }));
     expect(line).toBe(
-      `freezegate: error: ${repo.path(".coverage")} is not a SQLite database, so not a coverage.py data file (fix: re-run the tests with coverage (pytest --cov --cov-context=test)); removed the earlier reports freezegate.json, freezegate.xml, so that they are not read as this run's`,
+      `freezegate: error[coverage-data-not-sqlite]: ${repo.path(".coverage")} is not a SQLite database, so not a coverage.py data file (fix: re-run the tests with coverage (pytest --cov --cov-context=test)); removed the earlier reports freezegate.json, freezegate.xml, so that they are not read as this run's`,
     );
     expect(existsSync(repo.path("freezegate.json"))).toBe(false);
     expect(existsSync(repo.path("freezegate.xml"))).toBe(false);

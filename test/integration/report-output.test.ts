@@ -183,7 +183,7 @@ describe("the HTML report when stdout is a terminal", () => {
     const r = onTerminal(["audit", "--base", "base", "--format", "html"], repo.dir);
     expect(r.status).toBe(2);
     expect(r.output).toMatch(
-      /^freezegate: error: stdout is a terminal, so the HTML report goes to freezegate-report\.html, but that file is not a freezegate report \(fix: .*--output html=FILE.*\)\n$/,
+      /^freezegate: error\[html-fallback-not-a-report\]: stdout is a terminal, so the HTML report goes to freezegate-report\.html, but .*\(fix: .*--output html=FILE.*\)\n$/,
     );
     expect(readFileSync(page(), "utf8")).toBe("<p>my own notes</p>\n");
     // Asked for by name, the page is printed on the terminal.

@@ -100,7 +100,7 @@ describe("a patch that changes the config it is judged by", () => {
     const rule = "src/billing/__init__.py=src/billing/proration.py";
     commitConfig(r, `[tool.freezegate]\npath-map = ["${rule}"]\n`);
     expect(expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: r.dir }))).toBe(
-      `freezegate: error: the patch changes path-map (now ${rule}), and the new rules give the changed file src/billing/proration.py the data recorded as "src/billing/__init__.py" instead of "src/billing/proration.py" (fix: change path-map in a patch that changes no measured source file, or pass --path-map)`,
+      `freezegate: error[patch-changes-path-map]: the patch changes path-map (now ${rule}), and the new rules give the changed file src/billing/proration.py the data recorded as "src/billing/__init__.py" instead of "src/billing/proration.py" (fix: change path-map in a patch that changes no measured source file, or pass --path-map)`,
     );
     const doctor = runCli(["doctor", "--base", "base"], { cwd: r.dir });
     expect(doctor.stdout).toMatch(/^FAIL {2}freshness: the patch changes path-map/m);

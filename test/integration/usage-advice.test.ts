@@ -7,7 +7,7 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { expectOneLineError, expectRefusal, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import { makeTempRepo, runGit, type TempRepo } from "../helpers/git-repo.js";
 
@@ -55,16 +55,14 @@ describe("usage errors of subcommands", () => {
     ],
     [["audit", "--bogus"], "audit: Unknown option '--bogus' (fix: see freezegate audit --help)"],
   ])("%j names the full command and its help", (args, message) => {
-    expect(expectOneLineError(runCli(args, { cwd: tmpdir() }))).toBe(
-      `freezegate: error: ${message}`,
-    );
+    expect(expectRefusal(runCli(args, { cwd: tmpdir() }), "bad-arguments")).toBe(message);
   });
 
   it("--version refuses a stray argument like every command", () => {
     for (const flag of ["--version", "-V"]) {
-      expect(expectOneLineError(runCli([flag, "extra"], { cwd: tmpdir() }))).toBe(
-        `freezegate: error: ${flag} takes no arguments, got "extra" (fix: run freezegate ${flag} alone, or put the command first)`,
-      );
+      expect(
+        expectRefusal(runCli([flag, "extra"], { cwd: tmpdir() }), "version-takes-no-arguments"),
+      ).toMatch(new RegExp(`^${flag} takes no arguments, got "extra" `));
     }
     expect(runCli(["--version"], { cwd: tmpdir() }).status).toBe(0);
   });
@@ -74,14 +72,20 @@ describe("a base that is not in the clone", () => {
   it("no remote 'origin': names the missing remote, never origin/origin/main", () => {
     const r = repo();
     expect(
-      expectOneLineError(runCli(["witness", "check", "--base", "origin/main"], { cwd: r.dir })),
+      expectRefusal(
+        runCli(["witness", "check", "--base", "origin/main"], { cwd: r.dir }),
+        "base-not-found",
+      ),
     ).toBe(
-      "freezegate: error: base ref 'origin/main' does not exist in this clone (or is not a commit); nearest refs here: main (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin main`), or pass a local branch that exists (`git branch` lists them))",
+      "base ref 'origin/main' does not exist in this clone (or is not a commit); nearest refs here: main (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin main`), or pass a local branch that exists (`git branch` lists them))",
     );
     expect(
-      expectOneLineError(runCli(["witness", "check", "--base", "release"], { cwd: r.dir })),
+      expectRefusal(
+        runCli(["witness", "check", "--base", "release"], { cwd: r.dir }),
+        "base-not-found",
+      ),
     ).toBe(
-      "freezegate: error: base ref 'release' does not exist in this clone (or is not a commit); nearest refs here: main (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin release` and pass --base origin/release), or pass a local branch that exists (`git branch` lists them))",
+      "base ref 'release' does not exist in this clone (or is not a commit); nearest refs here: main (fix: there is no remote \"origin\" in this clone: add it (`git remote add origin URL`, then `git fetch origin release` and pass --base origin/release), or pass a local branch that exists (`git branch` lists them))",
     );
   });
 
@@ -89,9 +93,12 @@ describe("a base that is not in the clone", () => {
     const r = repo();
     r.git("remote", "add", "origin", r.dir);
     expect(
-      expectOneLineError(runCli(["witness", "check", "--base", "origin/main"], { cwd: r.dir })),
+      expectRefusal(
+        runCli(["witness", "check", "--base", "origin/main"], { cwd: r.dir }),
+        "base-not-found",
+      ),
     ).toBe(
-      "freezegate: error: base ref 'origin/main' does not exist in this clone (or is not a commit); nearest refs here: main (fix: fetch it first (`git fetch origin main:refs/remotes/origin/main`); in GitHub Actions use actions/checkout with fetch-depth: 0)",
+      "base ref 'origin/main' does not exist in this clone (or is not a commit); nearest refs here: main (fix: fetch it first (`git fetch origin main:refs/remotes/origin/main`); in GitHub Actions use actions/checkout with fetch-depth: 0)",
     );
   });
 });
@@ -197,7 +204,7 @@ describe("an error that quotes its input", () => {
       cwd: r.dir,
     });
     expect(expectOneLineError(r2)).toBe(
-      `freezegate: error: ledger not found: ${r.dir}/x\\r::error::forged\\u001b[2J (fix: check --ledger (or the ledger config key), or create it with freezegate freeze or freezegate ledger migrate)`,
+      `freezegate: error[file-not-found]: ledger not found: ${r.dir}/x\\r::error::forged\\u001b[2J (fix: check --ledger (or the ledger config key), or create it with freezegate freeze or freezegate ledger migrate)`,
     );
   });
 });
@@ -208,9 +215,11 @@ describe("outside a git repository", () => {
     dirs.push(dir);
     writeFileSync(join(dir, "p.diff"), "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n");
     const env = { GIT_CEILING_DIRECTORIES: tmpdir() };
-    const expected = `freezegate: error: ${dir} is not inside a git repository (fix: run freezegate inside your repository's work tree, or point -C at it (\`git init\` starts a new one))`;
     for (const args of [["audit", "--diff", "p.diff"], ["ledger", "check"], ["doctor"]]) {
-      expect(expectOneLineError(runCli(args, { cwd: dir, env })), args.join(" ")).toBe(expected);
+      expect(
+        expectRefusal(runCli(args, { cwd: dir, env }), "not-a-repository"),
+        args.join(" "),
+      ).toMatch(`${dir} is not inside a git repository (fix: run freezegate inside`);
     }
   });
 });

@@ -4,6 +4,7 @@ import type { CommandIo, CommandSpec } from "../../src/cli/command.js";
 import { eager } from "../../src/cli/commands/index.js";
 import { main } from "../../src/cli/program.js";
 import { InputError } from "../../src/core/errors.js";
+import { refusal } from "../../src/core/refusals/index.js";
 
 function io(env: NodeJS.ProcessEnv = {}) {
   let out = "";
@@ -39,6 +40,23 @@ describe("the error boundary", () => {
     expect(code).toBe(2);
     expect(t.err()).toBe("freezegate: error: the data is gone (fix: record it again)\n");
     expect(t.out()).toBe("");
+  });
+
+  it("names a refusal by its code, on one line whatever the values hold", async () => {
+    const t = io();
+    const code = await main(
+      ["boom"],
+      t.value,
+      eager([
+        command(async () => {
+          throw refusal("history-not-found", { path: "runs\r::error::x.jsonl" });
+        }),
+      ]),
+    );
+    expect(code).toBe(2);
+    expect(t.err()).toMatch(
+      /^freezegate: error\[history-not-found\]: the history file runs\\r::error::x\.jsonl does not exist \(fix: [^\n]+\)\n$/,
+    );
   });
 
   it("calls an unexpected exception an internal error, exit 2, stack only on request", async () => {

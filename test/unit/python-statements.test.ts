@@ -196,12 +196,18 @@ describe("a coding declaration (PEP 263)", () => {
     // Python decodes "+AAo-" as a newline: the comment is a return statement (review 37).
     const hidden =
       "# coding: utf-7\ndef add(a, b):\n    # +AAo-    return a * b\n    return a + b\n";
-    expect(() => analyzePython(hidden, { path: "calc.py" })).toThrow(
-      new InputError(
-        'calc.py declares the source encoding "utf-7", which freezegate does not read: it reads Python source as UTF-8, where that encoding\'s text may hide code in a comment or string',
-        { fix: "save calc.py as UTF-8 and drop the coding line" },
-      ),
-    );
+    let refused: unknown;
+    try {
+      analyzePython(hidden, { path: "calc.py" });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(InputError);
+    expect(refused).toMatchObject({
+      code: "python-foreign-encoding",
+      message: expect.stringMatching(/^calc\.py declares the source encoding "utf-7"/),
+      fix: "save calc.py as UTF-8 and drop the coding line",
+    });
     expect(() => analyzePython(`#!/usr/bin/env python\n${hidden}`)).toThrow(
       /declares the source encoding "utf-7"/,
     );

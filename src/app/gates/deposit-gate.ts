@@ -7,8 +7,8 @@ import { changedFilesInRange } from "../../adapters/git-history.js";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { fileExists, readJsonFile } from "../../adapters/repo-files.js";
 import { checkDeposits } from "../../core/deposits.js";
-import { InputError } from "../../core/errors.js";
 import type { Freeze } from "../../core/ledger-model.js";
+import { refusal } from "../../core/refusals/index.js";
 import { parseSamples, type SamplesArtifact } from "../../core/samples.js";
 import type { KnownTests } from "../known-tests.js";
 import { type GateContext, type GateRun, gateResult } from "./gate-run.js";
@@ -32,9 +32,7 @@ export interface DepositGateOptions {
 export function readSamples(path: string): SamplesArtifact {
   if (!fileExists(path)) {
     // The usual cause: the pytest plugin ran inactive (it found no ledger), so it wrote none.
-    throw new InputError(`samples artifact not found: ${path}`, {
-      fix: "check the path; the freezegate pytest plugin writes it in every run in which it finds a ledger (pytest's freezegate_ledger setting, else freeze-ledger.json in pytest's rootdir): a ledger elsewhere needs freezegate_ledger = PATH in pytest's config",
-    });
+    throw refusal("samples-not-found", { path });
   }
   return parseSamples(
     readJsonFile(path, "samples artifact", "fix the JSON syntax of the samples artifact"),

@@ -11,10 +11,10 @@ import {
 } from "../../adapters/git-history.js";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { fileExists } from "../../adapters/repo-files.js";
-import { InputError } from "../../core/errors.js";
 import type { Finding } from "../../core/findings.js";
 import { checkLedgerChanges, diffFreezes, type FreezeAuthors } from "../../core/ledger-changes.js";
 import type { Ledger } from "../../core/ledger-model.js";
+import { refusal } from "../../core/refusals/index.js";
 import { baseLedger, movedNote, parseLedgerText, readLedgerAt } from "./base-ledger.js";
 import { type GateContext, type GateRun, gateResult } from "./gate-run.js";
 import { ledgerRepoPath } from "./ledger-location.js";
@@ -98,18 +98,14 @@ async function ledgerToJudge(
 ): Promise<{ rel: string; uncommitted: boolean }> {
   const rel = ledgerRepoPath(ctx);
   if (rel === null) {
-    throw new InputError(`the ledger ${ctx.ledgerPath} is outside the repository`, {
-      fix: "keep the ledger in the repository, so that its changes are reviewed",
-    });
+    throw refusal("ledger-outside-repo", { ledger: ctx.ledgerPath });
   }
   const uncommitted = (await dirtyPaths(ctx.root, [rel])).length > 0;
   if (uncommitted && opts.uncommitted !== true) {
-    throw new InputError(
-      `the ledger ${rel} has uncommitted changes, and who changed a freeze is read from the commits`,
-      {
-        fix: `commit them; to try the check on them before committing, run ${opts.uncommittedCommand ?? `freezegate check --base ${opts.base} --uncommitted`}`,
-      },
-    );
+    throw refusal("ledger-uncommitted", {
+      ledger: rel,
+      command: opts.uncommittedCommand ?? `freezegate check --base ${opts.base} --uncommitted`,
+    });
   }
   return { rel, uncommitted };
 }

@@ -3,7 +3,7 @@
 
 import { isAbsolute, relative } from "node:path";
 import { isSymbolicLink, realPath, realPathOrNull } from "../../adapters/repo-files.js";
-import { InputError } from "../../core/errors.js";
+import { refusal } from "../../core/refusals/index.js";
 import type { GateContext } from "./gate-run.js";
 
 /** The repository path of a file, or null when it is outside the repository. */
@@ -28,13 +28,11 @@ export function ledgerRepoPath(ctx: GateContext): string | null {
   const realRel = repoPath(realPath(ctx.root), real);
   if (realRel !== rel) {
     const target = realRel ?? real;
-    const how = isSymbolicLink(ctx.ledgerPath)
-      ? `is a symbolic link to ${target}`
-      : `lies under a symbolic link (it is ${target})`;
-    throw new InputError(
-      `the ledger ${ctx.ledgerLabel} ${how}: git records the link, not the ledger, so the ledger's changes cannot be read from the commits`,
-      { fix: `point --ledger (or the "ledger" config key) at the real file ${target}` },
-    );
+    throw refusal("ledger-behind-link", {
+      ledger: ctx.ledgerLabel,
+      target,
+      isLink: isSymbolicLink(ctx.ledgerPath),
+    });
   }
   return rel;
 }

@@ -28,6 +28,7 @@ import {
 } from "../../core/generator-lock.js";
 import { parseJsonText } from "../../core/json-text.js";
 import type { Ledger } from "../../core/ledger-model.js";
+import { refusal } from "../../core/refusals/index.js";
 import { type GateContext, type GateRun, gateResult } from "./gate-run.js";
 import { repoPath } from "./ledger-location.js";
 import { patchLedger, policyNotes } from "./patch-policy.js";
@@ -40,18 +41,11 @@ import { patchLedger, policyNotes } from "./patch-policy.js";
 function readGeneratorFile(root: string, path: string): Buffer {
   const full = join(root, path);
   if (!entryExists(full)) {
-    throw new InputError(`generator_lock file "${path}" does not exist in the work tree`, {
-      fix: "restore it, or remove it from policy.generator_lock",
-    });
+    throw refusal("generator-lock-file-missing", { path, where: "work tree" });
   }
   const link = linkTarget(full);
   if (link !== null) {
-    throw new InputError(
-      `generator_lock file "${path}" is a symbolic link (to ${link}): the lock would pin the link, not the generator's code`,
-      {
-        fix: "name the file it points to in policy.generator_lock; a glob must not match the link",
-      },
-    );
+    throw refusal("generator-lock-file-is-link", { path, target: link });
   }
   return readFileBytes(full, `generator_lock file ${path}`);
 }
@@ -201,18 +195,11 @@ async function lockAtMergeBase(
 ): Promise<{ lock: LockFile | null; notes: string[] }> {
   const lockRel = repoPath(root, opts.lockPath);
   if (lockRel === null) {
-    throw new InputError(`the lock file ${opts.lockPath} is outside the repository`, {
-      fix: "keep the lock file in the repository (default property-lock.json at the root)",
-    });
+    throw refusal("lock-file-outside-repo", { path: opts.lockPath });
   }
   const dirty = await dirtyPaths(root, [lockRel, ...Object.keys(current.files)]);
   if (dirty.length > 0) {
-    throw new InputError(
-      `${dirty.join(", ")} differ${dirty.length === 1 ? "s" : ""} from HEAD, so the lock cannot be checked against ${opts.base}...HEAD`,
-      {
-        fix: "commit the changes first: with a base, the lock is checked against the range's commits",
-      },
-    );
+    throw refusal("lock-files-uncommitted", { files: dirty, base: String(opts.base) });
   }
   const atBase = await fileAtRevision(root, range.mergeBase, lockRel);
   if (atBase === null) return { lock: null, notes: [] };

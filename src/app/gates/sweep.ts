@@ -8,10 +8,10 @@ import { resolve } from "node:path";
 import { resolveCommit } from "../../adapters/git.js";
 import { show } from "../../adapters/pytest-ledger.js";
 import { fileExists, readJsonFile } from "../../adapters/repo-files.js";
-import { InputError } from "../../core/errors.js";
 import { type GateResult, sortFindings } from "../../core/findings.js";
 import type { Ledger } from "../../core/ledger-model.js";
 import { sampleOf } from "../../core/listing.js";
+import { refusal } from "../../core/refusals/index.js";
 import {
   DEFAULT_SWEEP_PATH,
   parseSweepRecord,
@@ -54,9 +54,7 @@ export async function readSweepEvidence(req: SweepRequest): Promise<SweepEvidenc
   const label = show(req.root, path);
   if (!fileExists(path)) {
     if (req.sweepPath === undefined) return null;
-    throw new InputError(`sweep record not found: ${label}`, {
-      fix: "check the path; pytest --freezegate-sweep writes it (.freezegate/sweep.json in pytest's rootdir by default), and CI keeps it from the nightly sweep",
-    });
+    throw refusal("sweep-record-not-found", { path: label });
   }
   const record = parseSweepRecord(
     readJsonFile(path, "sweep record", "fix the JSON syntax, or remove the file"),
@@ -64,26 +62,17 @@ export async function readSweepEvidence(req: SweepRequest): Promise<SweepEvidenc
   );
   const ledger = repoPath(req.root, req.ledgerPath) ?? req.ledgerPath;
   if (record.ledger.path !== ledger) {
-    throw new InputError(
-      `the sweep record ${label} is of the ledger ${record.ledger.path}, and this command judges ${req.ledgerLabel}: its failures are about another ledger's properties`,
-      {
-        fix: `pass the record of a sweep of ${req.ledgerLabel} (pytest --freezegate-sweep with that ledger) as --sweep FILE`,
-      },
-    );
+    throw refusal("sweep-record-other-ledger", {
+      label,
+      recorded: record.ledger.path,
+      ledger: req.ledgerLabel,
+    });
   }
   if (record.commit === null) {
-    throw new InputError(
-      `the sweep record ${label} names no commit (the sweep ran outside a git work tree), so nothing ties its failures to this repository`,
-      { fix: "run the sweep in a clone of this repository, and pass the record it writes" },
-    );
+    throw refusal("sweep-record-no-commit", { label });
   }
   if ((await resolveCommit(req.root, record.commit)) === null) {
-    throw new InputError(
-      `the sweep record ${label} was written at commit ${record.commit}, which this repository does not have: another repository's record, or a clone without that commit`,
-      {
-        fix: `fetch it (git fetch origin ${record.commit}), or pass the record of this repository's sweep as --sweep FILE`,
-      },
-    );
+    throw refusal("sweep-record-commit-missing", { label, commit: record.commit });
   }
   const standing = standingFailures(record);
   const at =

@@ -9,6 +9,7 @@ import { findRepoRoot } from "../../adapters/git.js";
 import { entryExists } from "../../adapters/repo-files.js";
 import { runCalibration } from "../../app/calibrate.js";
 import { UsageError } from "../../core/errors.js";
+import { refusal } from "../../core/refusals/index.js";
 import { buildCalibrateReport } from "../../reporters/calibrate-report.js";
 import {
   auditSettings,
@@ -40,8 +41,11 @@ export const DEFAULT_MAX_CANARIES = 30;
 function wholeNumber(flag: string, raw: string, min: number): number {
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min) {
-    throw new UsageError(`--${flag} "${raw}" is not a whole number of at least ${min}`, {
-      fix: `write e.g. --${flag} ${flag === "max" ? DEFAULT_MAX_CANARIES : 7}`,
+    throw refusal("bad-count", {
+      flag,
+      value: raw,
+      min,
+      example: flag === "max" ? DEFAULT_MAX_CANARIES : 7,
     });
   }
   return n;

@@ -7,8 +7,8 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { sweepRecordPath } from "../../app/gates/sweep.js";
 import { appliedRecordCandidates, runCheck } from "../../app/run-check.js";
-import { UsageError } from "../../core/errors.js";
 import { DEFAULT_LOCK_PATH } from "../../core/ledger-model.js";
+import { refusal } from "../../core/refusals/index.js";
 import { buildCheckReport } from "../../reporters/check-report.js";
 import {
   auditSettings,
@@ -111,9 +111,7 @@ ${outputDetails()}`,
     const onDataFiles = dataReadProgress(io);
     const base = resolveBase(args.values, ctx.config);
     if (base === undefined) {
-      throw new UsageError("check needs the patch: which changes are gated?", {
-        fix: 'pass --base REF (e.g. --base origin/main), or set "base" in the config file',
-      });
+      throw refusal("check-needs-base", undefined);
     }
     const today = resolveToday(args.values, io.env);
     const data = resolveDataOptions(args.values, ctx.config, ctx.cwd, ctx.root);

@@ -5,8 +5,8 @@
 
 import { resolve } from "node:path";
 import { runDepositGate } from "../../app/gates/deposit-gate.js";
-import { KNOWN_TESTS_FIX, loadKnownTests } from "../../app/known-tests.js";
-import { UsageError } from "../../core/errors.js";
+import { loadKnownTests } from "../../app/known-tests.js";
+import { refusal } from "../../core/refusals/index.js";
 import { type CommandGroup, type CommandSpec, stringOpt } from "../command.js";
 import {
   BASE_OPTION,
@@ -56,17 +56,12 @@ Exit codes:
     const ctx = await resolveLedgerContext(args, io);
     const base = resolveBase(args.values, ctx.config);
     if (base === undefined) {
-      throw new UsageError("deposit check needs the patch: which files did it change?", {
-        fix: 'pass --base REF (e.g. --base origin/main), or set "base" in the config file',
-      });
+      throw refusal("deposit-needs-base", undefined);
     }
     const request = resolveKnownTestsRequest(args.values, ctx);
     const known = loadKnownTests(request);
     if (known.ids === null) {
-      throw new UsageError(
-        `cannot tell whether compensating properties are collected tests: ${known.description}`,
-        { fix: KNOWN_TESTS_FIX },
-      );
+      throw refusal("known-tests-unknown", { why: known.description });
     }
     const samples = stringOpt(args.values, "samples");
     const { result, notes } = await runDepositGate(ctx, {

@@ -8,7 +8,7 @@
 
 import { updateLedgerFile } from "../../adapters/ledger-file.js";
 import { addDays, daysBetween, isDay } from "../../core/dates.js";
-import { InputError, UsageError } from "../../core/errors.js";
+import { refusal } from "../../core/refusals/index.js";
 import { visible } from "../../reporters/words.js";
 import type { CommandIo, CommandSpec, ParsedArgs } from "../command.js";
 import {
@@ -55,14 +55,12 @@ Exit codes:
     const testId = singleTestId("extend", args.positionals);
     const days = daysOpt(args.values);
     if (days === undefined) {
-      throw new UsageError("extend needs --days N", {
-        fix: `freezegate extend ${testId} --days 7`,
-      });
+      throw refusal("extend-needs-days", { testId });
     }
     const context = await resolveLedgerContext(args, io);
     const today = resolveToday(args.values, io.env);
     const again = `unfreeze it and freeze it again with a fresh review (freezegate unfreeze ${testId}, then freezegate freeze ${testId} ...), or fix the test and unfreeze it`;
-    let refusal: { problem: string; fix: string } | null = null;
+    let declined: { problem: string; fix: string } | null = null;
     let result = { opened: "", previous: "", expires: "", max: 0 };
     await updateLedgerFile(
       context.ledgerPath,
@@ -71,26 +69,26 @@ Exit codes:
         const matches = current.freezes.filter((f) => f.test_id === testId);
         const freeze = matches[0];
         if (freeze === undefined) {
-          throw new UsageError(`${testId} is not frozen in ${context.ledgerLabel}`, {
-            fix: "check the test id; freeze it with freezegate freeze",
-          });
+          throw refusal("not-frozen", { testId, ledger: context.ledgerLabel, command: "extend" });
         }
         if (matches.length > 1) {
-          throw new InputError(
-            `${testId} is frozen ${matches.length} times in ${context.ledgerLabel}`,
-            { fix: "keep one entry (freezegate ledger check reports the duplicate)" },
-          );
+          throw refusal("frozen-twice", {
+            testId,
+            ledger: context.ledgerLabel,
+            count: matches.length,
+          });
         }
         if (!isDay(freeze.opened) || !isDay(freeze.expires)) {
-          throw new InputError(
-            `the freeze of ${testId} has no valid opened/expires days ("${freeze.opened}", "${freeze.expires}"), so its window cannot be judged`,
-            { fix: `unfreeze it and freeze it again: freezegate unfreeze ${testId}` },
-          );
+          throw refusal("freeze-window-unreadable", {
+            testId,
+            opened: freeze.opened,
+            expires: freeze.expires,
+          });
         }
         const max = current.policy.max_window_days;
         const latest = addDays(freeze.opened, max);
         if (daysBetween(freeze.expires, today) > 0) {
-          refusal = {
+          declined = {
             problem: `the freeze of ${testId} expired on ${freeze.expires}; an expired freeze is re-attested, not extended`,
             fix: again,
           };
@@ -99,7 +97,7 @@ Exit codes:
         // Counted from the expiry, so the new one is always later: the window alone can refuse.
         const room = daysBetween(freeze.expires, latest);
         if (room <= 0) {
-          refusal = {
+          declined = {
             problem: `the freeze of ${testId} cannot be extended: it expires on ${freeze.expires}, and the policy's window of ${max} days from its opening on ${freeze.opened} allows no expiry later than ${latest}`,
             fix: again,
           };
@@ -108,7 +106,7 @@ Exit codes:
         if (days > room) {
           // A day count far past any calendar has no date to name.
           const target = days < 10_000_000 ? ` to ${addDays(freeze.expires, days)}` : "";
-          refusal = {
+          declined = {
             problem: `extending ${testId} by ${days} days${target} (counted from its expiry ${freeze.expires}, not from today) goes past ${latest}, the latest expiry its window allows (opened ${freeze.opened}, max_window_days ${max})`,
             fix: `pass --days ${room} or fewer; past ${latest}, ${again}`,
           };
@@ -123,7 +121,7 @@ Exit codes:
       },
       ledgerWriteOptions(io),
     );
-    const refused = refusal as { problem: string; fix: string } | null;
+    const refused = declined as { problem: string; fix: string } | null;
     if (refused !== null) {
       // Ids and ledger values come from the user and the repository: one line, never a CI
       // workflow command (visible()).

@@ -13,7 +13,7 @@ import {
   workspaceFileIn,
 } from "../../adapters/vitest-files.js";
 import { writeFileAtomic } from "../../adapters/write-file.js";
-import { UsageError } from "../../core/errors.js";
+import { refusal } from "../../core/refusals/index.js";
 import {
   ManualWiringNeeded,
   manualLines,
@@ -43,9 +43,7 @@ export function initVitest(
   if (config !== undefined) {
     const path = resolve(dir, config);
     if (!fileExists(path)) {
-      throw new UsageError(`--config ${config}: no such file`, {
-        fix: "name the Vitest configuration file, as vitest --config does",
-      });
+      throw refusal("vitest-config-not-found", { config });
     }
     found = { path, name: basename(path) };
   } else {

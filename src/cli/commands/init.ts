@@ -15,7 +15,8 @@ import { findRepoRoot } from "../../adapters/git.js";
 import { findPytestConfig, pluginDirectory } from "../../adapters/pytest-files.js";
 import { realPath, realPathOrNull } from "../../adapters/repo-files.js";
 import { writeFileAtomic } from "../../adapters/write-file.js";
-import { GitError, UsageError } from "../../core/errors.js";
+import { GitError } from "../../core/errors.js";
+import { refusal } from "../../core/refusals/index.js";
 import {
   PLUGIN_MODULE,
   PLUGIN_TEXT,
@@ -104,21 +105,16 @@ Exit codes:
   async run(args: ParsedArgs, io: CommandIo): Promise<number> {
     const [target, ...extra] = args.positionals;
     if (target === undefined || !RUNNERS.includes(target) || extra.length > 0) {
-      throw new UsageError(
-        target === undefined
-          ? "init needs the test runner to wire: pytest or vitest"
-          : `init knows the test runners pytest and vitest, not "${[target, ...extra].join(" ")}"`,
-        { fix: "run freezegate init pytest, or freezegate init vitest" },
-      );
+      throw refusal("init-unknown-runner", {
+        given: target === undefined ? null : [target, ...extra].join(" "),
+      });
     }
     const place = await placeOf(args, io);
     if (target === "vitest") {
       return initVitest(place, stringOpt(args.values, "config"), io);
     }
     if (stringOpt(args.values, "config") !== undefined) {
-      throw new UsageError("--config is for init vitest", {
-        fix: "leave it out: init pytest edits the file pytest reads",
-      });
+      throw refusal("init-config-not-for-pytest", undefined);
     }
     return initPytest(place, io);
   },

@@ -6,12 +6,12 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { readLedgerFile, replaceLedgerFile } from "../../adapters/ledger-file.js";
 import { KNOWN_TESTS_FIX, type KnownTests, loadKnownTests } from "../../app/known-tests.js";
-import { UsageError } from "../../core/errors.js";
 import type { Finding, GateResult } from "../../core/findings.js";
 import { sortFindings } from "../../core/findings.js";
 import { describeSource, isIdOnly, mergeLedgers } from "../../core/ledger.js";
 import type { Ledger } from "../../core/ledger-model.js";
 import { checkShape } from "../../core/ledger-shape.js";
+import { refusal } from "../../core/refusals/index.js";
 import { visible } from "../../reporters/words.js";
 import {
   boolOpt,
@@ -95,7 +95,7 @@ per-test contexts); the output says when they were not.`,
   async run(args: ParsedArgs, io: CommandIo): Promise<number> {
     const format = stringOpt(args.values, "format") ?? "text";
     if (!(FORMATS as readonly string[]).includes(format)) {
-      throw new UsageError(`unknown --format "${format}"`, { fix: "use text or json" });
+      throw refusal("unknown-format", { format, known: "text or json" });
     }
     const context = await resolveLedgerContext(args, io);
     const today = resolveToday(args.values, io.env);
@@ -189,10 +189,7 @@ are.`,
             MIGRATED_FILES.map((name) => join(context.root, dir, name)),
           ).filter((p) => existsSync(p) && p !== context.ledgerPath);
     if (paths.length === 0) {
-      throw new UsageError(
-        `nothing to migrate: none of ${MIGRATED_FILES.join(", ")} is at the repository root or under gate/`,
-        { fix: "name the files with --from FILE" },
-      );
+      throw refusal("nothing-to-migrate", { names: MIGRATED_FILES.join(", ") });
     }
     const sources = [...new Set(paths)].map((path) => ({
       label: displayPath(context.root, path),
@@ -205,9 +202,7 @@ are.`,
       merged,
       (exists) => {
         if (exists && !force) {
-          throw new UsageError(`the ledger ${context.ledgerLabel} already exists`, {
-            fix: "pass --force to replace it (add it with --from to keep its entries), or --ledger PATH for another file",
-          });
+          throw refusal("ledger-exists", { ledger: context.ledgerLabel });
         }
       },
       ledgerWriteOptions(io),

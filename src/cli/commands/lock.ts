@@ -8,9 +8,10 @@ import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { writeFileAtomic } from "../../adapters/write-file.js";
 import { repoPath } from "../../app/gates/ledger-location.js";
 import { computeLock, readLockFile, runLockGate } from "../../app/gates/lock-gate.js";
-import { FreezegateError, UsageError } from "../../core/errors.js";
+import { FreezegateError } from "../../core/errors.js";
 import { serializeLock } from "../../core/generator-lock.js";
 import { DEFAULT_LOCK_PATH } from "../../core/ledger-model.js";
+import { refusal } from "../../core/refusals/index.js";
 import { boolOpt, type CommandSpec, stringOpt } from "../command.js";
 import {
   BASE_OPTION,
@@ -65,9 +66,7 @@ Exit codes:
       return gateExitCode(result);
     }
     if (stringOpt(args.values, "base") !== undefined) {
-      throw new UsageError("--base only applies to lock --check", {
-        fix: "run freezegate lock to write the lock, freezegate lock --check --base REF to verify",
-      });
+      throw refusal("base-without-lock-check", undefined);
     }
     const ledger = readLedgerFile(ctx.ledgerPath);
     const lock = await computeLock(ctx.root, ledger.policy.generator_lock);

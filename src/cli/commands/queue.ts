@@ -10,7 +10,6 @@ import { fileAtRevision } from "../../adapters/git-history.js";
 import { readJsonFile } from "../../adapters/repo-files.js";
 import { parseLedgerText } from "../../app/gates/base-ledger.js";
 import { ledgerRepoPath } from "../../app/gates/ledger-location.js";
-import { GitError, UsageError } from "../../core/errors.js";
 import type { Ledger } from "../../core/ledger-model.js";
 import {
   type AppliedRecord,
@@ -19,6 +18,7 @@ import {
   type QueueResult,
   queueExitCode,
 } from "../../core/queue.js";
+import { refusal } from "../../core/refusals/index.js";
 import { visible } from "../../reporters/words.js";
 import { type CommandGroup, type CommandSpec, listOpt, stringOpt } from "../command.js";
 import { FORMAT_OPTION, type OutputFormat, resolveFormat } from "../gate-output.js";
@@ -143,21 +143,15 @@ Exit codes:
     const parentFlag = stringOpt(args.values, "parent");
     const childFlag = stringOpt(args.values, "child");
     if (parentFlag === undefined || childFlag === undefined) {
-      throw new UsageError(
-        `queue check needs both applied records (missing ${parentFlag === undefined ? "--parent" : "--child"})`,
-        {
-          fix: "pass --parent with the previous queue entry's record and --child with this run's record",
-        },
-      );
+      throw refusal("queue-needs-records", {
+        missing: parentFlag === undefined ? "--parent" : "--child",
+      });
     }
     const today = resolveToday(args.values, io.env);
     const ctx = await resolveLedgerContext(args, io);
     const ledgerPath = ledgerRepoPath(ctx);
     if (ledgerPath === null) {
-      throw new UsageError(
-        `the ledger ${ctx.ledgerLabel} is outside the repository, so it cannot be read at a commit`,
-        { fix: "point --ledger at the ledger file checked into this repository" },
-      );
+      throw refusal("ledger-outside-repository", { ledger: ctx.ledgerLabel });
     }
     const parentPath = resolve(ctx.cwd, parentFlag);
     const childPath = resolve(ctx.cwd, childFlag);
@@ -167,9 +161,7 @@ Exit codes:
     const ref = stringOpt(args.values, "commit") ?? "HEAD";
     const gatedCommit = await resolveCommit(ctx.root, ref);
     if (gatedCommit === null) {
-      throw new GitError(`--commit "${ref}" is not a commit in this repository`, {
-        fix: "pass the commit being gated (a sha or ref that git rev-parse knows), or fetch it",
-      });
+      throw refusal("queue-commit-unknown", { ref });
     }
     const childBytes = await fileAtRevision(ctx.root, gatedCommit, ledgerPath);
     const childLedger =
@@ -183,12 +175,7 @@ Exit codes:
     if (parent.commit !== null) {
       const known = await resolveCommit(ctx.root, parent.commit);
       if (known === null) {
-        throw new GitError(
-          `the parent's record names commit ${parent.commit.slice(0, 12)}, which this clone does not have`,
-          {
-            fix: `fetch it (git fetch origin ${parent.commit}), or check out with enough history (fetch-depth: 0)`,
-          },
-        );
+        throw refusal("queue-parent-commit-missing", { commit: parent.commit });
       }
       const bytes = await fileAtRevision(ctx.root, known, ledgerPath);
       parentSha = bytes === null ? null : sha256(bytes);

@@ -2,8 +2,8 @@
 // unfreeze a test that is not frozen is an error: it usually means a typo in the id.
 
 import { updateLedgerFile } from "../../adapters/ledger-file.js";
-import { UsageError } from "../../core/errors.js";
 import type { Freeze } from "../../core/ledger-model.js";
+import { refusal } from "../../core/refusals/index.js";
 import { frozenBy, frozenIds } from "../../core/witness.js";
 import { visible } from "../../reporters/words.js";
 import type { CommandIo, CommandSpec, ParsedArgs } from "../command.js";
@@ -37,14 +37,9 @@ export const unfreezeCommand: CommandSpec = {
         if (removed.length === 0) {
           const glob = frozenBy(frozenIds(current), [testId]).get(testId);
           if (glob !== undefined) {
-            throw new UsageError(
-              `${testId} has no entry of its own in ${context.ledgerLabel}: the entry ${glob} freezes it`,
-              { fix: `remove or narrow the entry ${glob} in ${context.ledgerLabel}` },
-            );
+            throw refusal("frozen-by-glob", { testId, ledger: context.ledgerLabel, glob });
           }
-          throw new UsageError(`${testId} is not frozen in ${context.ledgerLabel}`, {
-            fix: "check the test id against the ledger's freezes",
-          });
+          throw refusal("not-frozen", { testId, ledger: context.ledgerLabel, command: "unfreeze" });
         }
         return { ...current, freezes: current.freezes.filter((f) => f.test_id !== testId) };
       },

@@ -2,7 +2,7 @@
 // also at a lone "\r", and str.splitlines() at more characters still: after one, line numbers
 // counted by git and by Python's tools name different lines.
 
-import { InputError } from "../../core/errors.js";
+import { refusal } from "../../core/refusals/index.js";
 
 /**
  * git ends a line at "\n" only; Python (so coverage.py and the statement finder) also at a
@@ -12,12 +12,7 @@ export function refuseLoneCarriageReturn(path: string, text: string): void {
   const at = text.search(/\r(?!\n)/);
   if (at < 0) return;
   const line = text.slice(0, at).split("\n").length;
-  throw new InputError(
-    `${path} has a carriage return that ends no line on line ${line} (git counts it as one line, Python as two), so git's line numbers do not match the coverage data's`,
-    {
-      fix: "use LF or CRLF line endings only (e.g. dos2unix), commit, re-run the tests, then audit",
-    },
-  );
+  throw refusal("python-lone-carriage-return", { path, line });
 }
 
 /**

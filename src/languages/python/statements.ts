@@ -13,8 +13,9 @@
 // `if __debug__:`, `assert False`, exhaustive `match`).
 // scripts/check-statements.mjs measures agreement with coverage.py over the standard library.
 
-import { InputError } from "../../core/errors.js";
+import type { FreezegateError } from "../../core/errors.js";
 import type { StatementMap } from "../../core/model.js";
+import { refusal } from "../../core/refusals/index.js";
 import {
   BAD_DEDENT,
   INDENT,
@@ -463,16 +464,11 @@ export function foreignEncoding(text: string): string | null {
 function refuseForeignEncoding(text: string, where: string): void {
   const declared = foreignEncoding(text);
   if (declared === null) return;
-  throw new InputError(
-    `${where} declares the source encoding "${declared}", which freezegate does not read: it reads Python source as UTF-8, where that encoding's text may hide code in a comment or string`,
-    { fix: `save ${where} as UTF-8 and drop the coding line` },
-  );
+  throw refusal("python-foreign-encoding", { where, encoding: declared });
 }
 
-function syntaxError(where: string, line: number, what: string): InputError {
-  return new InputError(`${where} is not valid Python 3.11: ${what} at line ${line}`, {
-    fix: "make the file importable by Python 3.11 (coverage.py cannot measure it either)",
-  });
+function syntaxError(where: string, line: number, what: string): FreezegateError {
+  return refusal("python-syntax-error", { where, line, what });
 }
 
 /**
@@ -869,7 +865,7 @@ class StatementParser {
     return body;
   }
 
-  #error(lineIndex: number, what: string): InputError {
+  #error(lineIndex: number, what: string): FreezegateError {
     const line =
       lineIndex < this.#t.logicalCount ? this.#t.lineFirst[lineIndex] : this.#t.physicalCount;
     return syntaxError(this.#where, line ?? 0, what);
