@@ -238,6 +238,16 @@ export function buildCheckReport(
   };
 }
 
+/**
+ * One sentence per measured freeze: what it withdraws and what its property executes of it
+ * (the formats without the deposit gate's notes show these).
+ */
+export function compensationSentences(report: CheckReport): string[] {
+  return report.ledger.entries.flatMap((e) =>
+    e.compensation === null ? [] : [`compensation of ${e.testId}: ${e.compensation.summary}`],
+  );
+}
+
 function gateVerdict(g: CheckGateReport): string {
   if (!g.ran) return `skipped (${visible(g.skippedBecause ?? "not needed")})`;
   const errors = g.findings.filter((f) => f.severity === "error").length;
