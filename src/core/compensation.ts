@@ -129,6 +129,19 @@ export function compensationWords(c: Compensation): string {
   }
 }
 
+/** A freeze's figure as the JSON reports write it: the counts and the sentence, no lines. */
+export function compensationFigure(c: Compensation) {
+  return {
+    testId: c.testId,
+    property: c.property,
+    state: c.state,
+    withdrawn: c.withdrawn,
+    compensated: c.compensated,
+    ratio: c.ratio,
+    summary: compensationWords(c),
+  };
+}
+
 function percent(ratio: number | null): string {
   return ratio === null ? "n/a" : `${Math.floor(ratio * 1000) / 10}%`;
 }

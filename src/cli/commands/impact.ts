@@ -7,7 +7,7 @@ import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { fileExists } from "../../adapters/repo-files.js";
 import { compensationIn } from "../../app/compensation.js";
 import { withWithdrawnData } from "../../app/withdrawn-data.js";
-import { type CompensationState, compensationWords } from "../../core/compensation.js";
+import { type CompensationState, compensationFigure } from "../../core/compensation.js";
 import { InputError, UsageError } from "../../core/errors.js";
 import type { Finding } from "../../core/findings.js";
 import { DEFAULT_TEST_GLOBS } from "../../core/globs.js";
@@ -179,7 +179,7 @@ Exit codes:
       notes.push(...read.notes);
       const files = withdrawnLines({ targets, frozen, contexts, files: read.files });
       read.refuseStale(files.map((f) => f.path));
-      const compensation =
+      const measured =
         property === undefined
           ? []
           : compensationIn(
@@ -201,14 +201,7 @@ Exit codes:
         files: files.map((f) => ({ ...f, ranges: foldRanges(f.lines) })),
         lines: files.reduce((n, f) => n + f.lines.length, 0),
         witnessLoss: loss,
-        compensation: compensation.map((c) => ({
-          property: c.property,
-          state: c.state,
-          withdrawn: c.withdrawn,
-          compensated: c.compensated,
-          ratio: c.ratio,
-          summary: compensationWords(c),
-        })),
+        compensation: measured.map(compensationFigure).map(({ testId: _, ...figure }) => figure),
         notes,
       };
       io.stdout.write(format === "json" ? jsonText(report) : renderText(report));

@@ -11,7 +11,11 @@ import { ledgerCompensation } from "../../app/compensation.js";
 import { runDepositGate } from "../../app/gates/deposit-gate.js";
 import { loadKnownTests } from "../../app/known-tests.js";
 import { runAudit } from "../../app/run-audit.js";
-import { type Compensation, compensationWords } from "../../core/compensation.js";
+import {
+  type Compensation,
+  compensationFigure,
+  compensationWords,
+} from "../../core/compensation.js";
 import { InputError, UsageError } from "../../core/errors.js";
 import {
   freezeAges,
@@ -195,18 +199,7 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
         schemaVersion: 1,
         stats,
         history: historyPath === undefined ? null : all,
-        compensation:
-          compensation === null
-            ? null
-            : compensation.map((c) => ({
-                testId: c.testId,
-                property: c.property,
-                state: c.state,
-                withdrawn: c.withdrawn,
-                compensated: c.compensated,
-                ratio: c.ratio,
-                summary: compensationWords(c),
-              })),
+        compensation: compensation === null ? null : compensation.map(compensationFigure),
         warning,
         notes,
       };
