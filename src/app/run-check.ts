@@ -16,6 +16,7 @@ import {
   type ThisRunsRecord,
 } from "../adapters/pytest-ledger.js";
 import { fileExists } from "../adapters/repo-files.js";
+import { type Compensation, compensationWords } from "../core/compensation.js";
 import type { Finding, GateResult } from "../core/findings.js";
 import { gateFailed, sortFindings } from "../core/findings.js";
 import type { Ledger } from "../core/ledger-model.js";
@@ -26,6 +27,7 @@ import type { SamplesArtifact } from "../core/samples.js";
 import type { ShadowAudit } from "../core/shadow-audit.js";
 import { RUNNERS } from "../runners/registry.js";
 import type { RunnerLedger } from "../runners/runner.js";
+import { compensationFindings, ledgerCompensation } from "./compensation.js";
 import { readSamples, runDepositGate } from "./gates/deposit-gate.js";
 import type { GateContext, GateRun } from "./gates/gate-run.js";
 import { runLedgerChangesGate } from "./gates/ledger-changes-gate.js";
@@ -65,6 +67,8 @@ export interface CheckRun {
   audit: AuditRun;
   knownTests: KnownTests;
   gates: CheckGate[];
+  /** Per freeze, in ledger order: what it withdraws and what its property executes of it. */
+  compensation: Compensation[];
   passed: boolean;
 }
 
@@ -223,7 +227,40 @@ export async function runCheck(request: CheckRequest): Promise<CheckRun> {
     ),
   ];
   await judgeSweepRecord(gates, { ...ctx, ...request, ledger, known: knownTests.ids, headCommit });
-  return { ledger, audit, knownTests, gates, passed: !gates.some(gateFailed) };
+  const compensation = ledgerCompensation({
+    ...request.audit,
+    cwd: coverage.cwd,
+    root: ctx.root,
+    ledger,
+    ...(thisRun?.record.muted ? { muted: thisRun.record.muted } : {}),
+  });
+  judgeCompensationIn(gates, compensation, ledger);
+  return { ledger, audit, knownTests, gates, compensation, passed: !gates.some(gateFailed) };
+}
+
+/** The deposit gate's compensation findings, and one note per freeze with its figure. */
+function judgeCompensationIn(
+  gates: CheckGate[],
+  compensation: readonly Compensation[],
+  ledger: Ledger,
+): void {
+  const deposit = gates.find((g) => g.gate === "deposit");
+  if (deposit === undefined) return;
+  const min = ledger.policy.min_compensation;
+  deposit.findings = sortFindings([
+    ...deposit.findings,
+    ...compensationFindings(compensation, ledger, deposit.findings),
+  ]);
+  for (const c of compensation) {
+    deposit.notes.push(`compensation of ${c.testId}: ${compensationWords(c)}`);
+  }
+  if (compensation.length > 0) {
+    deposit.notes.push(
+      min === undefined
+        ? "min_compensation is not set: the compensation figures are shown, not judged"
+        : `min_compensation ${min}: a freeze's property must execute that share of the lines the freeze withdraws`,
+    );
+  }
 }
 
 /**

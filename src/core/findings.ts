@@ -18,6 +18,8 @@ export const FINDING_CODES = [
   "deposit-not-collected",
   "deposit-not-in-diff",
   "deposit-too-few-inputs",
+  "deposit-compensation-low",
+  "deposit-compensation-unknown",
   // deposits, from the randomized sweep's record
   "frozen-sweep-failure",
   "deposit-sweep-failure",

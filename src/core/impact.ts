@@ -37,6 +37,11 @@ export interface ImpactInput {
   targets: ReadonlySet<string>;
   /** Tests frozen already (data test ids): they defend nothing now either. */
   frozen: ReadonlySet<string>;
+  /**
+   * Tests judged apart, neither a target nor a live cover (a freeze's compensating property,
+   * whose share of what the freeze withdraws is measured on its own).
+   */
+  setAside?: ReadonlySet<string>;
   contexts: Pick<ContextIndex, "get">;
   files: readonly ImpactFileInput[];
 }
@@ -69,7 +74,7 @@ export function withdrawnLines(input: ImpactInput): ImpactFile[] {
         const id = ctx.testId;
         if (id === null) continue;
         if (input.targets.has(id)) byTarget = true;
-        else if (input.frozen.has(id)) continue;
+        else if (input.frozen.has(id) || input.setAside?.has(id)) continue;
         else if (ctx.phase === "setup" || ctx.phase === "teardown") liveFixture = true;
         else liveBody = true;
       }

@@ -27,6 +27,11 @@ export interface LedgerPolicy {
   generator_lock: string[];
   /** Every freeze needs `approved_by` (someone other than its owner and its author). */
   require_approval: boolean;
+  /**
+   * The share (0..1) of the lines a freeze withdraws that its compensating property must
+   * execute, per the coverage data. Absent: not judged (the figure is still shown).
+   */
+  min_compensation?: number;
 }
 
 export const DEFAULT_POLICY: LedgerPolicy = {

@@ -46,6 +46,7 @@ const POLICY_KEYS = [
   "blocking",
   "generator_lock",
   "require_approval",
+  "min_compensation",
 ] as const;
 const FREEZE_KEYS = [...FREEZE_REQUIRED_TEXT, "reused_property", "approved_by"] as const;
 const PROPERTY_KEYS = ["id", "check", "witnessed_by", "invariant"] as const;
@@ -201,6 +202,9 @@ function parsePolicy(p: Parser, value: unknown, path: string): LedgerPolicy {
   if ("require_approval" in raw) {
     policy.require_approval = p.boolean(raw.require_approval, `${path}.require_approval`);
   }
+  if ("min_compensation" in raw) {
+    policy.min_compensation = p.fraction(raw.min_compensation, `${path}.min_compensation`);
+  }
   return policy;
 }
 
@@ -346,6 +350,14 @@ class Parser {
     return value;
   }
 
+  /** A number from 0 to 1 (a share). */
+  fraction(value: unknown, path: string): number {
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > 1) {
+      throw refusal("ledger-not-a-share", { label: this.label, at: path, value: describe(value) });
+    }
+    return value;
+  }
+
   /** A whole number >= 1; the fix suggests the key's default (`example`). */
   positiveInteger(value: unknown, path: string, example: number): number {
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
@@ -393,6 +405,9 @@ export function serializeLedger(ledger: Ledger): string {
       blocking: GATES.filter((g) => policy.blocking.includes(g)),
       generator_lock: [...policy.generator_lock],
       require_approval: policy.require_approval,
+      ...(policy.min_compensation === undefined
+        ? {}
+        : { min_compensation: policy.min_compensation }),
     },
     freezes: [...ledger.freezes]
       .sort((a, b) => byText(a.test_id, b.test_id))
@@ -557,6 +572,8 @@ export function stricterPolicy(base: LedgerPolicy, head: LedgerPolicy): Stricter
     generator_lock: [...head.generator_lock, ...lockOnlyAtBase],
     require_approval: base.require_approval || head.require_approval,
   };
+  const minCompensation = stricterShare(base.min_compensation, head.min_compensation);
+  if (minCompensation !== undefined) policy.min_compensation = minCompensation;
   const loosened: string[] = [];
   const unblocked = base.blocking.filter((g) => !head.blocking.includes(g));
   if (unblocked.length > 0) {
@@ -576,5 +593,23 @@ export function stricterPolicy(base: LedgerPolicy, head: LedgerPolicy): Stricter
   if (base.require_approval && !head.require_approval) {
     loosened.push("policy.require_approval switched off");
   }
+  if (base.min_compensation !== undefined && head.min_compensation === undefined) {
+    loosened.push("policy.min_compensation removed");
+  } else if (
+    base.min_compensation !== undefined &&
+    head.min_compensation !== undefined &&
+    head.min_compensation < base.min_compensation
+  ) {
+    loosened.push(
+      `policy.min_compensation lowered from ${base.min_compensation} to ${head.min_compensation}`,
+    );
+  }
   return { policy, loosened };
+}
+
+/** The higher of two shares, where an absent one judges nothing (so either present wins). */
+function stricterShare(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.max(a, b);
 }

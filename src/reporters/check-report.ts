@@ -2,6 +2,11 @@
 // every gate, with one verdict. Versioned like the audit contract (docs/json-contract.md).
 
 import type { CheckRun } from "../app/run-check.js";
+import {
+  type Compensation,
+  type CompensationState,
+  compensationWords,
+} from "../core/compensation.js";
 import { daysBetween, isDay } from "../core/dates.js";
 import type { Finding, FindingCode } from "../core/findings.js";
 import { gateFailed } from "../core/findings.js";
@@ -90,6 +95,26 @@ export interface CheckLedgerEntry {
    * `ok` when it has none, `not-judged` when the deposit gate did not run.
    */
   deposit: { state: "ok" | "failed" | "not-judged"; codes: FindingCode[] };
+  /**
+   * What the freeze withdraws and what its compensating property executes of it (added within
+   * version 1; always written). null: not measured.
+   */
+  compensation: CheckCompensation | null;
+}
+
+/** A freeze's compensation figure, as the reports show it. */
+export interface CheckCompensation {
+  state: CompensationState;
+  /** Withdrawn lines (null: unknown). */
+  withdrawn: number | null;
+  /** Of those, the lines the property executes (null: unknown). */
+  compensated: number | null;
+  /** compensated / withdrawn; null when unknown or nothing is withdrawn. */
+  ratio: number | null;
+  /** The policy's min_compensation, or null when not set (the figure is not judged). */
+  minCompensation: number | null;
+  /** The sentence every format shows. */
+  summary: string;
 }
 
 export interface CheckReport {
@@ -119,10 +144,26 @@ export interface CheckReport {
   audit: AuditReport;
 }
 
+function compensationOf(
+  c: Compensation | undefined,
+  min: number | undefined,
+): CheckCompensation | null {
+  if (c === undefined) return null;
+  return {
+    state: c.state,
+    withdrawn: c.withdrawn,
+    compensated: c.compensated,
+    ratio: c.ratio,
+    minCompensation: min ?? null,
+    summary: compensationWords(c),
+  };
+}
+
 function ledgerEntry(
   freeze: Freeze,
   today: string,
   deposit: CheckRun["gates"][number] | undefined,
+  compensation: CheckCompensation | null,
 ): CheckLedgerEntry {
   const codes: FindingCode[] = [];
   if (deposit?.ran) {
@@ -148,6 +189,7 @@ function ledgerEntry(
       state: !deposit?.ran ? "not-judged" : codes.length > 0 ? "failed" : "ok",
       codes,
     },
+    compensation,
   };
 }
 
@@ -173,7 +215,14 @@ export function buildCheckReport(
       format: run.ledger.source,
       freezes: run.ledger.freezes.length,
       properties: run.ledger.properties.length,
-      entries: run.ledger.freezes.map((f) => ledgerEntry(f, ctx.today, depositGate)),
+      entries: run.ledger.freezes.map((f, i) =>
+        ledgerEntry(
+          f,
+          ctx.today,
+          depositGate,
+          compensationOf(run.compensation[i], run.ledger.policy.min_compensation),
+        ),
+      ),
     },
     knownTests: run.knownTests.description,
     gates: run.gates.map((g) => ({
@@ -187,6 +236,16 @@ export function buildCheckReport(
     })),
     audit,
   };
+}
+
+/**
+ * One sentence per measured freeze: what it withdraws and what its property executes of it
+ * (the formats without the deposit gate's notes show these).
+ */
+export function compensationSentences(report: CheckReport): string[] {
+  return report.ledger.entries.flatMap((e) =>
+    e.compensation === null ? [] : [`compensation of ${e.testId}: ${e.compensation.summary}`],
+  );
 }
 
 function gateVerdict(g: CheckGateReport): string {

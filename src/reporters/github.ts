@@ -14,6 +14,7 @@
 // On top of that, annotations follow actions/toolkit's command.ts: "%", CR and LF escaped in
 // the message; also ":" and "," in property values.
 
+import { compensationSentences } from "./check-report.js";
 import {
   type AnyReport,
   auditOf,
@@ -125,6 +126,9 @@ export function renderGithub(report: AnyReport): string {
   const verdict = verdictSentence(report);
   const kind = isCheckReport(report) ? "check" : "audit";
   out.push(logLine(`freezegate ${kind}: ${verdict.passed ? "PASS" : "FAIL"}: ${verdict.text}`));
+  if (isCheckReport(report)) {
+    for (const sentence of compensationSentences(report)) out.push(logLine(`  ${sentence}`));
+  }
   for (const level of ["error", "warning", "note"] as const) {
     for (const issue of issues.filter((i) => i.level === level)) {
       out.push(logLine(`  ${level.padEnd(7)} ${issue.code}: ${where(issue)}${issue.message}`));

@@ -95,6 +95,14 @@ export const CODE_INFO: Partial<Record<IssueCode, CodeInfo>> = {
     title: "deposit ran on too few inputs",
     help: "The compensating property must have run on at least the policy's min_distinct distinct inputs (the samples artifact says how many).",
   },
+  "deposit-compensation-low": {
+    title: "deposit covers too little of what the freeze withdrew",
+    help: "The compensating property executes less than the policy's min_compensation share of the lines the freeze withdraws (the lines only the frozen test executes). Make the property exercise them, or lower min_compensation in a reviewed patch.",
+  },
+  "deposit-compensation-unknown": {
+    title: "compensation cannot be measured",
+    help: "min_compensation is set, but the coverage data does not show the frozen test, or the compensating property running its body, so what the freeze withdraws or what the property guards is unknown. Run both with per-test coverage.",
+  },
   "frozen-sweep-failure": {
     title: "frozen property fails in the sweep",
     help: "The randomized sweep found this property failing, and it failed again when re-run at its seed: freezing it turns a known defect into an unowned one. Fix it, then run the recorded command: a sweep that passes it at that seed clears it.",

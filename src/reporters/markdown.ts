@@ -10,7 +10,7 @@
 import { describeSource } from "../core/ledger.js";
 import type { Verdict } from "../core/shadow-audit.js";
 import type { AuditReport } from "./audit-report.js";
-import type { CheckGateReport, CheckReport } from "./check-report.js";
+import { type CheckGateReport, type CheckReport, compensationSentences } from "./check-report.js";
 import {
   type AnyReport,
   describePatch,
@@ -304,6 +304,10 @@ export function renderMarkdown(report: AnyReport): string {
     out.push(
       `Ledger ${mdCode(l.file, false)} (${mdText(describeSource(l.format))}; ${plural(l.freezes, "freeze")}, ${plural(l.properties, "property", "properties")}), judged on ${mdText(report.today)}; known tests: ${mdText(report.knownTests)}`,
     );
+    const compensation = compensationSentences(report);
+    if (compensation.length > 0) {
+      out.push("", ...compensation.map((sentence) => `- ${mdText(sentence)}`));
+    }
     out.push("", "#### Shadow audit", "");
     const empty = report.audit.summary.emptyPatch;
     if (empty !== null) out.push(`⚠️ ${mdText(empty.message)}`, "");

@@ -276,6 +276,15 @@ export function renderSarif(
       passed: verdict.passed,
       shadowRatio: audit.summary.shadowRatio,
       counts: audit.summary.counts,
+      ...(isCheckReport(report)
+        ? {
+            compensation: report.ledger.entries.flatMap((e) =>
+              e.compensation === null
+                ? []
+                : [{ testId: e.testId, property: e.compensatingProperty, ...e.compensation }],
+            ),
+          }
+        : {}),
     },
   });
 }

@@ -390,7 +390,7 @@ describe("freezegate stats", () => {
     );
     expect(flags.status).toBe(0);
     expect(JSON.parse(flags.stdout).notes).toEqual([
-      "no base given: shadow ratio and deposit failures not measured",
+      "no base given: shadow ratio, deposit failures and compensation not measured",
       "--samples, --coverage not read: they count only with a base (--base REF)",
     ]);
   });

@@ -54,6 +54,7 @@ describe("impact --format json as docs/json-contract.md describes it", () => {
           message: `property p's own check ${FULL} is frozen`,
         },
       ],
+      compensation: [],
       notes: [`already frozen in the ledger: ${REFUND}`],
     });
     expect(Object.keys(JSON.parse(r.stdout))).toEqual([
@@ -65,6 +66,7 @@ describe("impact --format json as docs/json-contract.md describes it", () => {
       "files",
       "lines",
       "witnessLoss",
+      "compensation",
       "notes",
     ]);
   });

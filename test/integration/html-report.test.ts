@@ -279,6 +279,14 @@ describe("the HTML report of the bundled example (check with a ledger and a hist
         reusedProperty: true,
         approvedBy: null,
         deposit: { state: "ok", codes: [] },
+        compensation: {
+          state: "measured",
+          withdrawn: 1,
+          compensated: 0,
+          ratio: 0,
+          minCompensation: null,
+          summary: `${PROPERTY} executes 0 of the 1 line it withdraws (0%)`,
+        },
       },
     ]);
     // The same freeze with too few inputs: the deposit state names the failing code.

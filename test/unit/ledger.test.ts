@@ -170,6 +170,11 @@ describe("structural problems stop the run, naming the file and the JSON path", 
     expect(parseError(own({ policy: { max_window_days: 0 } }))).toMatch(/not a whole number >= 1/);
     expect(parseError(own({ policy: { min_distinct: 2.5 } }))).toMatch(/not a whole number >= 1/);
     expect(parseError(own({ policy: { require_approval: "yes" } }))).toMatch(/not true or false/);
+    for (const bad of [1.5, -0.1, "0.5", null, true]) {
+      expect(parseError(own({ policy: { min_compensation: bad } }))).toMatch(
+        /\$\.policy\.min_compensation is .*, not a number from 0 to 1/,
+      );
+    }
     expect(parseError({ frozen: [""] })).toMatch(/\$\.frozen\[0\] is empty/);
     expect(
       parseError(own({ properties: [{ id: "p", check: "c", witnessed_by: "tests/a.py::t" }] })),
@@ -235,6 +240,15 @@ describe("serializeLedger", () => {
       { id: "prop.a", check: "tests/p.py::a", witnessed_by: [], invariant: "i" },
     ],
   };
+
+  it("min_compensation is written only when set, and read back as written", () => {
+    const off = parseLedger({ version: 1, policy: {} }, "off");
+    expect(off.policy.min_compensation).toBeUndefined();
+    expect(JSON.parse(written(off)).policy).not.toHaveProperty("min_compensation");
+    const on = parseLedger({ version: 1, policy: { min_compensation: 0 } }, "on");
+    expect(on.policy.min_compensation).toBe(0);
+    expect(JSON.parse(written(on)).policy.min_compensation).toBe(0);
+  });
 
   it("writes the fixed key order, sorted entries, 2-space indentation and a final newline", () => {
     const text = written(messy);

@@ -60,4 +60,21 @@ describe("stricterPolicy", () => {
       loosened: [],
     });
   });
+
+  it("min_compensation: the higher share, and absent on one side is the other's", () => {
+    expect(stricterPolicy(policy(), policy({ min_compensation: 0.5 }))).toEqual({
+      policy: policy({ min_compensation: 0.5 }),
+      loosened: [],
+    });
+    expect(stricterPolicy(policy({ min_compensation: 0.5 }), policy())).toEqual({
+      policy: policy({ min_compensation: 0.5 }),
+      loosened: ["policy.min_compensation removed"],
+    });
+    expect(
+      stricterPolicy(policy({ min_compensation: 0.8 }), policy({ min_compensation: 0.25 })),
+    ).toEqual({
+      policy: policy({ min_compensation: 0.8 }),
+      loosened: ["policy.min_compensation lowered from 0.8 to 0.25"],
+    });
+  });
 });

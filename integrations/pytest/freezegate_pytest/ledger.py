@@ -30,6 +30,7 @@ _POLICY_KEYS = (
     "blocking",
     "generator_lock",
     "require_approval",
+    "min_compensation",
 )
 _GATES = ("shadow", "shape", "witness", "deposit", "lock", "ledger-changes")
 _FREEZE_TEXT_FIELDS = (
@@ -328,6 +329,8 @@ def _parse_policy(p: "_Parser", value: Any, path: str) -> None:
             _check_repo_path(p, item, f"{path}.generator_lock[{i}]")
     if "require_approval" in raw:
         p.boolean(raw["require_approval"], f"{path}.require_approval")
+    if "min_compensation" in raw:
+        p.fraction(raw["min_compensation"], f"{path}.min_compensation")
 
 
 def _check_repo_path(p: "_Parser", value: Any, path: str) -> None:
@@ -478,6 +481,16 @@ class _Parser:
                 path, f"is {_describe(value)}, not true or false", "write true or false"
             )
         return value
+
+    def fraction(self, value: Any, path: str) -> float:
+        if not (_is_number(value) and 0 <= value <= 1):
+            raise self.fail(
+                path,
+                f"is {_describe(value)}, not a number from 0 to 1",
+                "write a share, e.g. 0.5 for half of the withdrawn lines, "
+                "or remove the key to judge none",
+            )
+        return float(value)
 
     def positive_integer(self, value: Any, path: str) -> int:
         # JSON has one number type: 14.0 is the integer 14 to the CLI, so it is here too.

@@ -83,6 +83,11 @@ export function policyNotes(patch: PatchLedger, gate: Gate): string[] {
       `min_distinct ${policy.min_distinct}, from ${from}, not this patch's ${own.min_distinct}`,
     );
   }
+  if (gate === "deposit" && policy.min_compensation !== own.min_compensation) {
+    notes.push(
+      `min_compensation ${policy.min_compensation ?? "off"}, from ${from}, not this patch's ${own.min_compensation ?? "off"}`,
+    );
+  }
   if (gate === "shape" && policy.max_window_days !== own.max_window_days) {
     notes.push(
       `max_window_days ${policy.max_window_days}, from ${from}, not this patch's ${own.max_window_days}`,

@@ -3,23 +3,21 @@
 // from the ledger: the properties that would lose their last live witness. A report, so it
 // exits 0 whatever it finds; unusable input (unknown test id, stale data) is still exit 2.
 
-import { join } from "node:path";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
-import { fileExists, readTextFile } from "../../adapters/repo-files.js";
-import { dataRequestOf } from "../../app/audit/data.js";
-import { ambiguousRun, mapCoverageToRepo, recordedRootIn } from "../../app/audit/data-paths.js";
+import { fileExists } from "../../adapters/repo-files.js";
+import { compensationIn } from "../../app/compensation.js";
+import { withWithdrawnData } from "../../app/withdrawn-data.js";
+import { type CompensationState, compensationFigure } from "../../core/compensation.js";
 import { InputError, UsageError } from "../../core/errors.js";
 import type { Finding } from "../../core/findings.js";
-import { compileGlobs, DEFAULT_TEST_GLOBS } from "../../core/globs.js";
+import { DEFAULT_TEST_GLOBS } from "../../core/globs.js";
 import { type ImpactFile, resolveTestIds, withdrawnLines } from "../../core/impact.js";
 import type { Ledger } from "../../core/ledger-model.js";
-import { unmappedPathsFix } from "../../core/path-map.js";
 import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
 import { foldRanges } from "../../reporters/text.js";
 import { jsonText, visible } from "../../reporters/words.js";
-import { chooseRunner } from "../../runners/registry.js";
 import { DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
-import { type CommandSpec, listOpt } from "../command.js";
+import { type CommandSpec, listOpt, stringOpt } from "../command.js";
 import { FORMAT_OPTION, resolveFormat } from "../gate-output.js";
 import { DIRECTORY_OPTION, LEDGER_OPTION, resolveLedgerContext } from "../ledger-options.js";
 
@@ -38,6 +36,18 @@ export interface ImpactReport {
   /** Total withdrawn lines. */
   lines: number;
   witnessLoss: Finding[];
+  /**
+   * With --property: what the tests withdraw (the property set aside) and how many of those
+   * lines the property executes. Empty without it.
+   */
+  compensation: {
+    property: string;
+    state: CompensationState;
+    withdrawn: number | null;
+    compensated: number | null;
+    ratio: number | null;
+    summary: string;
+  }[];
   notes: string[];
 }
 
@@ -67,6 +77,9 @@ function renderText(report: ImpactReport): string {
     out.push("  properties that would lose their last live witness:");
     for (const f of report.witnessLoss) out.push(`    ${f.code}: ${visible(f.message)}`);
   }
+  for (const c of report.compensation) {
+    out.push("", `  as compensating property: ${visible(c.summary)}`);
+  }
   if (report.notes.length > 0) out.push("", ...report.notes.map((n) => `note: ${visible(n)}`));
   return `${out.join("\n")}\n`;
 }
@@ -75,7 +88,8 @@ export const impactCommand: CommandSpec = {
   name: "impact",
   summary:
     "What freezing tests would withdraw: lines only they cover, properties they are the last witness of.",
-  usage: "freezegate impact TEST_ID... [--coverage PATH] [--source-files GLOB] [options]",
+  usage:
+    "freezegate impact TEST_ID... [--property TEST_ID] [--coverage PATH] [--source-files GLOB] [options]",
   positionals: true,
   options: [
     ...DATA_OPTIONS.filter((o) => DATA_OPTION_NAMES.includes(o.name)).map((o) =>
@@ -92,6 +106,13 @@ export const impactCommand: CommandSpec = {
             }
           : o,
     ),
+    {
+      name: "property",
+      type: "string",
+      value: "TEST_ID",
+      description:
+        "the compensating property the freeze would deposit: how many of the withdrawn lines it executes",
+    },
     LEDGER_OPTION,
     FORMAT_OPTION,
     DIRECTORY_OPTION,
@@ -99,7 +120,9 @@ export const impactCommand: CommandSpec = {
   details: `A line counts when one of the given tests executes it (in any phase) and no other live
 test executes it in its body; a live test that reaches it only in setup/teardown is noted, as it
 does not defend the line. Tests the ledger already freezes are not live. A test id without
-parameters stands for all its parametrized cases.
+parameters stands for all its parametrized cases. With --property, the property is set aside
+(it is the deposit, not a live test), and the report says how many of the lines these tests
+withdraw it executes in its body.
 
 Exit codes:
   0  the report was made (whatever it withdraws)
@@ -115,17 +138,7 @@ Exit codes:
     const ctx = await resolveLedgerContext(args, io);
     const { root } = ctx;
     const data = resolveDataOptions(args.values, ctx.config, ctx.cwd, root);
-    const sourceFilter = listOpt(args.values, "source-files");
-    const isSource = sourceFilter === undefined ? () => true : compileGlobs(sourceFilter);
-    const dataRequest = dataRequestOf({ root, ...data, cwd: ctx.cwd });
-    const runner = chooseRunner(dataRequest);
-    const isTest = compileGlobs(
-      runner.files.testGlobsOnDisk(
-        root,
-        data.testRoot,
-        data.testGlobs ?? runner.files.defaultTestGlobs,
-      ),
-    );
+    const property = stringOpt(args.values, "property")?.trim();
     const notes: string[] = [];
 
     let ledger: Ledger | null = null;
@@ -137,17 +150,15 @@ Exit codes:
       );
     }
 
-    const coverage = runner.data.open(dataRequest);
-    try {
-      const tests = runner.tests.read(root, data.testRoot, coverage, { names: true });
-      const contexts = tests.index;
-      // The runner's own choice of test files, where its data records it, counts besides the globs.
-      const ofRun = runner.tests.testFilesOfRun(tests);
-      if (contexts.testIds.size === 0) {
-        throw new InputError("the coverage data names no tests, so it cannot say who covers what", {
-          fix: runner.advice.recordTests,
-        });
-      }
+    const request = {
+      root,
+      ...data,
+      cwd: ctx.cwd,
+      sourceFilter: listOpt(args.values, "source-files"),
+    };
+    return withWithdrawnData(request, (read) => {
+      const { runner } = read;
+      const contexts = read.tests.index;
       const { ids: targets, unknown } = resolveTestIds(written, contexts.testIds);
       if (unknown.length > 0) {
         throw new InputError(
@@ -165,50 +176,20 @@ Exit codes:
       if (alreadyFrozen.length > 0) {
         notes.push(`already frozen in the ledger: ${alreadyFrozen.sort().join(", ")}`);
       }
-
-      const { measured, mapping, existing } = mapCoverageToRepo(root, coverage, data.pathMap);
-      const chosen = existing.filter(
-        (p) =>
-          isSource(p) && (sourceFilter !== undefined || !(isTest(p) || (ofRun?.has(p) ?? false))),
-      );
-      if (existing.length === 0) {
-        throw new InputError("no file in the coverage data maps onto the repository", {
-          fix: unmappedPathsFix(measured, recordedRootIn(root, measured)),
-        });
-      }
-      const ambiguous = ambiguousRun(
-        root,
-        measured,
-        data.pathMap,
-        data.testRoot,
-        coverage.meta.dataFiles,
-      );
-      if (ambiguous !== null) throw ambiguous;
-      if (chosen.length === 0) {
-        notes.push("no measured file matches the source filter");
-      }
-      const executed = coverage.executedLines(chosen.map((p) => mapping.toData.get(p) as string));
-      const files = withdrawnLines({
-        targets,
-        frozen,
-        contexts,
-        files: chosen.map((path) => ({
-          path,
-          executed: executed.get(mapping.toData.get(path) as string) ?? new Map(),
-        })),
-      });
-      // Line numbers are only worth reporting if the data describes these files as they are.
-      for (const f of files) {
-        const lines = executed.get(mapping.toData.get(f.path) as string)?.keys() ?? [];
-        const text = readTextFile(join(root, f.path), f.path);
-        const evidence = runner.sources.staleEvidence(f.path, text, lines);
-        if (evidence) {
-          throw new InputError(
-            `the coverage data does not match ${f.path} on disk (${evidence}): it was recorded from another version`,
-            { fix: "re-run the tests with coverage on this checkout" },
-          );
-        }
-      }
+      notes.push(...read.notes);
+      const files = withdrawnLines({ targets, frozen, contexts, files: read.files });
+      read.refuseStale(files.map((f) => f.path));
+      const measured =
+        property === undefined
+          ? []
+          : compensationIn(
+              read,
+              [{ testId: written.join(" "), property }],
+              new Map([
+                ...[...frozen].map((id) => [id, byFreeze.get(id) as string] as const),
+                ...[...targets].map((id) => [id, written.join(" ")] as const),
+              ]),
+            );
       const loss =
         ledger === null ? [] : witnessLoss(ledger, [...written, ...targets], contexts.testIds);
       const report: ImpactReport = {
@@ -220,12 +201,11 @@ Exit codes:
         files: files.map((f) => ({ ...f, ranges: foldRanges(f.lines) })),
         lines: files.reduce((n, f) => n + f.lines.length, 0),
         witnessLoss: loss,
+        compensation: measured.map(compensationFigure).map(({ testId: _, ...figure }) => figure),
         notes,
       };
       io.stdout.write(format === "json" ? jsonText(report) : renderText(report));
       return 0;
-    } finally {
-      coverage.close();
-    }
+    });
   },
 };

@@ -7,9 +7,15 @@ import { resolve } from "node:path";
 import { readHeadCommit } from "../../adapters/git.js";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { readTextIfExists } from "../../adapters/repo-files.js";
+import { ledgerCompensation } from "../../app/compensation.js";
 import { runDepositGate } from "../../app/gates/deposit-gate.js";
 import { loadKnownTests } from "../../app/known-tests.js";
 import { runAudit } from "../../app/run-audit.js";
+import {
+  type Compensation,
+  compensationFigure,
+  compensationWords,
+} from "../../core/compensation.js";
 import { InputError, UsageError } from "../../core/errors.js";
 import {
   freezeAges,
@@ -21,6 +27,7 @@ import {
   stagnation,
 } from "../../core/stats.js";
 import { checkWitnesses } from "../../core/witness.js";
+import { visible } from "../../reporters/words.js";
 import { auditSettings, DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
 import { type CommandSpec, stringOpt } from "../command.js";
 import { BASE_OPTION, FORMAT_OPTION, resolveBase, resolveFormat } from "../gate-output.js";
@@ -103,9 +110,10 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
     const base = resolveBase(args.values, ctx.config);
     let shadowRatio: number | null = null;
     let depositFailures: number | null = null;
+    let compensation: Compensation[] | null = null;
     const notes: string[] = [];
     if (base === undefined) {
-      notes.push("no base given: shadow ratio and deposit failures not measured");
+      notes.push("no base given: shadow ratio, deposit failures and compensation not measured");
       const unread = ["samples", "collected", "coverage"].filter(
         (name) => stringOpt(args.values, name) !== undefined,
       );
@@ -126,6 +134,7 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
         frozen: ctx.ledgerPath,
       });
       shadowRatio = run.audit.summary.shadowRatio;
+      compensation = ledgerCompensation({ ...data, root: ctx.root, cwd: ctx.cwd, ledger });
       const known = loadKnownTests({
         root: ctx.root,
         cwd: ctx.cwd,
@@ -190,6 +199,7 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
         schemaVersion: 1,
         stats,
         history: historyPath === undefined ? null : all,
+        compensation: compensation === null ? null : compensation.map(compensationFigure),
         warning,
         notes,
       };
@@ -204,6 +214,9 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
       `  deposit failures    ${stats.depositFailures ?? "n/a"}`,
       `  orphaned properties ${stats.orphanedProperties}`,
       `  shadow ratio        ${pct(stats.shadowRatio)}`,
+      ...(compensation ?? []).map(
+        (c) => `  compensation of ${visible(c.testId)}: ${visible(compensationWords(c))}`,
+      ),
     ];
     for (const note of notes) out.push(`note: ${note}`);
     if (historyPath !== undefined) {

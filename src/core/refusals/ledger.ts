@@ -80,6 +80,10 @@ export const LEDGER = {
       `${inLedger(v)} is ${v.value}, not a whole number >= 1`,
     (v) => `write e.g. ${v.example}, the default`,
   ),
+  "ledger-not-a-share": input(
+    (v: At & { value: string }) => `${inLedger(v)} is ${v.value}, not a number from 0 to 1`,
+    "write a share, e.g. 0.5 for half of the withdrawn lines, or remove the key to judge none",
+  ),
   "ledger-unknown-gate": input(
     (v: At & { value: string; gates: string }) => `${inLedger(v)} is ${v.value}, not a gate`,
     (v) => `use any of: ${v.gates}`,
