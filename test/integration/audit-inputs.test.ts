@@ -270,7 +270,7 @@ describe("one file recorded under two roots", () => {
       verdict: "shadowed",
       frozenTests: [FROZEN],
     });
-    // doctor counts data paths, not files: both recordings land on the one file (review 46).
+    // doctor counts data paths, not files: both recordings land on the one file.
     const doctor = runCli(
       ["doctor", "--base", "base", "--coverage", data, "--path-map", "/elsewhere/=."],
       { cwd: r.dir },
@@ -489,9 +489,9 @@ describe("coverage data that the patch itself commits", () => {
     r.git("rm", "-q", "--cached", "tests/fixtures/.coverage");
     r.git("commit", "-q", "-m", "untrack the fixture");
     rmSync(r.path("tests/fixtures/.coverage"));
-    // Anywhere else it may be merged: a CI's `coverage combine coverage-data/` (review 31),
-    // or tests/ and tests/unit/, where pytest run there keeps its data (reviews 32, 33), also
-    // the tests of a service or package named data (review 35): refused, and the fix says
+    // Anywhere else it may be merged: a CI's `coverage combine coverage-data/`,
+    // or tests/ and tests/unit/, where pytest run there keeps its data, also
+    // the tests of a service or package named data: refused, and the fix says
     // where a fixture may live.
     for (const shard of [
       "coverage-data/.coverage.shard-1",

@@ -373,7 +373,7 @@ describe("freezegate stats", () => {
       shadowRatio: null,
       depositFailures: null,
     });
-    // Data flags it cannot use without a base are named, not silently dropped (review 30).
+    // Data flags it cannot use without a base are named, not silently dropped.
     const flags = runCli(
       [
         "stats",

@@ -376,7 +376,7 @@ describe("bad input is exit 2 with one line, never a pass", () => {
     }
   });
 
-  it("reads the freeze ledger's freezes[].test_id as the frozen list (seed 004)", () => {
+  it("reads the freeze ledger's freezes[].test_id as the frozen list", () => {
     writeFileSync(
       join(repo.dir, "ledger.json"),
       JSON.stringify({

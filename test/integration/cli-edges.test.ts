@@ -1,4 +1,4 @@
-// The edges of the audit/doctor command line found by review 10: values that are empty or
+// The edges of the audit/doctor command line: values that are empty or
 // repeated, report files that are not plain files, pipes closed early, defaults that must not
 // fail open. Real git, the bundled example's real coverage data, the built binary.
 
@@ -478,7 +478,7 @@ describe("the root the audit starts from before git names it", () => {
     }
   });
 
-  it("is the directory behind a symbolic link, as git names it (review 41 #2)", () => {
+  it("is the directory behind a symbolic link, as git names it", () => {
     const want = runCli(args, { cwd: repo.dir });
     const holder = mkdtempSync(join(tmpdir(), "fg-link-"));
     try {
@@ -494,7 +494,7 @@ describe("the root the audit starts from before git names it", () => {
     }
   });
 
-  // Review 41 #2: a start git's answer overturns ends at the audit's next step, and the
+  // A start git's answer overturns ends at the audit's next step, and the
   // data files are announced (on a terminal) once, not once per start.
   it("announces the data once when git's answer overturns the start (an unknown base)", async () => {
     const announced: string[][] = [];

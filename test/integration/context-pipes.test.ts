@@ -1,4 +1,4 @@
-// A "|" before a node id's first "::" (review 46, findings 1 and 10). coverage.py writes a
+// A "|" before a node id's first "::". coverage.py writes a
 // static context before pytest-cov's node id ("shard-1|tests/x.py::t|run"), and a test file's
 // path may hold "|" itself (Linux and macOS allow it; pytest runs such a file under
 // --import-mode=importlib): "tests/legacy|v1/test_old.py::test_one|run". Read as a static
@@ -152,7 +152,7 @@ describePython('a test file whose path holds "|"', () => {
   it("two readings whose files both exist cannot be told: exit 2", () => {
     // v1/test_old.py too: "tests/legacy|v1/test_old.py::test_one|run" may be that file's
     // test after a static context "tests/legacy". The data's empty name does not settle it:
-    // data combined from runs with and without a static context holds it too (review 48).
+    // data combined from runs with and without a static context holds it too.
     const repo = project(undefined, {
       "v1/test_old.py": "from app.m import two\n\n\ndef test_one():\n    assert two(3) == 3\n",
     });
@@ -168,9 +168,9 @@ describePython('a test file whose path holds "|"', () => {
     expect(checked.status).toBe(2);
   });
 
-  it("whose file is not under the test root: refused, not cut at the bar (review 47, 48)", () => {
+  it("whose file is not under the test root: refused, not cut at the bar", () => {
     // The data was recorded with the file; the patch deletes it. Read as a static context
-    // and "v1/test_old.py", its test escaped the glob and the gate passed (review 47).
+    // and "v1/test_old.py", its test escaped the glob and the gate passed.
     const repo = project();
     repo.git("rm", "-q", "-r", "tests/legacy|v1");
     repo.commit("drop the legacy tests");
@@ -183,7 +183,7 @@ describePython('a test file whose path holds "|"', () => {
 });
 
 describePython("a static context", () => {
-  it("with a test module git does not list (generated, ignored): read from the disk (review 49)", () => {
+  it("with a test module git does not list (generated, ignored): read from the disk", () => {
     // Imports inside the tests: no code runs outside them, so the data holds no bare
     // "shard-1" name to tell where the static context ends; the generated module's file
     // decides, though git does not list it.

@@ -521,7 +521,7 @@ describe("unusable coverage data is an InputError naming the file", () => {
         );
       });
     }
-    // Review 41 #3: a text id spelling further records ("3,0,3": context 3, no bits, then
+    // A text id spelling further records ("3,0,3": context 3, no bits, then
     // "3,"...), with another row's NULL numbits keeping the row count: refused, never read
     // as lines of context 3.
     const spelled = writableCopy("lines.coverage", (db) => {
@@ -543,7 +543,7 @@ describe("unusable coverage data is an InputError naming the file", () => {
     withSource(openCoverageSqlite([spelled]), (source) => {
       refusedBoth(source, /has unreadable line data for src\/billing\/tax\.py/);
     });
-    // Review 42: numbits stored as a number or text (coverage.py writes a blob) would read as
+    // Numbits stored as a number or text (coverage.py writes a blob) would read as
     // the bytes of their digits: refused.
     for (const value of ["2", "'ab'", "2.5"]) {
       const notBlob = writableCopy("lines.coverage", (db) => {

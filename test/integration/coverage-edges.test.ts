@@ -1,4 +1,4 @@
-// Edges of reading coverage.py data found by review 10 (coverage): test_function names that
+// Edges of reading coverage.py data: test_function names that
 // are no collected test (a helper named test*, an inherited method), parallel shards recorded
 // without per-test contexts, and data files that cannot be read for a reason worth naming.
 // Every case records real data with Debian's coverage.py / pytest at test time, in a real git
@@ -404,7 +404,7 @@ describePython("an expression that starts with a string, first in a block", () =
 describePython("a string statement with an f-string part, first in a function", () => {
   // coverage.py 6.5 reads an f-string first in a body as a docstring (one STRING token in
   // 3.11); Python does not: it runs code, and the tracer records it. Only a frozen test runs
-  // these, so they are shadowed, and a real docstring beside them stays not code (review 46).
+  // these, so they are shadowed, and a real docstring beside them stays not code.
   const BASE = [
     "EVENTS = []",
     "",

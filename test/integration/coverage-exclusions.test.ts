@@ -1,8 +1,7 @@
 // Lines coverage.py's report excludes (`# pragma: no cover`, with the suite or decorated
 // definition it opens): excludedStatements is proved against coverage.py's own parser over
 // every Debian Python file that holds the pragma, and the audit of a real pytest-cov run
-// reads an excluded line that no test ran as not-code, as coverage.py's report does (review
-// 36 #4), while one that ran keeps the verdict its tests give it.
+// reads an excluded line that no test ran as not-code, as coverage.py's report does, while one that ran keeps the verdict its tests give it.
 
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -140,7 +139,7 @@ describePython("statements coverage.py excludes", () => {
           [11, "shadowed"],
           [12, "not-code"],
           // Excluded, and run at import time only (no test): not code, as coverage.py's
-          // report has it (review 39).
+          // report has it.
           [13, "not-code"],
           [14, "not-code"],
         ],
@@ -149,7 +148,7 @@ describePython("statements coverage.py excludes", () => {
     expect(audit.status).toBe(1);
 
     // A project whose exclude_lines replaces coverage.py's default list does not exclude the
-    // pragma: coverage.py reports line 3 as missing, and so does the audit (review 37).
+    // pragma: coverage.py reports line 3 as missing, and so does the audit.
     r.write(".coveragerc", "[report]\nexclude_lines =\n    if TYPE_CHECKING:\n");
     const report = runPython(["-m", "coverage", "report", "-m"], { cwd: r.dir });
     expect(report.stdout).toMatch(/calc\/stats\.py +\d+ +\d+ +\d+% +3, 10, 14\n/);
@@ -160,7 +159,7 @@ describePython("statements coverage.py excludes", () => {
       l.verdict,
     ]);
     expect(verdicts?.find(([line]) => line === 3)).toEqual([3, "uncovered"]);
-    // A list that names the pragma again excludes it, as coverage.py does (review 38).
+    // A list that names the pragma again excludes it, as coverage.py does.
     r.write(
       ".coveragerc",
       "[report]\nexclude_lines =\n    pragma: no cover\n    if TYPE_CHECKING:\n",
@@ -170,8 +169,8 @@ describePython("statements coverage.py excludes", () => {
       (JSON.parse(again.stdout) as typeof report0).files[0]?.lines.find((l) => l.line === 3)
         ?.verdict,
     ).toBe("not-code");
-    // pytest-cov's --cov-config names the file coverage.py read (review 39), also in a TOML
-    // list (review 40).
+    // pytest-cov's --cov-config names the file coverage.py read, also in a TOML
+    // list.
     r.remove(".coveragerc");
     r.write(
       "pyproject.toml",
@@ -191,7 +190,7 @@ describePython("statements coverage.py excludes", () => {
   });
 });
 
-describePython("excluded lines from a JSON report (review 46 #6)", () => {
+describePython("excluded lines from a JSON report", () => {
   it("reads them as the SQLite data does: not code where no test ran them, else their tests' verdict", () => {
     const r = makeTempRepo();
     repos.push(r);

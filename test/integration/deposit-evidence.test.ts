@@ -1,4 +1,4 @@
-// The deposit gate's evidence, end to end (review 13 F4, F5): "every freeze deposits a
+// The deposit gate's evidence, end to end: "every freeze deposits a
 // compensating property that really ran". A property that is itself frozen (the withdrawn
 // test, or another frozen test) compensates nothing; a samples artifact recorded at another
 // commit (a cache restore, an old file, a hand edit), or one that cannot say its commit, is no
@@ -247,7 +247,7 @@ describePython("with real pytest and the plugin (examples/python-ledger)", () =>
     writeFileSync(stale, JSON.stringify(honest));
     expect(check(".freezegate/samples.json").status).toBe(0);
 
-    // Review 13's repro 04: freeze the property with itself as its deposit, and make it fail
+    // Freeze the property with itself as its deposit, and make it fail
     // on half its inputs. Run mode mutes the failure, so pytest passes.
     const ledgerPath = join(repo.dir, "freeze-ledger.json");
     const ledger = JSON.parse(readFileSync(ledgerPath, "utf8"));
@@ -289,7 +289,7 @@ describePython("with real pytest and the plugin (examples/python-ledger)", () =>
       `the freeze of ${DEPOSIT} deposits ${DEPOSIT}, which is the frozen test itself: a frozen test's failures do not gate, so it compensates nothing`,
     );
 
-    // Review 13's repro 05: story 1's samples, from the commit before, vouch for nothing here.
+    // Story 1's samples, from the commit before, vouch for nothing here.
     const staleCheck = expectOneLineError(check(stale));
     expect(staleCheck).toContain(
       `was recorded at commit ${honest.commit.slice(0, 12)}, not at HEAD`,

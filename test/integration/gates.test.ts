@@ -26,7 +26,7 @@ import { makeTempRepo, runGit, type TempRepo } from "../helpers/git-repo.js";
 
 const SEED_003 = join(REPO_ROOT, "test/fixtures/ledger/seed-003-properties.json");
 
-// Seed 003's test ids and seed 004's proration freeze.
+// the properties example's test ids and the freeze-ledger example's proration freeze.
 const OVERDRAFT = "tests/test_ledger.py::test_overdraft_rejected";
 const WITHDRAW = "tests/test_ledger.py::test_withdraw_more_than_balance";
 const PRORATION = "tests/test_billing.py::test_proration_rounding";
@@ -107,13 +107,13 @@ const codes = (r: CliResult) => json(r).findings.map((f) => f.code);
 
 // ---------------------------------------------------------------------------------------------
 
-describe("witness check on seed 003's properties.json", () => {
+describe("witness check on the properties example's properties.json", () => {
   let repo: TempRepo;
   beforeAll(() => {
     repo = track(makeTempRepo());
     repo.write("properties.json", readFileSync(SEED_003));
     repo.write("src/app/ledger.py", "x = 1\n");
-    repo.commit("seed 003 as published");
+    repo.commit("properties example");
     repo.git("checkout", "-q", "-b", "freeze-the-only-witness");
     const seed = JSON.parse(readFileSync(SEED_003, "utf8"));
     seed.frozen = [OVERDRAFT];
@@ -282,7 +282,7 @@ describe("deposit check against real patches", () => {
     expect(codes(r)).toEqual(["deposit-not-collected"]);
   });
 
-  it("deposit-too-few-inputs: seed 004's session count below min_distinct, or no artifact", () => {
+  it("deposit-too-few-inputs: the freeze-ledger example's session count below min_distinct, or no artifact", () => {
     const few = check("with-deposit", ["--collected", collected, "--samples", seedSamples]);
     expect(few.status).toBe(1);
     expect(codes(few)).toEqual(["deposit-too-few-inputs"]);
@@ -330,7 +330,7 @@ describe("deposit check against real patches", () => {
       );
     };
     // Extending it, rewording its reason, naming its approver: nothing new is deposited, and
-    // the property's samples are still judged (review 25: every extension failed here).
+    // the property's samples are still judged.
     repo.write(
       "freeze-ledger.json",
       ledgerText([
@@ -444,7 +444,7 @@ describe("lock and lock --check", () => {
   it("passes once the lock moves with the files in the same patch", () => {
     repo.git("checkout", "-q", "narrow");
     expect(runCli(["lock"], { cwd: repo.dir }).stdout).toMatch(/^wrote /);
-    repo.commit("re-lock (reviewed)");
+    repo.commit("re-lock");
     const r = runCli(["lock", "--check", "--base", "main"], { cwd: repo.dir });
     expect(r.status).toBe(0);
   });
@@ -484,7 +484,7 @@ describe("lock and lock --check", () => {
   });
 
   it("unlocking a generator: the patch that drops its entry keeps its lines, and is told so", () => {
-    // Review 25: after `freezegate lock` in that patch the gate failed with "newly locked",
+    // After `freezegate lock` in that patch the gate failed with "newly locked",
     // and running lock again changed nothing; the note says what to keep.
     repo.git("checkout", "-q", "-b", "unlock", "main");
     try {
@@ -827,7 +827,7 @@ describe("impact on the bundled example's real per-test coverage", () => {
     }
   });
 
-  it("reads seed 000's quarantine.json as a ledger and says the test is already frozen", () => {
+  it("reads a quarantine.json as a ledger and says the test is already frozen", () => {
     const r = runCli(["impact", HALF_UP, "--ledger", "quarantine.json"], { cwd: repo.dir });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`note: already frozen in the ledger: ${HALF_UP}`);

@@ -291,7 +291,7 @@ describe("freezegate init pytest", () => {
       { "setup.cfg": "[pytest]\naddopts = -ra\n" },
       "setup.cfg has a [pytest] section, which pytest refuses in setup.cfg",
     ],
-    // pytest 9's TOML configuration: a new pytest.ini would have replaced it (review 25).
+    // pytest 9's TOML configuration: a new pytest.ini would have replaced it.
     [
       { "pyproject.toml": '[tool.pytest]\naddopts = ["-ra"]\ntestpaths = ["tests"]\n' },
       `pyproject.toml [tool.pytest] is pytest 9's TOML configuration, which freezegate init does not edit (a pytest.ini beside it would replace it) (fix: add "-p", "freezegate_pytest" to its addopts list yourself, then run pytest with the plugin installed)`,

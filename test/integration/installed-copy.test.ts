@@ -98,7 +98,7 @@ describePython("tests that ran an installed copy of the package", () => {
     expect(doctor.status).toBe(2);
   });
 
-  it("also for the package's __init__.py and a src-layout single module (review 24)", () => {
+  it("also for the package's __init__.py and a src-layout single module", () => {
     pytest("--cov");
     repo.git("switch", "-q", "-c", "init-change", "base");
     // Importing pkg.calc runs pkg/__init__.py: a change there ran in the installed copy too.
@@ -125,7 +125,7 @@ describePython("tests that ran an installed copy of the package", () => {
     // A mock server CI starts as a process: `from unittest import mock` is not an import of it.
     repo.write("mock/server.py", "PORT = 8080\n");
     // `from helpers import twice` in test/test_calc.py imports test/helpers.py, the helpers
-    // beside it, not this top-level module of the src layout (review 25).
+    // beside it, not this top-level module of the src layout.
     repo.write("src/helpers.py", "def twice(n):\n    return n + n\n");
     repo.commit("docs, a mock server and a module named like the tests' helpers");
     const r = runCli(["audit", "--base", "base"], { cwd: repo.dir });
@@ -186,7 +186,7 @@ describePython("tests that ran an installed copy of the package", () => {
   }
 
   it("`from pkg import *` through __all__ loads the installed pkg.calc: still refused", () => {
-    // Review 31: an __init__.py without the word "import" was read as loading no submodule,
+    // An __init__.py without the word "import" was read as loading no submodule,
     // though `from pkg import *` imports what its __all__ names.
     refusedWithInit(
       '"""The package."""\n__all__ = ["calc"]\n',
@@ -195,7 +195,7 @@ describePython("tests that ran an installed copy of the package", () => {
   });
 
   it("an __init__.py the config omits that imports the module: `import pkg` still counts", () => {
-    // Review 33: with the __init__.py out of the data, `import pkg` read as no evidence,
+    // With the __init__.py out of the data, `import pkg` read as no evidence,
     // though its `from . import calc` loads the installed copy's module.
     refusedWithInit(
       "from . import calc\n",
@@ -205,7 +205,7 @@ describePython("tests that ran an installed copy of the package", () => {
   });
 
   it("an omitted __init__.py that loads the module by a string, or past a quote in a string or comment, still counts", () => {
-    // Review 35: stripping every string hid `import_module(".calc", ...)`, and a triple quote
+    // Stripping every string hid `import_module(".calc", ...)`, and a triple quote
     // inside a one-quote string or a comment paired with the next docstring and hid the code
     // between them.
     const omit = { ".coveragerc": "[run]\nomit = */__init__.py\n" };
@@ -214,7 +214,7 @@ describePython("tests that ran an installed copy of the package", () => {
       'import importlib\n\nimportlib.import_module(".calc", __name__)\n',
       `FENCE = '"""'\nfrom . import calc\n\n\ndef version():\n    """The version."""\n    return "1"\n`,
       `# we write ''' for docstrings, never """\nfrom . import calc\n\n\ndef version():\n    '''The version.'''\n    return "1"\n`,
-      // Review 37: a name computed at run time loads any submodule.
+      // A name computed at run time loads any submodule.
       'import importlib\n\n\ndef __getattr__(name):\n    return importlib.import_module(f".{name}", __name__)\n',
       'import importlib\nimport pkgutil\n\nfor _m in pkgutil.iter_modules(__path__):\n    importlib.import_module(f".{_m.name}", __name__)\n',
     ]) {
@@ -284,7 +284,7 @@ describePython("a flat layout measured with --cov=. while the tests ran an insta
 
 describePython("a monorepo whose services each have an app/main.py", () => {
   it("a test imports its own service's module: only a change there is refused", () => {
-    // Review 24 #6: the orders tests ran an installed copy of orders' app, and a patch to the
+    // The orders tests ran an installed copy of orders' app, and a patch to the
     // users service (which no test imports) was refused, naming users' file as imported.
     const mono = makeTempRepo();
     try {
@@ -401,7 +401,7 @@ function inScenario(opts: Parameters<typeof scenario>[0], check: (r: TempRepo) =
   }
 }
 
-describePython("installed-copy refusals: what the data says ran (review 25)", () => {
+describePython("installed-copy refusals: what the data says ran", () => {
   it("an honest run whose tests import the package passes an untested module of it", () => {
     // `from pkg import add` imports pkg, not pkg/cli.py: the checkout's pkg/__init__.py ran,
     // so an unexecuted cli.py was never imported (78c0dcc refused it, naming the fix that
@@ -429,7 +429,7 @@ describePython("installed-copy refusals: what the data says ran (review 25)", ()
   });
 
   it("an honest run passes untested modules beside an empty __init__.py or in a subpackage", () => {
-    // Review 26: a sibling or a package above that ran shows the checkout's package was
+    // A sibling or a package above that ran shows the checkout's package was
     // imported, also where __init__.py is empty (nothing of it can run).
     inScenario(
       {
@@ -461,7 +461,7 @@ describePython("installed-copy refusals: what the data says ran (review 25)", ()
   });
 
   it("tests in a directory named like the package still show the installed copy ran", () => {
-    // Review 26 and 27: tests/pkg/ was taken for the package the test imports (regressions):
+    // Tests/pkg/ was taken for the package the test imports (regressions):
     // a bare directory (flat layout), and a package of a tests package (src layout), which
     // pytest imports as tests.pkg.
     for (const [src, inits] of [

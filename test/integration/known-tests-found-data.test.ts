@@ -1,6 +1,6 @@
 // Coverage data nobody named, left in the work tree by a developer's plain `pytest --cov`
 // (no per-test contexts), must not make a command that needs no coverage fail: the pre-commit
-// hook runs `ledger check` (review 23, recipes finding 6). Data given with --coverage that
+// hook runs `ledger check`. Data given with --coverage that
 // names no tests stays an error.
 
 import { afterAll, expect, it } from "vitest";

@@ -32,7 +32,7 @@ import { assertMatchesSchema } from "../helpers/schema.js";
 
 const FIXTURES = join(REPO_ROOT, "test/fixtures/ledger");
 
-/** The tests seed 003's and seed 004's examples name, as `pytest --collect-only -q` prints. */
+/** The tests the properties example's and the freeze-ledger example's examples name, as `pytest --collect-only -q` prints. */
 const SEED_TESTS = [
   "tests/properties/test_ledger.py::test_balance_never_negative",
   "tests/properties/test_ledger.py::test_rejected_withdrawal_is_a_noop",
@@ -110,7 +110,7 @@ describe("freezegate ledger check", () => {
     copyFixture(repo, "seed-004-freeze_ledger.json", "gate/freeze_ledger.json");
   });
 
-  it("passes seed 004's proration freeze on the seed's own --today, fails it once expired", () => {
+  it("passes the freeze-ledger example's proration freeze on the example's own --today, fails it once expired", () => {
     const args = [
       "ledger",
       "check",
@@ -391,7 +391,7 @@ describe("freezegate freeze", () => {
   let repo: TempRepo;
   beforeEach(() => {
     repo = seedRepo();
-    // Start from seed 003's properties: rejected_is_noop has a single witness.
+    // Start from the properties example's properties: rejected_is_noop has a single witness.
     copyFixture(repo, "seed-003-properties.json", "properties.json");
     expect(
       runCli(["ledger", "migrate", "--from", "properties.json"], { cwd: repo.dir }).status,
@@ -606,7 +606,7 @@ describe("freezegate unfreeze and extend", () => {
   });
 
   it("extend moves the expiry N days later, within the window counted from opened", () => {
-    // Seed 004's freeze: opened 2026-10-12, expires 2026-10-26 (the full 14 days).
+    // the freeze-ledger example's freeze: opened 2026-10-12, expires 2026-10-26 (the full 14 days).
     const policy = JSON.parse(read(repo));
     policy.policy.max_window_days = 20;
     repo.write("freeze-ledger.json", JSON.stringify(policy));
@@ -861,7 +861,7 @@ describe("concurrent and interrupted writes", () => {
 // Real pytest.
 
 describePython("known tests from real pytest output and real per-test coverage", () => {
-  it("seed 003's example: collect-only ids and coverage contexts judge the same", () => {
+  it("the properties example's example: collect-only ids and coverage contexts judge the same", () => {
     const repo = makeTempRepo();
     repos.push(repo);
     repo.write("pytest.ini", "[pytest]\npythonpath = .\n");
@@ -942,7 +942,7 @@ describePython("known tests from real pytest output and real per-test coverage",
       ].join("\n"),
     );
     copyFileSync(join(FIXTURES, "seed-003-properties.json"), repo.path("properties.json"));
-    repo.commit("seed 003 example");
+    repo.commit("properties example");
 
     const collect = runPython(["-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"], {
       cwd: repo.dir,

@@ -1,4 +1,4 @@
-// Review 13, F6 and F9 on real git repositories. F6: re-opening a freeze someone approved, and
+// Re-opening a freeze someone approved, and
 // leaving their name in approved_by, is not approved (the ledger-changes gate, on real commits
 // and authors). F9: a freeze whose expiry is written with full-width digits cannot be read, so
 // it does not justify a skip in `freezegate queue check` (the built CLI); the plugin refuses

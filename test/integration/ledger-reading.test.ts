@@ -77,7 +77,7 @@ function scenario(
   return repo;
 }
 
-/** A samples artifact outside the work tree (seed 004's one count for the session). */
+/** A samples artifact outside the work tree. */
 function samples(repo: TempRepo, distinct: number): string {
   const path = join(repo.dir, ".git", "samples.json");
   repo.write(".git/samples.json", JSON.stringify({ distinct }));

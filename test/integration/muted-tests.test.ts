@@ -1,4 +1,4 @@
-// Tests that stop gating outside the ledger (review 16, patch findings 7 and 8). A patch's
+// Tests that stop gating outside the ledger. A patch's
 // conftest.py (a test file, never audited) can mute the test it breaks with pytest's own
 // xfail marker, or deselect a test a glob freeze matches: either way no freeze changed, pytest
 // exits 0, and the gate read the muted test as live (exit 0) or the deselected test's lines as
@@ -253,7 +253,7 @@ describePython("tests muted or deselected outside the ledger", () => {
   });
 
   it("a last witness the patch mutes with xfail or skips leaves its properties orphaned, exit 1", () => {
-    // Review 25: the ledger did not change, so the witness gate was skipped, and with --always
+    // The ledger did not change, so the witness gate was skipped, and with --always
     // it read the muted or skipped witness as live: check passed.
     const rejected = "tests/test_ledger.py::test_overdraft_rejected";
     const conftest = (body: string) =>
@@ -295,7 +295,7 @@ describePython("tests muted or deselected outside the ledger", () => {
   });
 
   it("deleting a property while its renamed witness is skipped fails; deleting it with its test passes", () => {
-    // Review 30: the property was left out as "deleted with all its witness tests" unless the
+    // The property was left out as "deleted with all its witness tests" unless the
     // patch added a freeze, so a renamed witness silenced by a skip passed, while an honest
     // clean-up beside an unrelated freeze failed.
     const witness = "tests/test_statement.py::test_statement_ends_with_balance";
@@ -305,7 +305,7 @@ describePython("tests muted or deselected outside the ledger", () => {
       repo.write("freeze-ledger.json", `${JSON.stringify(doc, null, 2)}\n`);
     };
     repo.git("switch", "-q", "-C", "statement-property", "main");
-    // An old platform skip in the same file is no renamed witness (review 31).
+    // An old platform skip in the same file is no renamed witness.
     const crlf =
       "\n\n@pytest.mark.skip(reason='windows only')\ndef test_statement_crlf():\n    assert False\n";
     repo.write(
@@ -372,7 +372,7 @@ describePython("tests muted or deselected outside the ledger", () => {
   });
 
   it("a witness the first of two merged runs skipped and the second ran stays live", () => {
-    // Review 27: pytest's --runslow recipe as two runs with --cov-append (fast tests, then
+    // Pytest's --runslow recipe as two runs with --cov-append (fast tests, then
     // the slow ones) failed every patch, the merged record listing the witness as skipped.
     const rejected = "tests/test_ledger.py::test_overdraft_rejected";
     repo.git("switch", "-q", "-C", "two-runs", "main");
@@ -396,7 +396,7 @@ describePython("tests muted or deselected outside the ledger", () => {
   });
 
   it("a record without the skipped list (an older plugin) is named in the witness gate's notes", () => {
-    // Review 27: a skipped last witness then passed with no word of it.
+    // A skipped last witness then passed with no word of it.
     repo.git("switch", "-q", "-C", "old-record", "main");
     expect(pytest().status).toBe(0);
     const path = repo.path(".freezegate/applied.json");

@@ -1,4 +1,4 @@
-// Ordinary, honest repositories that the audit once refused or misjudged (review 30): real
+// Ordinary, honest repositories that the audit once refused or misjudged: real
 // git, real pytest + pytest-cov, and the verdicts a user of each layout expects.
 
 import { afterEach, expect, it } from "vitest";
@@ -173,9 +173,9 @@ describePython("ordinary repositories", () => {
     expect(status).toBe(0);
 
     // A package __init__.py with code that the coverage config omits (omit = */__init__.py)
-    // says nothing either way: no refusal (review 32).
-    // Its docstring names the CLI, which loads nothing (review 34).
-    // Nor does a deprecation __getattr__ or pkgutil's namespace line (review 38).
+    // says nothing either way: no refusal.
+    // Its docstring names the CLI, which loads nothing.
+    // Nor does a deprecation __getattr__ or pkgutil's namespace line.
     r.write(
       "tool/__init__.py",
       '"""The tool and its cli."""\nimport warnings\n\n__path__ = __import__("pkgutil").extend_path(__path__, __name__)\n__version__ = "1.0"\n\n\ndef __getattr__(name):\n    warnings.warn(f"{name} is gone", DeprecationWarning)\n    raise AttributeError(name)\n',
@@ -210,7 +210,7 @@ describePython("ordinary repositories", () => {
   });
 
   it("a comment-only module or __init__.py a test imports is no sign of an installed copy", () => {
-    // Review 36: coverage.py records a module without statements as line 0, which doctor read
+    // Coverage.py records a module without statements as line 0, which doctor read
     // as "held without a single executed line" and blamed an installed package; the audit
     // passed the same inputs.
     const r = repo();

@@ -1,4 +1,4 @@
-// The pytest plugin and the CLI must judge one ledger (review 16, patch finding 1). A patch
+// The pytest plugin and the CLI must judge one ledger. A patch
 // that points the plugin at a second ledger (pytest.ini freezegate_ledger, or the pytest
 // command line) freezes a test that only pytest knows is frozen: the job goes green and the
 // gate counted the muted test as live. Real git, real pytest + pytest-cov + the plugin on

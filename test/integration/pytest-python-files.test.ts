@@ -1,6 +1,6 @@
 // A `python_files` setting in the test root's pytest configuration names the modules pytest
 // collects tests from (pytest-django's per-app tests.py, a suite's check_*.py): they are test
-// files, not audited, as the default globs' test_*.py are (review 36, finding 3). Real git,
+// files, not audited, as the default globs' test_*.py are. Real git,
 // real pytest + pytest-cov.
 
 import { afterEach, expect, it } from "vitest";
@@ -219,7 +219,7 @@ describePython("python_files of pytest's configuration", () => {
     expect(run.status).toBe(0);
   });
 
-  it("a module only python_files names is a test file only when a test of the data lives in it (review 37)", () => {
+  it("a module only python_files names is a test file only when a test of the data lives in it", () => {
     // python_files = *.py: a library module the patch takes out of the data (an omit) is no
     // test file; the coverage-config guard refuses the patch, as without python_files.
     const r = makeTempRepo();

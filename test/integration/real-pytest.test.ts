@@ -224,7 +224,7 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
   });
 
   it('test_function contexts: "id[*]" (every case) freezes the test, as its plain id does', () => {
-    // The README's way to freeze every case works over both kinds of data (review 46).
+    // The README's way to freeze every case works over both kinds of data.
     const lists = {
       star: [FROZEN_DISCOUNT, FROZEN_BULK, "tests/test_pricing.py::test_format_price[*]"],
       plain: [FROZEN_DISCOUNT, FROZEN_BULK, "tests/test_pricing.py::test_format_price"],
@@ -249,7 +249,7 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
     });
     // One case, or a glob over some, still cannot be told apart from the others; a glob
     // before "[*]" freezes the cases of every parametrized test it matches, and these names
-    // cannot tell those tests from plain ones, which it would freeze too (review 47).
+    // cannot tell those tests from plain ones, which it would freeze too.
     for (const [name, entry] of [
       ["tf-some", "tests/test_pricing.py::test_format_price[s*]"],
       ["tf-glob", "tests/test_pricing.py::test_*[*]"],
@@ -279,7 +279,7 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
     expect(expectOneLineError(r)).toBe(
       `freezegate: error: 1 frozen id(s) in ${list} match no test in the coverage data: "tests/test_pricing.py::test_format_price" ${fix}`,
     );
-    // doctor gives the same fix, not a general one (review 36).
+    // doctor gives the same fix, not a general one.
     const doctor = runCli(
       ["doctor", "--base", "base", "--coverage", data.lines as string, "--frozen", list],
       { cwd: repo.dir },

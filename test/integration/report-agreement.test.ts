@@ -1,4 +1,4 @@
-// Review 16 (reports), the loose ends: every format shows the same warnings (a frozen id that
+// Reports, the loose ends: every format shows the same warnings (a frozen id that
 // matched no test under --allow-unresolved; a fixture-only line outside --fail-on in check's
 // JSON and Markdown gate table as in the annotations, SARIF and JUnit), every SARIF result has
 // a location (GitHub code scanning rejects one without), two --output names for one file are

@@ -1,4 +1,4 @@
-// Review 16 ("reports"), through the built CLI on a real git repository with real pytest-cov
+// Reports through the built CLI on a real git repository with real pytest-cov
 // data: a file name that reads as a workflow command stays inert in `impact`'s text and in
 // stderr, and a run that exits 2 removes the reports an earlier run left at its --output
 // paths (a later step must not read the last PASS as this run's result).

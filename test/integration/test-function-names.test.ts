@@ -272,7 +272,7 @@ describePython("test_function names mapped to node ids", () => {
   });
 
   it("reads a fixture defined under try, or through `fixture as fx` (in brackets), as outside tests", () => {
-    // Review 25: a module-level fixture under try/if (no unindented def) and an imported
+    // A module-level fixture under try/if (no unindented def) and an imported
     // alias of the decorator read as live tests, and line 3 as "defended".
     const repo = recorded({
       "conftest.py": SYS_PATH,
@@ -311,7 +311,7 @@ describePython("test_function names mapped to node ids", () => {
   });
 
   it("reads a test* fixture of a pytest_plugins module or a base class as outside tests", () => {
-    // Review 25: both were refused as "an inherited test method" (exit 2).
+    // Both were refused as "an inherited test method" (exit 2).
     for (const [files, frozen] of [
       [
         {
@@ -369,7 +369,7 @@ describePython("test_function names mapped to node ids", () => {
       "test_api.TestCreate.TestValid.test_value",
       "test_api.TestUpdate.TestValid.test_value",
     ]);
-    // Review 24: the first class of that name decided, and the real test read as a fixture.
+    // The first class of that name decided, and the real test read as a fixture.
     expect(expectOneLineError(audit(repo, ["tests/test_api.py::TestCreate::*"]))).toMatch(
       /^freezegate: error: 2 test_function context name\(s\) name a method that its file defines in classes both as a pytest fixture and as a test, e\.g\. "test_api\.TestCreate\.TestValid\.test_value" -> /,
     );

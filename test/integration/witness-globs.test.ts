@@ -92,7 +92,7 @@ describe("witness check with hand-written glob freezes", () => {
   });
 
   it("a witness written as a glob keeps no property alive when its test is frozen", () => {
-    // Before, the glob read as the id of a test nobody froze, and the gate passed (review 25).
+    // Before, the glob read as the id of a test nobody froze, and the gate passed.
     const glob = "tests/test_ledger.py::test_overdraft_*";
     commitLedger((doc) => {
       const noop = doc.properties.find((p) => p.id === "prop.ledger.rejected_is_noop");
@@ -109,7 +109,7 @@ describe("witness check with hand-written glob freezes", () => {
   });
 
   it("a patch that freezes the last witness and deletes the property is judged with it", () => {
-    // Review 25: deleting the property (or its witness) in the same patch disarmed the gate.
+    // Deleting the property (or its witness) in the same patch disarmed the gate.
     commitLedger((doc) => {
       doc.properties = doc.properties.filter((p) => p.id !== "prop.ledger.rejected_is_noop");
       doc.freezes.push(freeze(REJECTED));
@@ -133,7 +133,7 @@ describe("witness check with hand-written glob freezes", () => {
   });
 
   it("a witness the patch renames and freezes does not stay live under its old id", () => {
-    // Review 27: the merge base's id was put back and counted as a live witness, though the
+    // The merge base's id was put back and counted as a live witness, though the
     // suite has no test of that name any more.
     const renamed = "tests/test_ledger.py::test_overdraft_is_rejected";
     repo.write(
@@ -157,7 +157,7 @@ describe("witness check with hand-written glob freezes", () => {
     );
     expect(r.status).toBe(1);
     // A property deleted together with its only witness test, and nothing frozen: passes
-    // (review 28: the put-back witness, no test any more, orphaned it).
+    //.
     repo.git("reset", "-q", "--hard", "base");
     repo.write(
       "collected-deleted.txt",
@@ -174,7 +174,7 @@ describe("witness check with hand-written glob freezes", () => {
     expect(deleted.stdout).toContain("witness gate: passed");
     expect(deleted.status).toBe(0);
     // ... but deleting it while renaming its last witness and freezing the new name fails
-    // (review 29: the renamed witness was left out, then the property as deleted).
+    //.
     const renameInTests = () => {
       const file = repo.path("tests/test_ledger.py");
       writeFileSync(
@@ -187,8 +187,7 @@ describe("witness check with hand-written glob freezes", () => {
     };
     const deletedWith = (quiet: string) =>
       `error   orphaned-property: the patch deletes property prop.ledger.rejected_is_noop and its witness tests (${REJECTED}), and the run freezes, skips or mutes ${quiet} while the patch changes their test files or a test helper in more than deletions: one of them may be a witness renamed or moved, which leaves the property without a live witness; delete the property in a patch of its own, and its tests in a later one`;
-    // The freeze of the new name exact, or by a glob with no file part (review 31: the glob
-    // was read as a path and matched no changed file).
+    // The freeze of the new name exact, or by a glob with no file part.
     for (const frozenAs of [renamed, "*overdraft_is_rejected"]) {
       repo.git("reset", "-q", "--hard", "base");
       repo.write(
@@ -211,7 +210,7 @@ describe("witness check with hand-written glob freezes", () => {
       expect(sneaky.stdout).toContain(deletedWith(renamed));
       expect(sneaky.status).toBe(1);
     }
-    // Review 32: or keeping its def name in a new class, or folding its assertions into an
+    // Or keeping its def name in a new class, or folding its assertions into an
     // old test, and freezing that.
     const inClass = "tests/test_ledger.py::TestOverdraft::test_overdraft_rejected";
     const folded = "tests/test_ledger.py::test_deposit_increases_balance";
@@ -256,7 +255,7 @@ describe("witness check with hand-written glob freezes", () => {
       expect(kept.stdout).toContain(deletedWith(frozenAs));
       expect(kept.status).toBe(1);
     }
-    // Review 33: beside a test an old freeze froze, the file may change only by the deletion
+    // Beside a test an old freeze froze, the file may change only by the deletion
     // (and its imports): anything else there (a helper the old test calls) makes it a suspect.
     repo.git("reset", "-q", "--hard", "base");
     commitLedger((doc) => doc.freezes.push(freeze(folded)));
@@ -264,7 +263,7 @@ describe("witness check with hand-written glob freezes", () => {
     for (const extra of [
       "",
       "\n\ndef _balance_check(ledger):\n    assert ledger.balance == 0\n",
-      // An import that puts another body in the old test's place (review 34).
+      // An import that puts another body in the old test's place.
       "\nfrom tests.witness_impl import check as test_deposit_increases_balance\n",
     ]) {
       repo.git("reset", "-q", "--hard", "frozen-deposit");
@@ -296,7 +295,7 @@ describe("witness check with hand-written glob freezes", () => {
         expect(r.status).toBe(1);
       }
     }
-    // A CRLF file whose only change is the deletion is no suspect's file (review 34).
+    // A CRLF file whose only change is the deletion is no suspect's file.
     repo.git("reset", "-q", "--hard", "base");
     const crlfFile = repo.path("tests/test_ledger.py");
     writeFileSync(crlfFile, readFileSync(crlfFile, "utf8").replace(/\r?\n/g, "\r\n"));
@@ -323,7 +322,7 @@ describe("witness check with hand-written glob freezes", () => {
     );
     expect(crlf.stdout).toContain("witness gate: passed");
     expect(crlf.status).toBe(0);
-    // Review 30: or moving it into a file a glob freeze of the base already freezes.
+    // Or moving it into a file a glob freeze of the base already freezes.
     repo.git("reset", "-q", "--hard", "base");
     commitLedger((doc) => doc.freezes.push(freeze("tests/test_quarantine.py::*")));
     repo.git("branch", "-f", "quarantined", "HEAD");
@@ -350,7 +349,7 @@ describe("witness check with hand-written glob freezes", () => {
     );
   });
 
-  it("a deleted witness's body behind a star import or a changed helper is judged; whole-block clean-ups pass (review 35)", () => {
+  it("a deleted witness's body behind a star import or a changed helper is judged; whole-block clean-ups pass", () => {
     const folded = "tests/test_ledger.py::test_deposit_increases_balance";
     const file = "tests/test_ledger.py";
     // The base: the old flaky test is frozen and calls a helper module; the witness has a
@@ -437,7 +436,7 @@ describe("witness check with hand-written glob freezes", () => {
     expect(helper.stdout).toContain(judged);
     expect(helper.status).toBe(1);
     // ... or into a test module of live tests that holds such a helper, or a data file an
-    // old test reads (review 37 #4): changed test files count as helpers.
+    // old test reads: changed test files count as helpers.
     for (const [path, text] of [
       [
         "tests/test_common.py",
@@ -453,8 +452,8 @@ describe("witness check with hand-written glob freezes", () => {
       expect(r.stdout).toContain(judged);
       expect(r.status).toBe(1);
     }
-    // An empty package marker holds no assertions (review 37 #9); a new test in another
-    // module, or a new test module, is no old test's helper (review 38).
+    // An empty package marker holds no assertions; a new test in another
+    // module, or a new test module, is no old test's helper.
     for (const change of [
       () => repo.write("tests/unit/__init__.py", ""),
       () =>
@@ -476,13 +475,13 @@ describe("witness check with hand-written glob freezes", () => {
       expect(honest.stdout).toContain("witness gate: passed");
       expect(honest.status).toBe(0);
     }
-    // A text Python reads otherwise: a lone CR ends a line Python runs (review 38).
+    // A text Python reads otherwise: a lone CR ends a line Python runs.
     const cr = deleteWitness((t) => `${t}# note\rfrom tests.witness_impl import *\n`);
     expect(cr.stdout).toContain(judged);
     expect(cr.status).toBe(1);
   });
 
-  it("a deletion that leaves a frozen test's name bound to another body is judged; twin decorators are no change (review 37)", () => {
+  it("a deletion that leaves a frozen test's name bound to another body is judged; twin decorators are no change", () => {
     const folded = "tests/test_ledger.py::test_deposit_increases_balance";
     const file = "tests/test_ledger.py";
     const original = readFileSync(repo.path(file), "utf8");
@@ -506,8 +505,7 @@ describe("witness check with hand-written glob freezes", () => {
           "\n@pytest.mark.slow\ndef test_statement_lists_entries():",
         )
         // A fixture only the witness uses, named like another test's local variable, and a
-        // class whose method has the witness's name (review 39: both were read as the name
-        // staying bound).
+        // class whose method has the witness's name.
         .replace(
           "\n@pytest.mark.slow\ndef test_overdraft_rejected():",
           "\n@pytest.fixture\ndef ledger():\n    return Ledger(initial=0)\n\n\n@pytest.mark.slow\ndef test_overdraft_rejected():",
@@ -561,7 +559,7 @@ describe("witness check with hand-written glob freezes", () => {
     expect(rebound.status).toBe(1);
   });
 
-  it("a deleted override whose class a frozen test in another file inherits from is judged (review 40)", () => {
+  it("a deleted override whose class a frozen test in another file inherits from is judged", () => {
     const memory = "tests/test_ledger.py::TestOverdraftMemory::test_overdraft_rejected";
     const remote = "tests/test_remote.py::TestOverdraftRemote::test_overdraft_rejected";
     const file = "tests/test_ledger.py";

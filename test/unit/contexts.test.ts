@@ -76,7 +76,7 @@ describe('a "|" before the first "::": a static context, or the test file\'s pat
     expect(parsePytestCovContext("shard|::t|run", has())).toBeNull();
   });
 
-  it("is refused when no reading's file is here and no name of the data tells (review 48)", () => {
+  it("is refused when no reading's file is here and no name of the data tells", () => {
     for (const outside of [undefined, new Set<string>(), new Set([""])]) {
       expect(() => parsePytestCovContext(`shard-1|${LEGACY}::t|run`, has(), outside)).toThrow(
         `the coverage data's context name "shard-1|${LEGACY}::t|run" has a "|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root ("shard-1|${LEGACY}", "${LEGACY}" after a static context "shard-1", "v1/test_old.py" after a static context "shard-1|tests/legacy"), so the test that ran cannot be told`,
@@ -116,7 +116,7 @@ describe('a "|" before the first "::": a static context, or the test file\'s pat
     );
   });
 
-  it("where no single file tells, takes the static context the data names alone (review 47, 48)", () => {
+  it("where no single file tells, takes the static context the data names alone", () => {
     // With a static context, code run outside tests is named by it alone: "shard-1" shows
     // that "shard-1|" is one, and the path after it keeps its bar, whether the file is here
     // or not (the patch deletes it).
@@ -167,7 +167,7 @@ describe('a "|" before the first "::": a static context, or the test file\'s pat
 
   it("asks the index for Python files and reads other files (a plugin's YAML test)", () => {
     // tests/gen|x/test_g.py: generated into a directory git ignores, so not in the index
-    // (review 49).
+    //.
     const disk = new Set(["tests/a|b/test_c.yaml", "tests/gen|x/test_g.py"]);
     const read = (file: string) => (disk.has(file) ? "- x\n" : null);
     const exists = testFileExistsIn(buildModuleIndex([LEGACY, "tests/d.py"], read));
@@ -324,7 +324,7 @@ describe("test_function names that pytest would not collect", () => {
       /class Base is not named Test\*/,
     );
     // A unittest.TestCase pytest does collect: the message says why it is still refused,
-    // not that pytest does not collect it (review 36 #6).
+    // not that pytest does not collect it.
     expect(() => indexContexts(["tests.test_x.QuestionTests.test_text"], modules)).toThrow(
       '1 test_function context name(s) cannot be told from an inherited test method, e.g. "tests.test_x.QuestionTests.test_text" -> tests/test_x.py::QuestionTests::test_text (class QuestionTests is not named Test*: pytest collects it only as a unittest.TestCase, and a class a test inherits its methods from is named this way too); test_function names a method after the class that defines it, so the tests that ran an inherited test method cannot be told',
     );

@@ -66,7 +66,7 @@ describe("coverageSettingsIn: the text that selects what coverage.py measures", 
     expect(of('"-ra --cov-report=xml"')).toBeNull();
   });
 
-  it("reads --cov wherever a TOML file holds it: pytest.toml, tox.toml, legacy_tox_ini (review 31)", () => {
+  it("reads --cov wherever a TOML file holds it: pytest.toml, tox.toml, legacy_tox_ini", () => {
     const narrowed = (from: string, to: string) => [
       coverageSettingsIn("pytest.toml", from),
       coverageSettingsIn("pytest.toml", to),
@@ -89,14 +89,14 @@ describe("coverageSettingsIn: the text that selects what coverage.py measures", 
     expect(legacy("-q")).toBeNull();
   });
 
-  it("reads command lines only, once each: a task runner's or a description's --cov is none (review 32)", () => {
+  it("reads command lines only, once each: a task runner's or a description's --cov is none", () => {
     const base = '[tool.pytest.ini_options]\naddopts = "--cov=app --cov-context=test"\n';
     const before = coverageSettingsIn("pyproject.toml", base);
     const withTask = `${base}\n[tool.poe.tasks]\ncov = "pytest --cov=app --cov-report=html"\n\n[project]\ndescription = "run it with --cov=app"\n`;
     expect(coverageSettingsIn("pyproject.toml", withTask)).toBe(before);
     const repeated = '[tool.pytest.ini_options]\naddopts = "--cov=app --cov=app"\n';
     expect(coverageSettingsIn("pyproject.toml", repeated)).toBe(before);
-    // A hatch script that runs the tests is read: dropping its --cov is a change (review 33).
+    // A hatch script that runs the tests is read: dropping its --cov is a change.
     const hatch = (cmd: string) =>
       coverageSettingsIn("pyproject.toml", `[tool.hatch.envs.default.scripts]\ntest = "${cmd}"\n`);
     expect(hatch("pytest --cov=billing")).not.toBe(hatch("pytest"));

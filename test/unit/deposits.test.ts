@@ -10,7 +10,7 @@ import type { SamplesArtifact } from "../../src/core/samples.js";
 const PROP = "tests/props/test_proration_props.py::test_monotonic_in_period";
 const PROP_FILE = "tests/props/test_proration_props.py";
 
-// Seed 004's proration freeze.
+// the freeze-ledger example's proration freeze.
 function freeze(over: Partial<Freeze> = {}): Freeze {
   return {
     test_id: "tests/test_billing.py::test_proration_rounding",
@@ -296,7 +296,7 @@ describe("checkDeposits", () => {
   });
 
   it("deposit-not-collected: the property, or one of its cases, is muted by an xfail outside the ledger", () => {
-    // Review 22 (plugin, finding 3): the muted case was passed over and the passing one's count
+    // The muted case was passed over and the passing one's count
     // taken, while the same case frozen by the ledger failed the gate.
     const cases = new Set([...collected, `${PROP}[a]`, `${PROP}[b]`]);
     const inputs = {
@@ -355,7 +355,7 @@ describe("checkDeposits", () => {
         samples: { ...enough, commit: other },
       }),
     ).toThrow(InputError);
-    // seed 004's file records no commit: it is read as before (the gate's notes say what it is)
+    // the freeze-ledger example's file records no commit: it is read as before (the gate's notes say what it is)
     expect(judge({ kind: "session", distinct: 12 })()).toEqual([]);
   });
 });

@@ -27,7 +27,7 @@ describe("parseFrozenList", () => {
     expect(parseFrozenList(props, "properties.json").entries).toEqual([]);
   });
 
-  it("reads the freeze ledger's freezes[].test_id (seed 004)", () => {
+  it("reads the freeze ledger's freezes[].test_id", () => {
     const ledger = {
       schema: 1,
       freezes: [{ test_id: "tests/test_billing.py::test_proration_rounding", owner: "finley" }],
@@ -83,7 +83,7 @@ describe("resolveFrozen", () => {
   });
 });
 
-describe("an entry holding * that is itself a test id (review14-ids finding 7)", () => {
+describe("an entry holding * that is itself a test id", () => {
   // pytest --collect-only -q prints these for @pytest.mark.parametrize("pat", ["*.py", ...]).
   const ids = [
     "tests/test_glob.py::test_match[*.py]",
@@ -128,7 +128,7 @@ describe("an entry holding * that is itself a test id (review14-ids finding 7)",
   });
 });
 
-describe("frozenWithoutRun (review14-user F1)", () => {
+describe("frozenWithoutRun", () => {
   it("is no error when every frozen test ran its body", () => {
     expect(frozenWithoutRun("q.json", [], "coverage.py-sqlite")).toBeNull();
     expect(frozenWithoutRun("q.json", [], "coverage.py-json")).toBeNull();
@@ -148,7 +148,7 @@ describe("frozenWithoutRun (review14-user F1)", () => {
     );
   });
 
-  it("from a JSON report, says that the report cannot tell and the .coverage file can (review 46 #7)", () => {
+  it("from a JSON report, says that the report cannot tell and the .coverage file can", () => {
     const error = frozenWithoutRun("q.json", ["t::b", "t::a"], "coverage.py-json");
     expect(error?.message).toBe(
       '2 frozen test(s) in q.json have setup or teardown contexts but no "|run" context in the coverage json report, which lists only the contexts that ran a measured line: it cannot show whether a test whose body ran no measured line ran, so the lines they would cover are unknown: "t::a", "t::b"',

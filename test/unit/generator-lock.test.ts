@@ -61,7 +61,7 @@ describe("buildLock", () => {
   });
 
   it("holds across line endings: CRLF reads as LF in text, never in a binary file", () => {
-    // Review 25: a lock written in a core.autocrlf checkout failed on Linux CI, and back.
+    // A lock written in a core.autocrlf checkout failed on Linux CI, and back.
     const crlf = files({ [STRATEGIES]: "amounts = st.lists(st.integers())\r\n\r\nx = 1\r\n" });
     const lf = files({ [STRATEGIES]: "amounts = st.lists(st.integers())\n\nx = 1\n" });
     expect(buildLock(crlf)).toEqual(buildLock(lf));
@@ -216,7 +216,7 @@ describe("checkLock", () => {
   });
 
   it("with a range: a file whose line ends alone changed needs no lock move", () => {
-    // Review 27: converting a locked file from CRLF to LF failed lock --check --base ("did
+    // Converting a locked file from CRLF to LF failed lock --check --base ("did
     // not move with it"), and freezegate lock said "unchanged": no way through.
     const crlf = buildLock(files({ [STRATEGIES]: "amounts = st.lists(st.integers())\r\n" }));
     const lf = buildLock(files({ [STRATEGIES]: "amounts = st.lists(st.integers())\n" }));

@@ -290,7 +290,7 @@ describe("self-approved", () => {
   });
 
   it("a freeze pointed at other tests does not keep the approval of the entry it replaces", () => {
-    // Review 25: editing an approved entry's test_id read as one removed and one added, and
+    // Editing an approved entry's test_id read as one removed and one added, and
     // the added one kept bob's approval of the old test.
     const base = ledger([freeze("t::old", { approved_by: "bob" })], [], approval);
     const authors: FreezeAuthors = {
@@ -310,7 +310,7 @@ describe("self-approved", () => {
         ],
       ]);
     }
-    // A reworded reason on the way is no way around it (review 28); another approver, or the
+    // A reworded reason on the way is no way around it; another approver, or the
     // old entry kept, is a fresh approval.
     const reworded = ledger(
       [freeze("t::other", { approved_by: "bob", reason: "times out on the shared runner" })],
@@ -334,7 +334,7 @@ describe("self-approved", () => {
   });
 
   it("a freeze pointed at a test the base already froze does not keep its old approval", () => {
-    // Review 30: T1's entry (bob) re-pointed onto T2, whose own entry (dave) the patch
+    // T1's entry (bob) re-pointed onto T2, whose own entry (dave) the patch
     // removed, paired with T2's entry as "extended" and passed with bob's approval of T1.
     const base = ledger(
       [
@@ -362,7 +362,7 @@ describe("self-approved", () => {
       "freeze of t::two extended: expires 2026-10-20 -> 2026-10-26; also changed: reason, approved_by",
     );
     // A plain extension named with bob, while the patch unfreezes a fixed test bob approved,
-    // is no re-point: only its window and approver changed (review 31).
+    // is no re-point: only its window and approver changed.
     const extension = ledger(
       [freeze("t::two", { approved_by: "bob", expires: "2026-10-26", reason: "slow" })],
       [],
@@ -370,7 +370,7 @@ describe("self-approved", () => {
     );
     expect(selfCodes(run({ base, head: extension, authors }))).toEqual([]);
     // Nor is one that rewords its own reason or hands it to another owner on the way
-    // (review 32): no changed term holds the removed freeze's value.
+    //: no changed term holds the removed freeze's value.
     const reworded = ledger(
       [
         freeze("t::two", {
@@ -384,7 +384,7 @@ describe("self-approved", () => {
       approval,
     );
     expect(selfCodes(run({ base, head: reworded, authors }))).toEqual([]);
-    // Nor one handed to the removed freeze's owner (review 33): an owner is no term it carries.
+    // Nor one handed to the removed freeze's owner: an owner is no term it carries.
     const handedOver = ledger(
       [freeze("t::two", { approved_by: "bob", expires: "2026-10-26", reason: "slow" })].map(
         (f) => ({ ...f, owner: "finley" }),

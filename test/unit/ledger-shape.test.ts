@@ -148,7 +148,7 @@ describe("checkShape", () => {
     );
   });
 
-  it("seed 004's proration freeze: in force on the seed's own --today, expired after it", () => {
+  it("the freeze-ledger example's proration freeze: in force on the example's own --today, expired after it", () => {
     const seed = fixture("seed-004-freeze_ledger.json");
     expect(judge(seed, "2026-10-18", null)).toEqual([]);
     expect(codes(judge(seed, "2026-10-27", null))).toEqual(["expired"]);
@@ -200,7 +200,7 @@ describe("checkShape", () => {
   });
 
   it("a parametrized compensating property named without its parameters is known by its cases", () => {
-    // As the deposit gate and the plugin read it (review 22, plugin finding 4): before, the
+    // As the deposit gate and the plugin read it: before, the
     // shape gate called it unknown, and no name passed both gates.
     const property = "tests/props/test_p.py::test_balance";
     const known = new Set([FREEZE.test_id, `${property}[0]`, `${property}[1]`]);
@@ -220,7 +220,7 @@ describe("checkShape", () => {
 
   it("a property's check, witnesses and a compensating property are test ids, never globs", () => {
     // A glob that matches a test passed this gate while the witness gate read it as the id of
-    // no test, so freezing the test it matched left the property "witnessed" (review 25).
+    // no test, so freezing the test it matched left the property "witnessed".
     const known = new Set([FREEZE.test_id, FREEZE.compensating_property, BALANCE]);
     const property: Property = {
       id: "prop.a",
@@ -268,7 +268,7 @@ describe("checkShape", () => {
     ]);
   });
 
-  it("a glob id (seed 000 style) is known when it matches a known test", () => {
+  it("a glob id is known when it matches a known test", () => {
     const glob = (id: string) => ledger([{ ...FREEZE, test_id: id }]);
     expect(judge(glob("tests/test_billing.py::test_proration_*"))).toEqual([]);
     expect(codes(judge(glob("tests/test_billing.py::nothing_*")))).toEqual(["unknown-test"]);

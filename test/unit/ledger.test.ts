@@ -57,7 +57,7 @@ function written(ledger: Ledger): string {
 }
 
 describe("the seeds' files, read as they are", () => {
-  it("seed 004's freeze ledger: its freezes, and max_window_days as the policy", () => {
+  it("the freeze-ledger example's freeze ledger: its freezes, and max_window_days as the policy", () => {
     const ledger = parseLedger(fixture("seed-004-freeze_ledger.json"), "gate/freeze_ledger.json");
     expect(ledger.source).toBe("seed-004-ledger");
     expect(ledger.freezes).toEqual([PRORATION]);
@@ -68,7 +68,7 @@ describe("the seeds' files, read as they are", () => {
     written(ledger);
   });
 
-  it("seed 003's properties.json, with the asymmetric rejected_is_noop property", () => {
+  it("the properties example's properties.json, with the asymmetric rejected_is_noop property", () => {
     const ledger = parseLedger(fixture("seed-003-properties.json"), "properties.json");
     expect(ledger.source).toBe("seed-003-properties");
     expect(ledger.freezes).toEqual([]);
@@ -79,7 +79,7 @@ describe("the seeds' files, read as they are", () => {
     written(ledger);
   });
 
-  it("seed 000's quarantine.json: freezes with only a test id, everything else empty", () => {
+  it("a quarantine.json: freezes with only a test id, everything else empty", () => {
     const ledger = parseLedger(fixture("seed-000-quarantine.json"), "quarantine.json");
     expect(ledger.source).toBe("seed-000-quarantine");
     expect(ledger.freezes).toEqual([

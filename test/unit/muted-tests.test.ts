@@ -1,5 +1,4 @@
-// The applied record's word on tests that stop gating outside the ledger (review 16, patch
-// findings 7 and 8): `muted` (an xfail the run did not apply) and `deselected_frozen` (frozen
+// The applied record's word on tests that stop gating outside the ledger: `muted` (an xfail the run did not apply) and `deselected_frozen` (frozen
 // tests collected but not run). The parser reads both, and records without them (plugins
 // before them); check refuses deselected frozen tests and notes the muted ones.
 

@@ -171,7 +171,7 @@ describe("scanLogicalLines", () => {
     for (const c of STATEMENT_CASES) expectSame(normalized(c.source), c.name);
   });
 
-  it("reads a string statement with an f-string part as code, not a docstring (review 46)", () => {
+  it("reads a string statement with an f-string part as code, not a docstring", () => {
     const lines = (text: string) => [...(scanLogicalLines(text) ?? [])];
     expect(lines('def f():\n    f"{g()}"\n    return 1\n')).toEqual([0, 1, 2, 3]);
     expect(lines('f"""Doc {x}."""\nx = 1\n')).toEqual([0, 1, 2]);
@@ -203,7 +203,7 @@ describe("scanLogicalLines", () => {
   }, 60_000);
 
   it("looks for each backslash once, however many triple-quoted strings there are", () => {
-    // Review 43: each docstring searched to the end of the file for a backslash, which made
+    // Each docstring searched to the end of the file for a backslash, which made
     // a module of many docstrings and few backslashes take the square of its size.
     const text = Array.from(
       { length: 2000 },

@@ -193,7 +193,7 @@ describe("isPythonSource: which files get the statement model", () => {
 
 describe("a coding declaration (PEP 263)", () => {
   it("refuses an encoding in which ASCII text may be other code (utf-7), not UTF-8 or latin-1", () => {
-    // Python decodes "+AAo-" as a newline: the comment is a return statement (review 37).
+    // Python decodes "+AAo-" as a newline: the comment is a return statement.
     const hidden =
       "# coding: utf-7\ndef add(a, b):\n    # +AAo-    return a * b\n    return a + b\n";
     let refused: unknown;
@@ -211,7 +211,7 @@ describe("a coding declaration (PEP 263)", () => {
     expect(() => analyzePython(`#!/usr/bin/env python\n${hidden}`)).toThrow(
       /declares the source encoding "utf-7"/,
     );
-    // gbk's two-byte characters may hold a byte that reads as a backslash (review 38).
+    // gbk's two-byte characters may hold a byte that reads as a backslash.
     expect(() => analyzePython("# coding: gbk\nx = 1\n")).toThrow(
       /declares the source encoding "gbk"/,
     );

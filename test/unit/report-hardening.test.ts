@@ -1,4 +1,4 @@
-// Review 16 ("reports"): what the report formats guarantee on hostile or large input, on
+// What the report formats guarantee on hostile or large input, on
 // hand-built result objects. Repository strings never become CI workflow commands (GitHub's
 // `##[cmd]` anywhere in a line and `::cmd` at a line's start, Azure's `##vso[`); SARIF folds
 // runs of lines and stays under code scanning's result limits; the annotation budget goes to

@@ -41,7 +41,7 @@ describe("parseSamples", () => {
     ).toThrow('samples artifact s.json: "tool" is " ", not the name of the runner that wrote it');
   });
 
-  it("reads seed 004's single session count and applies it to every property", () => {
+  it("reads the freeze-ledger example's single session count and applies it to every property", () => {
     const s = parseSamples({ distinct: 3 }, "gate/prop_samples.json");
     expect(s).toEqual({ kind: "session", distinct: 3 });
     expect(distinctFor(s, P)).toBe(3);

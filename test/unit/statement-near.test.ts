@@ -126,7 +126,7 @@ describe("statementNear", () => {
     expect(fullBuilt()).toBe(false);
   });
 
-  // Review 41 #1: a module the full model refuses is refused whichever line is asked, also
+  // A module the full model refuses is refused whichever line is asked, also
   // when the line's own statement parses (the error after it, or before it).
   it.each([
     ["a def without its colon", "def legacy()\n    return 1\n"],

@@ -45,7 +45,7 @@ const messages = (l: Ledger) => checkWitnesses(l).map((f) => `${f.code}: ${f.mes
 describe("checkWitnesses: frozen as the audit resolves it", () => {
   it("a witness written as a glob names no test, so it keeps no property alive", () => {
     // Before, the glob was read as the id of a test nobody froze: freezing the one test it
-    // matched left the property witnessed, and check passed (review 25).
+    // matched left the property witnessed, and check passed.
     const glob = "tests/test_ledger.py::test_overdraft_*";
     const only: Property = { id: "prop.noop", check: NOOP_CHECK, witnessed_by: [glob] };
     for (const frozen of [[REJECTED], []]) {
@@ -226,7 +226,7 @@ describe("a property's own check is not its witness", () => {
 describe("checkWitnesses: tests that witnessed nothing in the run, unfrozen", () => {
   const MUTED = "is muted by an xfail outside the ledger";
   it("a muted last witness leaves the property orphaned, a muted check is reported", () => {
-    // Review 25: the audit and the deposit gate judged a muted test as frozen, the witness
+    // The audit and the deposit gate judged a muted test as frozen, the witness
     // gate as live.
     const muted = new Map([[REJECTED, MUTED]]);
     expect(checkWitnesses(ledger([]), [], null, muted)).toEqual([

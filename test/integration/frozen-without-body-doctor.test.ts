@@ -1,4 +1,4 @@
-// Review 14: a frozen test that never ran its body (skipped) is refused by audit and doctor;
+// A frozen test that never ran its body (skipped) is refused by audit and doctor;
 // doctor refuses what the audit refuses (the patch against the files on disk); doctor's lines
 // stay one line; a parametrized id holding "*" freezes that case only. Real pytest-cov data.
 
@@ -17,7 +17,7 @@ function bodiless(label: string, ids: string[]): string {
   return `${ids.length} frozen test(s) in ${label} ran no test body (the coverage data has their setup or teardown but no "|run" context: skipped, their setup failed, or their body ran no measured line), so the lines they would cover are unknown: ${ids.map((id) => JSON.stringify(id)).join(", ")}`;
 }
 
-// A JSON report cannot tell a skip from a body that ran no measured line (review 46 #7).
+// A JSON report cannot tell a skip from a body that ran no measured line.
 const BODILESS_REPORT_FIX =
   "audit the .coverage data file of the same run (--coverage .coverage), which can show it (coverage.py 6.5 keeps such a test's empty \"|run\" context); a frozen test that was skipped must run with its failures ignored (the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip)";
 
@@ -36,7 +36,7 @@ function doctorLine(stdout: string, id: string): string {
   return stdout.split("\n").find((l) => l.slice(6).startsWith(`${id}:`)) ?? "";
 }
 
-describePython("a frozen test that ran no body (review14-user F1)", () => {
+describePython("a frozen test that ran no body", () => {
   let repo: TempRepo;
   beforeAll(() => {
     repo = makeTempRepo();
@@ -132,7 +132,7 @@ describePython("a frozen test that ran no body (review14-user F1)", () => {
   });
 });
 
-describePython("a frozen test whose body ran no measured line (review 46 #7)", () => {
+describePython("a frozen test whose body ran no measured line", () => {
   let repo: TempRepo;
   beforeAll(() => {
     repo = makeTempRepo();
@@ -228,7 +228,7 @@ describePython("a frozen test whose body ran no measured line (review 46 #7)", (
   });
 });
 
-describePython("doctor refuses what the audit refuses (review14-ids findings 4, 8)", () => {
+describePython("doctor refuses what the audit refuses", () => {
   let repo: TempRepo;
   beforeAll(() => {
     repo = makeTempRepo();
@@ -362,7 +362,7 @@ describePython("doctor refuses what the audit refuses (review14-ids findings 4, 
   });
 });
 
-describePython("a parametrized id holding * (review14-ids finding 7)", () => {
+describePython("a parametrized id holding *", () => {
   it("freezes that case only: its siblings still defend their lines", () => {
     const repo = makeTempRepo();
     try {

@@ -1,4 +1,4 @@
-// Review 30 ("contract"): the JSON and the help as docs/json-contract.md and the README say.
+// The JSON and the help as docs/json-contract.md and the README say.
 // check's ledger.format is the layout id ledger check writes; doctor names an unreadable frozen
 // file relative to the repository root; the ledger's structural errors give each key its own
 // fix; a command group without a subcommand prints its help on stderr and exits 2.

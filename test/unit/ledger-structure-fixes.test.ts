@@ -1,4 +1,4 @@
-// Review 30 ("contract") finding 4: the ledger's structural errors give the fix of the key at
+// The ledger's structural errors give the fix of the key at
 // fault. An empty generator_lock entry is a path or glob (not a test id); a whole number's
 // example is its own key's default (min_distinct 8, max_window_days 14).
 
