@@ -1,4 +1,4 @@
-// freezegate's per-test coverage recorder for Vitest (3.2 and 4.x) with the istanbul provider.
+// freezegate's per-test coverage recorder for Vitest (3.2, 4.x and 5.x) with the istanbul provider.
 //
 // Vitest loads this module in each worker as its test runner (`test.runner`). It extends
 // Vitest's own runner and, at each boundary the runner reports (a file's collection, a
