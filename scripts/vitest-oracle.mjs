@@ -234,11 +234,12 @@ function escapeRegExp(s) {
 
 async function isolatedRun(opts, data, i, config, bin, outDir) {
   const test = data.header.tests[i];
-  // -t matches suite and test names joined by single spaces; the file filter matches any
-  // path that contains it.
-  const full = test.names.join(" ");
+  // -t matches suite and test names joined by single spaces (Vitest 3.2 and 4) or by " > "
+  // (Vitest 5); the file filter matches any path that contains it.
+  const separator = Number(String(data.header.vitest).split(".")[0]) >= 5 ? " > " : " ";
+  const full = test.names.join(separator);
   const collides = data.header.tests.some(
-    (t, j) => j !== i && t.file.includes(test.file) && t.names.join(" ") === full,
+    (t, j) => j !== i && t.file.includes(test.file) && t.names.join(separator) === full,
   );
   const env = { ...process.env, FG_ORACLE_OUT: outDir, FORCE_COLOR: "0", CI: "1" };
   if (!collides) {

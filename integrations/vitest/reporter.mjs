@@ -61,6 +61,7 @@ export default class FreezegateReporter {
         `freezegate: the "${coverage.provider ?? "v8"}" coverage provider keeps no counters inside the test process, so no per-test coverage can be recorded: set test.coverage.provider to "istanbul" (npm i -D @vitest/coverage-istanbul at Vitest's exact version)`,
       );
     }
+    keepSourceMapsInCoverage(ctx);
     this.ledger.init(ctx);
   }
 
@@ -177,6 +178,29 @@ export default class FreezegateReporter {
     writeFileSync(temp, `${lines.join("\n")}\n`);
     renameSync(temp, target);
     this.ledger.finish(modules, reason);
+  }
+}
+
+/**
+ * The recorder maps each statement to original source lines with the source map istanbul keeps
+ * in the file's coverage data (`inputSourceMap`). Vitest 5's istanbul provider leaves it out
+ * (it keeps the maps in this process, for its own report), so the workers would see only
+ * transformed lines: ask its instrumenter to keep it, as Vitest 4's does, and make the
+ * transforms Vitest caches on disk (`fsModuleCache`) distinct from those of runs without it.
+ */
+function keepSourceMapsInCoverage(ctx) {
+  const major = Number(String(ctx.version ?? "").split(".")[0]);
+  if (!(major >= 5)) return;
+  const options = ctx.coverageProvider?.instrumenter?.opts;
+  const cache = ctx.cache?._modules;
+  if (!options || typeof cache?.defineCacheKeyGenerator !== "function") {
+    throw fail(
+      `freezegate: cannot keep source maps in istanbul's coverage data under Vitest ${ctx.version} (a custom coverage.instrumenter, or a Vitest this freezegate does not know): no per-test lines could be mapped to your sources; pin vitest and @vitest/coverage-istanbul to 4.1.x`,
+    );
+  }
+  options.inputSourceMap = true;
+  for (const project of ctx.projects ?? []) {
+    cache.defineCacheKeyGenerator(project.config, () => "freezegate:inputSourceMap");
   }
 }
 

@@ -1,4 +1,4 @@
-// freezegate's per-test coverage recorder for Vitest (3.2 and 4.x) with the istanbul provider.
+// freezegate's per-test coverage recorder for Vitest (3.2, 4.x and 5.x) with the istanbul provider.
 //
 // Vitest loads this module in each worker as its test runner (`test.runner`). It extends
 // Vitest's own runner and, at each boundary the runner reports (a file's collection, a
@@ -26,15 +26,18 @@ const COUNTERS = "__VITEST_COVERAGE__";
 export const META_KEY = "freezegate";
 const DATA_VERSION = 1;
 
-// Vitest 4.1 exports its runner from "vitest" (and warns on "vitest/runners"); 3.2 does not.
+// Vitest 4.1 and 5 export the runner from "vitest"; 3.2 has it in "vitest/runners" and
+// "vitest/suite", which 5 no longer has. The names are not string literals, so that Vite
+// does not try to resolve them when it transforms this module for a Vitest that lacks them.
 let BaseRunner;
 let getTestFn;
 if (typeof vitest.TestRunner === "function" && typeof vitest.TestRunner.getTestFn === "function") {
   BaseRunner = vitest.TestRunner;
   getTestFn = vitest.TestRunner.getTestFn;
 } else {
-  BaseRunner = (await import("vitest/runners")).VitestTestRunner;
-  getTestFn = (await import("vitest/suite")).getFn;
+  const [runners, suite] = ["vitest/runners", "vitest/suite"];
+  BaseRunner = (await import(runners)).VitestTestRunner;
+  getTestFn = (await import(suite)).getFn;
 }
 
 // One recorder per worker realm: the runner instance is rebuilt for each batch of files, the

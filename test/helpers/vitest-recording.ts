@@ -29,14 +29,18 @@ export function recordVitest(fixture: string, data: string, ...args: string[]): 
 
 /**
  * Gives the project in `dir` a node_modules as a user's has it after
- * `npm i -D vitest @vitest/coverage-istanbul fast-check freezegate`: links to this repository's
- * installed packages, and freezegate linked to this checkout (its dist/ and integrations/).
+ * `npm i -D vitest @vitest/coverage-istanbul fast-check freezegate`: links to the packages
+ * installed in `packages` (this repository's, unless told), and freezegate linked to this
+ * checkout (its dist/ and integrations/).
  */
-export function installFromRepository(dir: string): void {
+export function installFromRepository(
+  dir: string,
+  packages = join(REPO_ROOT, "node_modules"),
+): void {
   mkdirSync(join(dir, "node_modules"), { recursive: true });
-  for (const name of readdirSync(join(REPO_ROOT, "node_modules"))) {
+  for (const name of readdirSync(packages)) {
     if (!name.startsWith(".") && name !== "freezegate") {
-      symlinkSync(join(REPO_ROOT, "node_modules", name), join(dir, "node_modules", name));
+      symlinkSync(join(packages, name), join(dir, "node_modules", name));
     }
   }
   symlinkSync(REPO_ROOT, join(dir, "node_modules/freezegate"));

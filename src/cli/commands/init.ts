@@ -90,7 +90,7 @@ parents up to the repository root; or --config FILE) what is missing of:
   coverage: { enabled: true, provider: "istanbul" },
 Without a configuration file, vitest.config.mjs is created in the directory. A configuration
 that is not an object literal (a function, a variable, mergeConfig) is not edited: init
-prints the lines to add by hand. It first checks that Vitest 3.2 or 4.x,
+prints the lines to add by hand. It first checks that Vitest 3.2, 4.x or 5.x,
 @vitest/coverage-istanbul at Vitest's exact version and freezegate are installed, and the
 Node.js version; it refuses the v8 coverage provider and another test.runner. With
 test.projects it says what each project needs.

@@ -58,10 +58,10 @@ export function checkPrerequisites(facts: InstalledFacts): string {
     });
   }
   const mm = majorMinor(vitest.version);
-  if (mm === null || !((mm[0] === 3 && mm[1] >= 2) || mm[0] === 4)) {
+  if (mm === null || !((mm[0] === 3 && mm[1] >= 2) || mm[0] === 4 || mm[0] === 5)) {
     throw new ConfigError(
-      `${vitest.shown} is Vitest ${vitest.version}: freezegate records per-test coverage with Vitest 3.2 and 4.x`,
-      { fix: "npm i -D vitest@4 @vitest/coverage-istanbul@4" },
+      `${vitest.shown} is Vitest ${vitest.version}: freezegate records per-test coverage with Vitest 3.2, 4.x and 5.x`,
+      { fix: "npm i -D vitest@5 @vitest/coverage-istanbul@5" },
     );
   }
   const wanted = `@vitest/coverage-istanbul@${vitest.version}`;
