@@ -14,3 +14,8 @@ export function sample(items: readonly string[], n = 3): string {
     n,
   );
 }
+
+/** Whether two lists hold the same strings in the same order. */
+export function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

@@ -3,6 +3,7 @@
 // test/integration/vitest-data.test.ts.
 
 import { describe, expect, it } from "vitest";
+import { nodeIdFile } from "../../src/core/deposits.js";
 import { InputError } from "../../src/core/errors.js";
 import { parseFrozenList } from "../../src/core/frozen.js";
 import {
@@ -21,7 +22,6 @@ import {
 import {
   frozenVitestTests,
   indexVitestTests,
-  testIdFile,
   vitestContextIndex,
 } from "../../src/runners/vitest/data-tests.js";
 import { isJsTsModule, isVitestSource, repoPathOf } from "../../src/runners/vitest/files.js";
@@ -37,7 +37,7 @@ import { combineSections, combineShards, type RunPart } from "../../src/runners/
 function test(id: string, extra: Partial<VitestTest> = {}): VitestTest {
   return {
     id,
-    file: testIdFile(id),
+    file: nodeIdFile(id),
     mode: "run",
     state: "pass",
     body: true,

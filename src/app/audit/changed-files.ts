@@ -9,6 +9,7 @@ import {
   outsideTestDirs,
   testFileMatcher,
 } from "../../core/globs.js";
+import { sameStrings } from "../../core/listing.js";
 import type { ChangedFile, CoverageSource } from "../../core/model.js";
 import {
   mapDataPaths,
@@ -24,7 +25,6 @@ import type { PatchRequest, ReadPatch } from "./read-patch.js";
 import {
   type SettingsAsGiven,
   type StricterSettings,
-  sameStrings,
   stricterSettings,
   type TestAndSourceGlobs,
   withDefaultGlobs,

@@ -4,6 +4,7 @@
 import { relative } from "node:path";
 import { CONFIG_FILES, loadConfig } from "../../adapters/config-files.js";
 import type { ConfigValues } from "../../core/config.js";
+import { sameStrings } from "../../core/listing.js";
 import type { ChangedFile, Patch } from "../../core/model.js";
 import { baseRevisionOf } from "../../core/patch-base.js";
 import type { PathRule } from "../../core/path-map.js";
@@ -162,6 +163,3 @@ export async function stricterSettings(
 }
 
 /** The same strings in the same order. */
-export function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}

@@ -13,6 +13,7 @@
 // text out (the `init` command reads and writes the file).
 
 import { ConfigError } from "../../core/errors.js";
+import { sameStrings } from "../../core/listing.js";
 import {
   appendItems,
   applyEdits,
@@ -506,10 +507,6 @@ function otherProperties(scan: JsScan, object: ObjectNode, skip: string[]): stri
     .map((p) => spanText(scan, p));
 }
 
-function same(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, k) => x === b[k]);
-}
-
 function verify(
   oldScan: JsScan,
   before: Inspection,
@@ -542,7 +539,7 @@ function verify(
     throw cannotVerify(label, "the same file outside its configuration object");
   }
   if (
-    !same(
+    !sameStrings(
       otherProperties(oldScan, before.top, ["test"]),
       otherProperties(scan, after.top, ["test"]),
     )
@@ -553,7 +550,12 @@ function verify(
   const touched = ["runner", "reporters", "coverage"];
   const oldTest = before.test.object;
   const newTest = after.test.object;
-  if (!same(otherProperties(oldScan, oldTest, touched), otherProperties(scan, newTest, touched))) {
+  if (
+    !sameStrings(
+      otherProperties(oldScan, oldTest, touched),
+      otherProperties(scan, newTest, touched),
+    )
+  ) {
     throw cannotVerify(label, "the same test options besides the ones added");
   }
   if (
@@ -569,12 +571,13 @@ function verify(
         : [spanText(s, p.value as Span)];
     const old = elements(oldScan, before.reporters.value, before.reporters.property);
     const now = elements(scan, after.reporters.value, after.reporters.property);
-    if (!same(old, now.slice(0, old.length))) throw cannotVerify(label, "the same reporters");
+    if (!sameStrings(old, now.slice(0, old.length)))
+      throw cannotVerify(label, "the same reporters");
   }
   if (before.coverage !== null && after.coverage !== null) {
     const old = otherProperties(oldScan, before.coverage.object, []);
     const now = otherProperties(scan, after.coverage.object, []);
-    if (!same(old, now.slice(0, old.length))) {
+    if (!sameStrings(old, now.slice(0, old.length))) {
       throw cannotVerify(label, "the same coverage options");
     }
   }

@@ -15,12 +15,6 @@ export function contextName(id: string, phase: Phase): string {
   return `${id}|${phase}`;
 }
 
-/** A test id's file (relative to the Vitest root): everything before its first "::". */
-export function testIdFile(id: string): string {
-  const end = id.indexOf("::");
-  return end < 0 ? id : id.slice(0, end);
-}
-
 /** The run's tests, by id. */
 export interface VitestTests {
   readonly tests: readonly VitestTest[];

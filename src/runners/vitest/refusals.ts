@@ -3,12 +3,12 @@
 // ran, and a line only a frozen test ran would pass as "uncovered" instead of failing as
 // "shadowed". Pure: each takes the data's header and what the audit knows of the patch.
 
+import { nodeIdFile } from "../../core/deposits.js";
 import { InputError } from "../../core/errors.js";
 import type { FrozenList } from "../../core/frozen.js";
 import { sample, sampleOf } from "../../core/listing.js";
 import { normalizePath } from "../../core/path-map.js";
 import type { VitestHeader } from "./data-format.js";
-import { testIdFile } from "./data-tests.js";
 import { repoPathOf } from "./files.js";
 
 const RERUN = "re-run the whole suite (npx vitest run, no file filter, no -t), then audit";
@@ -120,7 +120,7 @@ export function refuseFailedFiles(header: VitestHeader, facts: FailedFilesFacts)
  * whose file part it is, or a glob that matches some id starting "FILE::".
  */
 function mayNameTestIn(pattern: string, file: string): boolean {
-  if (!pattern.includes("*")) return testIdFile(pattern) === file;
+  if (!pattern.includes("*")) return nodeIdFile(pattern) === file;
   return globMatchesSomeWithPrefix(pattern, `${file}::`);
 }
 
@@ -130,25 +130,12 @@ function mayNameTestIn(pattern: string, file: string): boolean {
  * left of it then (any rest of a glob matches some string).
  */
 export function globMatchesSomeWithPrefix(glob: string, prefix: string): boolean {
-  // The positions in the glob that reading the prefix so far can reach.
-  let states = closeOverStars(glob, new Set([0]));
-  for (let i = 0; i < prefix.length; i++) {
-    const ch = prefix[i];
-    const next = new Set<number>();
-    for (const at of states) {
-      if (glob[at] === "*") next.add(at);
-      else if (glob[at] === ch) next.add(at + 1);
-    }
-    if (next.size === 0) return false;
-    states = closeOverStars(glob, next);
-  }
-  return true;
-}
-
-/** The positions with every "*" at them also skipped (a "*" may match nothing). */
-function closeOverStars(glob: string, states: Set<number>): Set<number> {
-  for (const at of states) if (glob[at] === "*") states.add(at + 1);
-  return states;
+  // Past its first "*" a glob matches anything, so only the text before it decides.
+  const star = glob.indexOf("*");
+  const head = star < 0 ? glob : glob.slice(0, star);
+  return head.length >= prefix.length
+    ? head.startsWith(prefix)
+    : star >= 0 && prefix.startsWith(head);
 }
 
 /**

@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { appliedRecordBeside } from "../../adapters/pytest-ledger.js";
 import { isRepoFile, readFileHead } from "../../adapters/repo-files.js";
 import { isVitestDataName } from "../../adapters/vitest-data.js";
+import { nodeIdFile } from "../../core/deposits.js";
 import type { DoctorCheck } from "../../core/doctor.js";
 import { InputError } from "../../core/errors.js";
 import { sample } from "../../core/listing.js";
@@ -15,7 +16,7 @@ import type { ContextIndex, Patch, StatementMap } from "../../core/model.js";
 import { splitLines } from "../../core/stale.js";
 import type { ChangedSource, DataTests, Runner } from "../runner.js";
 import { changedStatementStarts, spanStatements, spansPastEnd } from "./changed-source.js";
-import { testIdFile, vitestContextIndex } from "./data-tests.js";
+import { vitestContextIndex } from "./data-tests.js";
 import { isJsTsModule, VITEST_SOURCE_GLOBS, vitestTestFiles } from "./files.js";
 import {
   frozenWithoutBody,
@@ -249,7 +250,7 @@ function vitestOfTests(tests: DataTests): VitestRun {
 /** The run's test files, as Vitest's include matched them, and those its tests name. */
 function runTestFiles(tests: DataTests): Set<string> {
   const { data } = vitestOfTests(tests);
-  const files = [...data.header.testFiles, ...[...data.tests.ids].map(testIdFile)];
+  const files = [...data.header.testFiles, ...[...data.tests.ids].map((id) => nodeIdFile(id))];
   return vitestTestFiles(files, tests.prefix);
 }
 
@@ -286,7 +287,7 @@ function contextsCheck({ index, names }: DataTests): DoctorCheck {
 }
 
 function testFilesCheck({ index, testFileExists }: DataTests): DoctorCheck {
-  const missing = [...new Set([...index.testIds].map(testIdFile))].filter(
+  const missing = [...new Set([...index.testIds].map((id) => nodeIdFile(id)))].filter(
     (f) => !testFileExists(f),
   );
   if (missing.length === 0) {

@@ -5,7 +5,7 @@
 // older part as having run nothing: refused instead.
 
 import { InputError } from "../../core/errors.js";
-import { sampleOf } from "../../core/listing.js";
+import { sameStrings, sampleOf } from "../../core/listing.js";
 import type { VitestHeader, VitestSection } from "./data-format.js";
 
 /** One data file's header, and where its indices start in the combined run. */
@@ -89,7 +89,7 @@ function refuseNotOneRun(files: readonly { path: string; header: VitestHeader }[
     if (header.vitest !== first.header.vitest) {
       throw differs(`Vitest ${first.header.vitest} and ${header.vitest} recorded them`, path);
     }
-    if (!sameList(header.testFiles, first.header.testFiles)) {
+    if (!sameStrings(header.testFiles, first.header.testFiles)) {
       throw differs("Vitest's include matched other test files", path);
     }
     if (JSON.stringify(header.filter) !== JSON.stringify(first.header.filter)) {
@@ -106,10 +106,6 @@ function refuseNotOneRun(files: readonly { path: string; header: VitestHeader }[
       ranIn.set(file, path);
     }
   }
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** The shards' headers, in shard order, as one. */
