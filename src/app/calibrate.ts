@@ -15,7 +15,7 @@ import {
   recordCandidates,
   recordOfThisRun,
 } from "../adapters/pytest-ledger.js";
-import { readTextFile } from "../adapters/repo-files.js";
+import { isRepoFile, readTextFile } from "../adapters/repo-files.js";
 import {
   CANARY_KINDS,
   type Canary,
@@ -39,7 +39,7 @@ import type { FailableVerdict } from "../core/shadow-audit.js";
 import { splitLines } from "../core/stale.js";
 import type { ChangedSourceReader, DataTests, Runner } from "../runners/runner.js";
 import { openData, readTests } from "./audit/data.js";
-import { isRepoFile, mapCoverageToRepo } from "./audit/data-paths.js";
+import { mapCoverageToRepo } from "./audit/data-paths.js";
 import { linesOfFile } from "./audit/file-inputs.js";
 import { loadFrozenList, resolveFrozenTests } from "./audit/frozen-tests.js";
 import { type AuditRequest, type AuditRun, runAudit } from "./run-audit.js";

@@ -4,7 +4,7 @@
 
 import { isAbsolute, join, relative } from "node:path";
 import { pathFromUser } from "../adapters/coverage-discovery.js";
-import { modifiedTime, readTextFile } from "../adapters/repo-files.js";
+import { isRepoFile, modifiedTime, readTextFile } from "../adapters/repo-files.js";
 import {
   type CheckStatus,
   checkFreshness,
@@ -25,7 +25,6 @@ import { dataRequestOf, openData } from "./audit/data.js";
 import {
   ambiguousRun,
   executedOfSource,
-  isRepoFile,
   mapCoverageToRepo,
   recordedRootIn,
 } from "./audit/data-paths.js";

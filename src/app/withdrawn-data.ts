@@ -10,9 +10,8 @@ import { compileGlobs } from "../core/globs.js";
 import type { ImpactFileInput } from "../core/impact.js";
 import type { CoverageSource } from "../core/model.js";
 import { type PathRule, unmappedPathsFix } from "../core/path-map.js";
-import { chooseRunner } from "../runners/registry.js";
 import type { DataTests, Runner } from "../runners/runner.js";
-import { dataRequestOf } from "./audit/data.js";
+import { openData } from "./audit/data.js";
 import { ambiguousRun, mapCoverageToRepo, recordedRootIn } from "./audit/data-paths.js";
 
 export interface WithdrawnDataRequest {
@@ -47,9 +46,7 @@ export function withWithdrawnData<T>(
   request: WithdrawnDataRequest,
   use: (data: WithdrawnData) => T,
 ): T {
-  const dataRequest = dataRequestOf(request);
-  const runner = chooseRunner(dataRequest);
-  const coverage = runner.data.open(dataRequest);
+  const { runner, data: coverage } = openData(request);
   try {
     return use(readWithdrawnData(runner, coverage, request));
   } finally {
@@ -105,6 +102,8 @@ function readWithdrawnData(
     path,
     executed: executed.get(dataPath(path)) ?? new Map<number, string[]>(),
   }));
+  // impact --property asks about the withdrawn files, then the property's: each is read once.
+  const fresh = new Set<string>();
   return {
     runner,
     tests,
@@ -112,6 +111,7 @@ function readWithdrawnData(
     notes,
     refuseStale(paths) {
       for (const path of paths) {
+        if (fresh.has(path)) continue;
         const lines = executed.get(dataPath(path))?.keys() ?? [];
         const text = readTextFile(join(root, path), path);
         const evidence = runner.sources.staleEvidence(path, text, lines);
@@ -121,6 +121,7 @@ function readWithdrawnData(
             { fix: "re-run the tests with coverage on this checkout" },
           );
         }
+        fresh.add(path);
       }
     },
   };

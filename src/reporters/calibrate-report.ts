@@ -13,6 +13,7 @@ import {
   MISFIRE_CODES,
   type MisfireCode,
 } from "../core/canaries.js";
+import { formatError } from "../core/errors.js";
 import type { FailableVerdict } from "../core/shadow-audit.js";
 import { command } from "./github.js";
 import { escapeXml } from "./junit.js";
@@ -74,10 +75,6 @@ function rel(root: string, path: string): string {
 /** The failure of a run that applied another frozen list than the gate reads. */
 const NOT_APPLIED = "the tests did not apply the frozen list the gate reads";
 
-function disagreementText(d: { message: string; fix?: string | undefined }): string {
-  return d.fix === undefined ? d.message : `${d.message} (fix: ${d.fix})`;
-}
-
 export function failureOf(c: CanaryResult): string {
   const what = c.kind === "shadow" ? "did not fire" : "fired";
   return `${c.kind} canary ${c.path}:${c.line} ${what}: ${c.reason}`;
@@ -93,7 +90,7 @@ export function buildCalibrateReport(c: Calibration, version: string): Calibrate
   const wrong = c.canaries.filter((x) => !x.ok);
   const disagreement = c.record?.disagreement ?? null;
   const failures = [
-    ...(disagreement === null ? [] : [`${NOT_APPLIED}: ${disagreementText(disagreement)}`]),
+    ...(disagreement === null ? [] : [`${NOT_APPLIED}: ${formatError(disagreement)}`]),
     ...(cannotFire === null ? [] : [`the gate cannot fire: ${cannotFire.message}`]),
     ...wrong.map(failureOf),
   ];
@@ -124,7 +121,7 @@ export function buildCalibrateReport(c: Calibration, version: string): Calibrate
         : {
             file: c.record.file,
             agrees: disagreement === null,
-            message: disagreement === null ? null : disagreementText(disagreement),
+            message: disagreement === null ? null : formatError(disagreement),
           },
     settings: {
       gate: c.gate,

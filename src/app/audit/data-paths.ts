@@ -26,8 +26,6 @@ export function recordedRootIn(root: string, measured: readonly string[]): Recor
   return recordedRoot(measured, (repoPath) => isRepoFile(root, repoPath));
 }
 
-export { isRepoFile };
-
 export interface DataPaths {
   measured: string[];
   mapping: PathMapping;

@@ -3,7 +3,7 @@
 // outside the list, and, when the patch reads its list from another file than its base did,
 // the tests frozen in either.
 
-import { readJsonFile } from "../../adapters/repo-files.js";
+import { isRepoFile, readJsonFile } from "../../adapters/repo-files.js";
 import { InputError } from "../../core/errors.js";
 import {
   type FrozenList,
@@ -19,7 +19,6 @@ import type { CoverageSource, Patch } from "../../core/model.js";
 import { baseRevisionOf } from "../../core/patch-base.js";
 import type { DataTests, Runner } from "../../runners/runner.js";
 import { type BaseFrozen, frozenAtBase } from "../patch-settings.js";
-import { isRepoFile } from "./data-paths.js";
 import type { SettingsChange, SettingsFor, StricterSettings } from "./stricter-settings.js";
 
 /** The frozen-test file as a parsed list (a quarantine list or a freeze ledger). */
