@@ -11,7 +11,7 @@ import { describePython, makeTempDir, runPython } from "../helpers/python.js";
 const PLUGIN_DIR = join(REPO_ROOT, "integrations/pytest");
 
 describePython("the pytest plugin's own suite (pytester)", () => {
-  it("passes, with nothing skipped", { timeout: 180_000 }, () => {
+  it("passes, with nothing skipped", { timeout: 300_000 }, () => {
     const basetemp = join(makeTempDir("pytest-plugin"), "basetemp");
     const result = runPython(
       [
