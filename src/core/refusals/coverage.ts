@@ -1,5 +1,6 @@
-// Refusals of the coverage data: coverage.py's SQLite data files and JSON reports, and the
-// Node.js SQLite module that reads them.
+// Refusals of the coverage data: finding it (one search for every runner, in the runner's
+// words), coverage.py's SQLite data files and JSON reports and the Node.js SQLite module that
+// reads them, and freezegate's Vitest data.
 
 import { environment, input } from "./define.js";
 
@@ -8,6 +9,11 @@ const SHOW_CONTEXTS_FIX =
   "run `coverage json --show-contexts` (after pytest --cov --cov-context=test)";
 const MEASURED_NOTHING_FIX =
   "check that the tests ran under coverage and that [run] source/include match your code";
+const VITEST_RECORD_AGAIN =
+  "record it again with freezegate's Vitest runner and reporter (npx freezegate init vitest, then npx vitest run)";
+
+/** The data in the runner's words: "coverage data", "Vitest coverage data". */
+type What = { what: string };
 
 export const COVERAGE = {
   // SQLite data files.
@@ -103,6 +109,48 @@ export const COVERAGE = {
   "coverage-report-measured-nothing": input(
     (v: { path: string }) => `coverage report ${v.path} measured no files at all`,
     MEASURED_NOTHING_FIX,
+  ),
+  // Finding the data, for every runner (src/adapters/coverage-discovery.ts).
+  "data-not-found": input(
+    (v: What & { where: string; lookedFor: string; record: string }) =>
+      `no ${v.what} found in ${v.where} (looked for ${v.lookedFor})`,
+    (v) => v.record,
+  ),
+  "data-of-two-runs": input(
+    (v: What & { wheres: readonly string[]; flags: readonly string[] }) =>
+      `${v.what} is ${v.wheres.slice(0, -1).join(", ")} and ${v.wheres.at(-1)}, and ${v.wheres.length === 2 ? "the two differ" : "they differ"}, so which run to audit cannot be told`,
+    (v) =>
+      `name the data of the run to audit: ${v.flags.map((f) => `--coverage ${f}`).join(" or ")} (and delete the stale data)`,
+  ),
+  "data-path-missing": input(
+    (v: What & { path: string; give: string }) => `${v.what} ${v.path} does not exist`,
+    (v) => v.give,
+  ),
+  "data-names-no-tests": input(
+    (v: What & { only: string | null; record: string }) =>
+      `the ${v.what} names no tests${v.only === null ? "" : ` (only ${v.only})`}, so it cannot say which test ran a line`,
+    (v) => v.record,
+  ),
+  "coverage-data-unrecognized": input(
+    (v: { path: string }) =>
+      `${v.path} is neither a coverage.py data file (SQLite) nor a coverage.py JSON report`,
+    "pass the .coverage data file or coverage.json report of your test run",
+  ),
+  "coverage-parallel-file-not-data": input(
+    (v: { path: string; dataFile: string; empty: boolean }) =>
+      `${v.path} is named like a parallel coverage data file of ${v.dataFile} but ${v.empty ? "it is empty" : "it is not a SQLite database"}`,
+    "re-run the tests with coverage, or move the file away if it is not coverage data",
+  ),
+  // freezegate's Vitest data (docs/vitest-data.md).
+  "vitest-data-whole-and-shards": input(
+    (v: { dir: string; whole: string; shard: string }) =>
+      `${v.dir} holds both a whole run's Vitest data (${v.whole}) and shard files (${v.shard}, ...), which come from different runs`,
+    "delete the files of the older run, or name the data file to audit",
+  ),
+  "vitest-data-corrupt": input(
+    (v: { path: string; problem: string; truncated?: boolean }) =>
+      `Vitest coverage data ${v.path} is ${v.truncated ? "truncated or corrupt" : "corrupt"}: ${v.problem}`,
+    VITEST_RECORD_AGAIN,
   ),
   // The SQLite module of Node.js.
   "node-sqlite-missing": environment(
