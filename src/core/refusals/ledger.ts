@@ -191,6 +191,11 @@ export const LEDGER = {
       `the tests did not run ${v.count} test(s) that ${v.ledger} freezes: ${v.sample} (deselected, says the applied record ${v.record}, and not in the coverage data); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed"`,
     "do not deselect frozen tests (a conftest.py hook, -k, -m, --deselect): let them run (the ledger already keeps their failures from failing the run), or combine the coverage data of the jobs that ran them, then run the tests again",
   ),
+  "frozen-tests-without-body": input(
+    (v: { count: number; label: string; why: string; tests: string; fix: string }) =>
+      `${v.count} frozen test(s) in ${v.label} ${v.why}, so the lines they would cover are unknown: ${v.tests}`,
+    (v) => v.fix,
+  ),
   "applied-record-missing": input(
     (v: { samples: string; writer: string; places: string; keepRecord: string }) =>
       `the samples artifact ${v.samples} is from ${v.writer}'s run at this commit, but no applied record of that run is at ${v.places}: what the run froze, muted and deselected cannot be checked`,
