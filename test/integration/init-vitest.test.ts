@@ -411,7 +411,7 @@ describe("freezegate init vitest", () => {
       ].join("\n"),
     );
     expect(result.stderr).toBe(
-      `freezegate: error[init-config-not-editable]: cannot edit vitest.config.ts safely: ${why}; nothing was written (fix: add the lines printed above to the test options of vitest.config.ts by hand)\n`,
+      `freezegate: error[init-cannot-edit]: cannot edit vitest.config.ts safely: ${why}; nothing was written (fix: add the lines printed above to the test options of vitest.config.ts by hand)\n`,
     );
     expect(snapshot(repo.dir)).toEqual(before);
   });

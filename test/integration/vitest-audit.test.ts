@@ -246,7 +246,7 @@ describe("audit of a TypeScript patch", () => {
       repo.commit("a recording of another run");
       const named = expectRefusal(
         cli(repo, "audit", "--base", "main", "--coverage", "ci-run.jsonl"),
-        "data-in-patch",
+        "coverage-data-in-patch",
       );
       expect(named).toBe(
         "the Vitest coverage data ci-run.jsonl is part of the patch (main...HEAD adds or changes it): data committed with a patch is not a record of this run (fix: remove ci-run.jsonl from the patch (and add it to .gitignore); record the data in CI with npx vitest run)",
@@ -254,7 +254,7 @@ describe("audit of a TypeScript patch", () => {
       rmSync(repo.path("ci-run.jsonl"));
       repo.git("add", "-f", DATA);
       repo.commit("the data where the search finds it");
-      const found = expectRefusal(cli(repo, "audit", "--base", "main"), "data-in-patch");
+      const found = expectRefusal(cli(repo, "audit", "--base", "main"), "coverage-data-in-patch");
       expect(found).toContain(`the Vitest coverage data ${DATA} is part of the patch`);
       // Untracked again, it is this run's data.
       repo.git("rm", "-q", "--cached", DATA);

@@ -495,7 +495,7 @@ describe("refusals", () => {
 
   it("refuses frozen tests that never ran their body, saying how to keep them running", () => {
     expect(frozenWithoutBody("l.json", [])).toBeNull();
-    expect(frozenWithoutBody("l.json", ["a.spec.ts::t"])?.code).toBe("frozen-tests-without-body");
+    expect(frozenWithoutBody("l.json", ["a.spec.ts::t"])?.code).toBe("frozen-tests-not-run");
     expect(frozenWithoutBody("l.json", ["a.spec.ts::t"])?.message).toContain(
       'did not run their body in the Vitest run (skipped, todo, or stopped by a failing beforeAll or beforeEach hook), or the data does not say that they did, so the lines they would cover are unknown: "a.spec.ts::t"',
     );

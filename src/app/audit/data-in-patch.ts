@@ -56,7 +56,7 @@ export function refuseDataInPatch(
           (f.binary || layout.holdsData(join(root, f.path))))),
   );
   if (data === undefined) return;
-  throw refusal("data-in-patch", {
+  throw refusal("coverage-data-in-patch", {
     what: layout.what,
     path: data.path,
     by:

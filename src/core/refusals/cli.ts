@@ -112,7 +112,7 @@ export const CLI = {
     (v: { config: string }) => `--config ${v.config}: no such file`,
     "name the Vitest configuration file, as vitest --config does",
   ),
-  "init-config-not-editable": config(
+  "init-cannot-edit": config(
     (v: { label: string; why: string; byHand: string }) =>
       `cannot edit ${v.label} safely: ${v.why}; nothing was written`,
     (v) => v.byHand,

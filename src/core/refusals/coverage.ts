@@ -130,9 +130,10 @@ export const COVERAGE = {
     (v) => v.give,
   ),
   "data-names-no-tests": input(
-    (v: What & { only: string | null; record: string }) =>
-      `the ${v.what} names no tests${v.only === null ? "" : ` (only ${v.only})`}, so it cannot say which test ran a line`,
-    (v) => v.record,
+    (v: { only: string | null; fix: string }) =>
+      `the coverage data names no tests${v.only === null ? "" : ` (only ${v.only})`}, so it cannot say which test ran a line`,
+    // The runner's own way of recording per-test data.
+    (v) => v.fix,
   ),
   "coverage-data-unrecognized": input(
     (v: { path: string }) =>

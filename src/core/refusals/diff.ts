@@ -1,5 +1,6 @@
-// Refusals of the patch: a diff file or stdin that cannot be read as git or diff -u wrote it,
-// and a patch that changes what it is judged by (its data, a setting that chose its range).
+// Refusals of the patch: a diff file or stdin that cannot be read as git or diff -u wrote it, a
+// patch that does not describe the files on disk, and patches that change what they would be
+// judged by.
 
 import { config, input } from "./define.js";
 import { NON_UTF8_PATH_FIX } from "./git.js";
@@ -47,7 +48,7 @@ export const DIFF = {
       `${v.source} line ${v.line}: "${v.path}" appears a second time (first at line ${v.first})`,
     "pass the diff of one change (e.g. `git diff BASE...HEAD`), not several concatenated",
   ),
-  "data-in-patch": input(
+  "coverage-data-in-patch": input(
     (v: { what: string; path: string; by: string; recordInCi: string; fixtureHint: boolean }) =>
       `the ${v.what} ${v.path} is part of the patch (${v.by}): data committed with a patch is not a record of this run`,
     (v) =>

@@ -49,7 +49,7 @@ export const AREAS = [
   { title: "Files, JSON and configuration", table: FILES },
   { title: "The patch", table: DIFF },
   { title: "Coverage data", table: COVERAGE },
-  { title: "Path mapping and sources", table: SOURCES },
+  { title: "Path mapping and Python sources", table: SOURCES },
 ] as const satisfies readonly RefusalArea[];
 
 export const REFUSALS = combineAreas(AREAS);

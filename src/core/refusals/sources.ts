@@ -1,5 +1,5 @@
 // Refusals of what joins the coverage data to the repository: the path mapping and the
-// sources (Python's, JavaScript's).
+// Python sources.
 
 import { input, usage } from "./define.js";
 

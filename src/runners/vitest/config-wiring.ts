@@ -91,7 +91,7 @@ export function manualLines(): string[] {
 /** A configuration init cannot edit safely; the command prints manualLines() with it. */
 export class ManualWiringNeeded extends ConfigError {
   constructor(label: string, why: string) {
-    const { message, fix, code } = refusal("init-config-not-editable", {
+    const { message, fix, code } = refusal("init-cannot-edit", {
       label,
       why,
       byHand: `add the lines printed above to the test options of ${label} by hand`,

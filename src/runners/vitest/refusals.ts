@@ -176,12 +176,11 @@ export function refuseOtherRoot(
  */
 export function frozenWithoutBody(label: string, ids: readonly string[]): FreezegateError | null {
   if (ids.length === 0) return null;
-  return refusal("frozen-tests-without-body", {
+  return refusal("frozen-tests-not-run", {
     count: ids.length,
     label,
-    why: "did not run their body in the Vitest run (skipped, todo, or stopped by a failing beforeAll or beforeEach hook), or the data does not say that they did",
-    tests: sample([...ids].sort()),
-    fix: "freeze tests through the freeze ledger, which freezegate's Vitest runner applies by running them with their failures ignored, instead of .skip or .todo, and make their hooks pass; then record again",
+    list: sample([...ids].sort()),
+    vitest: true,
   });
 }
 

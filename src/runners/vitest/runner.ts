@@ -120,9 +120,8 @@ export const vitestRunner: Runner = {
     refuseNoTests({ index }) {
       if (index.testCount > 0) return;
       throw refusal("data-names-no-tests", {
-        what: "Vitest data",
         only: null,
-        record: `run the test files with freezegate's Vitest runner (${RECORD})`,
+        fix: `run the test files with freezegate's Vitest runner (${RECORD})`,
       });
     },
     unreadableIds: () => null,
