@@ -1,106 +1,112 @@
-// Finds the coverage data of a run and opens it: `.coverage` plus its parallel `.coverage.*`
-// files, only parallel files (not combined yet), or `coverage.json`, in the directory the user
-// runs in, the test root or the repository root (data in two of them that is not the same
-// run is refused, never one picked); or whatever an explicit path points at, told apart by
-// content rather than by name.
+// Finds a run's data, by one set of rules for every test runner; a runner brings only what its
+// data looks like on disk (a DataLayout: coverage.py's in coverage-py-files.ts, freezegate's
+// Vitest data in vitest-data.ts). Without a path, the search reads the directory the user runs
+// in, the test root and the repository root, nearest the user first, each once, and a working
+// directory outside the repository not at all; data in two of them that is not the same run
+// is refused, never one picked. A path given is a directory to search (the layout says what a
+// directory named like its data holds) or a data file, told apart by content.
 
-import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { InputError } from "../core/errors.js";
-import type { CoverageFormat, CoverageSource, DataPlaces } from "../core/model.js";
-import { openCoverageJson } from "./coverage-json.js";
-import { openCoverageSqlite } from "./coverage-sqlite.js";
-import { readFileHead } from "./repo-files.js";
+import { closeSync, openSync, readSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { FreezegateError } from "../core/errors.js";
+import type { CoverageFormat, DataPlaces } from "../core/model.js";
+import { refusal } from "../core/refusals/index.js";
+import { isDirectory } from "./repo-files.js";
 
+/** A run's data as found: its files, absolute (the main one first), and what they are. */
 export interface DiscoveredCoverage {
   format: CoverageFormat;
-  /** Absolute paths; for SQLite the main file (when there is one) first, then parallel files. */
   files: string[];
 }
 
-type Sniffed = "sqlite" | "json" | "coverage4" | "empty" | "other";
-
-const DEFAULT_DATA_FILE = ".coverage";
-const DEFAULT_JSON_REPORT = "coverage.json";
-const NOT_FOUND_FIX =
-  "run `pytest --cov --cov-context=test` from the repository root (it writes .coverage), or pass the data file's path";
+/**
+ * What one runner's data looks like on disk: the names it is found by in a directory, what a
+ * file or directory given by name holds, and its words in messages. Where to look, in which
+ * order, and what to refuse are the search's.
+ */
+export interface DataLayout {
+  /** The data in messages: "coverage data", "Vitest coverage data". */
+  readonly what: string;
+  /** What a search looks for, in messages: ".coverage, .coverage.* and coverage.json". */
+  readonly lookedFor: string;
+  /** How to record the data: the fix when none is found. */
+  readonly record: string;
+  /** What --coverage takes: the fix for a path that does not exist. */
+  readonly give: string;
+  /** The command that records the data in CI, in the fix for data committed with a patch. */
+  readonly recordInCi: string;
+  /** A cheap guess, by names only: does the directory hold anything named like the data? */
+  namedIn(directory: string): boolean;
+  /** One run's data in a directory the search reads, or null; refuses two runs' data there. */
+  findIn(directory: string): DiscoveredCoverage | null;
+  /**
+   * A directory named with --coverage in which findIn found nothing: the data its name says it
+   * holds, or null (nothing found there); a refusal where the name shows the mistake.
+   */
+  inNamedDirectory(directory: string): DiscoveredCoverage | null;
+  /** A path given that does not exist: the data it stands for, or null. */
+  missing(path: string): DiscoveredCoverage | null;
+  /** A file named with --coverage, by its content. */
+  atFile(path: string): DiscoveredCoverage;
+  /** Is the data this runner's by content (a file named with --coverage may be another's)? */
+  claims(found: DiscoveredCoverage): boolean;
+  /** The path `--coverage` takes to read `found`, found in `directory`. */
+  flagPath(directory: string, found: DiscoveredCoverage): string;
+  /** `found` in a message, given `shown`, its flagPath as the user would type it. */
+  describe(found: DiscoveredCoverage, shown: string, directory: string): string;
+  /** Why a directory holds no data although something stands where it would be, or null. */
+  blocked(directory: string): FreezegateError | null;
+  /** Is a repository path named like the data (a committed copy may be read or merged)? */
+  namedLike(path: string): boolean;
+  /** Does the file (absolute) hold such data, by its first bytes? */
+  holdsData(path: string): boolean;
+}
 
 /**
- * Siblings `<data file>.<suffix>` that are not parallel data files: reports and notes people
- * write next to the data (`.coverage.json`, `.coverage.xml`), backups, and SQLite's own
- * side files. Any other sibling is a parallel data file and must be one: a corrupt or empty
- * parallel file is an error, never silently left out (that would drop tests' coverage).
- * coverage.py's own suffixes (`host.1234.567890`, `host.pid1234.XabcdefXx`) never end in
- * one of these extensions.
+ * Where the data is. `explicit` (resolved against `root` when relative) may be a directory to
+ * search or a data file. Without it, the places of {@link DataPlaces} and the root are searched.
  */
-const NOT_DATA_SUFFIX =
-  /(?:^|\.)(?:json|xml|lcov|info|html?|txt|md|rst|log|csv|ini|cfg|toml|ya?ml|rc|sh|py|bak|orig|old|tmp|swp)$|-(?:journal|wal|shm)$/i;
-
-/**
- * Where the coverage data is. `explicit` (resolved against `root` when relative) may be a
- * directory to search, a SQLite data file (its parallel files are added) or a JSON report.
- * Without it, the places of {@link DataPlaces} and the root are searched.
- */
-export function discoverCoverage(
+export function discoverData(
+  layout: DataLayout,
   root: string,
   explicit?: string,
   places: DataPlaces = {},
 ): DiscoveredCoverage {
-  if (explicit === undefined) return searchPlaces(resolve(root), places);
+  if (explicit === undefined) return searchPlaces(layout, resolve(root), places);
   const target = resolve(root, explicit);
-  let isDirectory: boolean;
+  let directory: boolean;
   try {
-    isDirectory = statSync(target).isDirectory();
+    directory = statSync(target).isDirectory();
   } catch {
-    // `--coverage .coverage` written out before `coverage combine` ran: its parallel files
-    // are the data, exactly as the search without --coverage would find them.
-    const parallel = isDirectoryPath(dirname(target)) ? parallelFiles(target) : [];
-    if (parallel.length > 0) return { format: "coverage.py-sqlite", files: parallel };
-    throw new InputError(`coverage data ${target} does not exist`, {
-      fix: "pass the .coverage data file or coverage.json report of your test run",
-    });
-  }
-  if (isDirectory) {
-    const found = findInDirectory(target);
+    const found = layout.missing(target);
     if (found !== null) return found;
-    if (basename(target) === DEFAULT_DATA_FILE) {
-      // A directory where the data file should be, holding no data: a mistake to name,
-      // unless parallel files sit next to it (then the search without --coverage uses them).
-      const parallel = parallelFiles(target);
-      if (parallel.length > 0) return { format: "coverage.py-sqlite", files: parallel };
-      throw dataFileIsDirectory(target);
-    }
-    throw notFound(target);
+    throw refusal("data-path-missing", { what: layout.what, path: target, give: layout.give });
   }
-  switch (sniff(target)) {
-    case "sqlite":
-      return { format: "coverage.py-sqlite", files: [target, ...parallelFiles(target)] };
-    case "json":
-      return { format: "coverage.py-json", files: [target] };
-    case "coverage4":
-      // Let the SQLite reader give its "too old" message.
-      return { format: "coverage.py-sqlite", files: [target] };
-    case "empty":
-      throw new InputError(`coverage data file ${target} is empty`, {
-        fix: "re-run the tests with coverage (pytest --cov --cov-context=test)",
-      });
-    case "other":
-      throw new InputError(
-        `${target} is neither a coverage.py data file (SQLite) nor a coverage.py JSON report`,
-        { fix: "pass the .coverage data file or coverage.json report of your test run" },
-      );
-  }
+  if (!directory) return layout.atFile(target);
+  const found = layout.findIn(target) ?? layout.inNamedDirectory(target);
+  if (found !== null) return found;
+  throw notFound(layout, target);
 }
 
-/** Discovers the data (see {@link discoverCoverage}) and opens it. */
-export function openCoverage(
+/**
+ * Whether the runner's data is there: without a path, anything named like it where the search
+ * looks (names only); with one, data the runner claims by content.
+ */
+export function dataIsThere(
+  layout: DataLayout,
   root: string,
   explicit?: string,
   places: DataPlaces = {},
-): CoverageSource {
-  const found = discoverCoverage(root, explicit, places);
-  if (found.format === "coverage.py-json") return openCoverageJson(found.files[0] as string);
-  return openCoverageSqlite(found.files);
+): boolean {
+  if (explicit === undefined) {
+    return searchDirectories(resolve(root), places).some((p) => layout.namedIn(p.directory));
+  }
+  try {
+    return layout.claims(discoverData(layout, root, explicit, places));
+  } catch (error) {
+    if (error instanceof FreezegateError) return false;
+    throw error;
+  }
 }
 
 /**
@@ -120,24 +126,6 @@ export function pathFromUser(root: string, path: string, places: DataPlaces = {}
 export function userDirectoryInRepo(root: string, cwd: string): string {
   const directory = underRoot(resolve(root), resolve(cwd));
   return directory === null ? "" : relative(resolve(root), directory).split(sep).join("/");
-}
-
-/** Is there anything named like coverage data where the search without a path looks? */
-export function hasDataToFind(root: string, places: DataPlaces = {}): boolean {
-  return searchDirectories(resolve(root), places).some(({ directory }) => {
-    let names: string[];
-    try {
-      names = readdirSync(directory);
-    } catch {
-      return false;
-    }
-    return names.some(
-      (n) =>
-        n === DEFAULT_DATA_FILE ||
-        n === DEFAULT_JSON_REPORT ||
-        n.startsWith(`${DEFAULT_DATA_FILE}.`),
-    );
-  });
 }
 
 interface Place {
@@ -175,7 +163,7 @@ function searchDirectories(root: string, places: DataPlaces): Place[] {
   const out: Place[] = [];
   const add = (directory: string | null, role: string) => {
     // A --test-root that does not exist is refused where the test root is read, with its fix.
-    if (directory === null || directory === root || !isDirectoryPath(directory)) return;
+    if (directory === null || directory === root || !isDirectory(directory)) return;
     if (out.some((p) => p.directory === directory)) return;
     out.push({ directory, role });
   };
@@ -185,54 +173,33 @@ function searchDirectories(root: string, places: DataPlaces): Place[] {
   return out;
 }
 
-function searchPlaces(root: string, places: DataPlaces): DiscoveredCoverage {
+function searchPlaces(layout: DataLayout, root: string, places: DataPlaces): DiscoveredCoverage {
   const searched = searchDirectories(root, places);
   const found = searched.flatMap((place) => {
-    const data = findInDirectory(place.directory);
+    const data = layout.findIn(place.directory);
     return data === null ? [] : [{ place, data }];
   });
   const [first] = found;
   if (first === undefined) {
-    const main = join(root, DEFAULT_DATA_FILE);
-    if (isDirectoryPath(main)) throw dataFileIsDirectory(main);
-    throw notFound(searched);
+    for (const place of searched) {
+      const blocked = layout.blocked(place.directory);
+      if (blocked !== null) throw blocked;
+    }
+    throw notFound(layout, searched);
   }
   const others = found.slice(1).filter((f) => !sameData(first.data, f.data));
   if (others.length === 0) return first.data;
   // Two runs' data and nothing to say which one the user means: the older one would be
   // audited as if it were the patch's, a wrong answer no message would show.
-  const named = [first, ...others].map(({ place, data }) => ({
-    flag: pathFromUser(root, flagPath(place.directory, data), places),
-    where: `in ${place.role} (${describeData(root, place.directory, data, places)})`,
-  }));
-  const wheres = named.map((n) => n.where);
-  throw new InputError(
-    `coverage data is ${wheres.slice(0, -1).join(", ")} and ${wheres.at(-1)}, and ${named.length === 2 ? "the two differ" : "they differ"}, so which run to audit cannot be told`,
-    {
-      fix: `name the data of the run to audit: ${named.map((n) => `--coverage ${n.flag}`).join(" or ")} (and delete the stale data)`,
-    },
-  );
-}
-
-/** What `--coverage` takes to read `data` found in `directory`. */
-function flagPath(directory: string, data: DiscoveredCoverage): string {
-  return data.format === "coverage.py-json"
-    ? (data.files[0] as string)
-    : join(directory, DEFAULT_DATA_FILE);
-}
-
-function describeData(
-  root: string,
-  directory: string,
-  data: DiscoveredCoverage,
-  places: DataPlaces,
-): string {
-  const main = join(directory, DEFAULT_DATA_FILE);
-  const shown = pathFromUser(root, flagPath(directory, data), places);
-  if (data.format === "coverage.py-json") return shown;
-  const parallel = data.files.filter((f) => f !== main).length;
-  if (parallel === data.files.length) return `${parallel} parallel files ${shown}.*`;
-  return parallel === 0 ? shown : `${shown} and ${parallel} parallel files`;
+  const named = [first, ...others].map(({ place, data }) => {
+    const flag = pathFromUser(root, layout.flagPath(place.directory, data), places);
+    return { flag, where: `in ${place.role} (${layout.describe(data, flag, place.directory)})` };
+  });
+  throw refusal("data-of-two-runs", {
+    what: layout.what,
+    wheres: named.map((n) => n.where),
+    flags: named.map((n) => n.flag),
+  });
 }
 
 /**
@@ -271,119 +238,17 @@ function sameContent(a: string, b: string): boolean {
   }
 }
 
-/** The data in a directory (see the module comment), or null when there is none. */
-function findInDirectory(directory: string): DiscoveredCoverage | null {
-  const main = join(directory, DEFAULT_DATA_FILE);
-  const parallel = parallelFiles(main);
-  if (isFile(main)) return { format: "coverage.py-sqlite", files: [main, ...parallel] };
-  if (parallel.length > 0) return { format: "coverage.py-sqlite", files: parallel };
-  const report = join(directory, DEFAULT_JSON_REPORT);
-  if (isFile(report)) return { format: "coverage.py-json", files: [report] };
-  return null;
-}
-
-function notFound(where: string | readonly Place[]): InputError {
+function notFound(layout: DataLayout, where: string | readonly Place[]): FreezegateError {
   const places =
     typeof where === "string"
       ? where
       : where.length === 1
         ? (where[0] as Place).directory
         : where.map((p) => `${p.directory} (${p.role})`).join(" or ");
-  return new InputError(
-    `no coverage data found in ${places} (looked for ${DEFAULT_DATA_FILE}, ${DEFAULT_DATA_FILE}.* and ${DEFAULT_JSON_REPORT})`,
-    { fix: NOT_FOUND_FIX },
-  );
-}
-
-/**
- * The parallel data files of `dataFile`: regular files named `<name>.<suffix>` in the same
- * directory (the same glob `coverage combine` uses), minus the non-data names above.
- */
-function parallelFiles(dataFile: string): string[] {
-  const directory = dirname(dataFile);
-  const prefix = `${basename(dataFile)}.`;
-  let entries: string[];
-  try {
-    entries = readdirSync(directory);
-  } catch (error) {
-    throw new InputError(`cannot list ${directory}: ${messageOf(error)}`, {
-      fix: "check the directory's permissions",
-      cause: error,
-    });
-  }
-  const found: string[] = [];
-  for (const entry of entries.sort()) {
-    if (!entry.startsWith(prefix)) continue;
-    const suffix = entry.slice(prefix.length);
-    if (suffix === "" || NOT_DATA_SUFFIX.test(suffix)) continue;
-    const path = join(directory, entry);
-    if (!isFile(path)) continue;
-    const kind = sniff(path);
-    if (kind === "sqlite" || kind === "coverage4") {
-      found.push(path);
-      continue;
-    }
-    const what = kind === "empty" ? "it is empty" : "it is not a SQLite database";
-    throw new InputError(
-      `${path} is named like a parallel coverage data file of ${dataFile} but ${what}`,
-      {
-        fix: "re-run the tests with coverage, or move the file away if it is not coverage data",
-      },
-    );
-  }
-  return found;
-}
-
-const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
-const COVERAGE4_SIGNATURE = Buffer.from("!coverage.py:", "latin1");
-
-/** What a file is, by its first bytes. A pipe or a device is refused, never waited on. */
-function sniff(path: string): Sniffed {
-  const bytes = readFileHead(path, "coverage data", 64, {
-    fix: "pass the .coverage data file or coverage.json report of your test run",
+  return refusal("data-not-found", {
+    what: layout.what,
+    where: places,
+    lookedFor: layout.lookedFor,
+    record: layout.record,
   });
-  if (bytes.length === 0) return "empty";
-  if (bytes.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) return "sqlite";
-  if (bytes.subarray(0, COVERAGE4_SIGNATURE.length).equals(COVERAGE4_SIGNATURE)) {
-    return "coverage4";
-  }
-  const text = bytes.toString("utf8").replace(/^\uFEFF/, "");
-  if (/^\s*\{/.test(text)) return "json";
-  return "other";
-}
-
-/** Is the file coverage.py data by its first bytes (SQLite, or coverage 4's format)? */
-export function looksLikeDataFile(path: string): boolean {
-  try {
-    const kind = sniff(path);
-    return kind === "sqlite" || kind === "coverage4";
-  } catch {
-    return false;
-  }
-}
-
-function dataFileIsDirectory(path: string): InputError {
-  return new InputError(`${path} is a directory, not a coverage.py data file`, {
-    fix: "remove or rename that directory, then re-run the tests with coverage (pytest --cov --cov-context=test), which writes the data file there",
-  });
-}
-
-function isDirectoryPath(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -5,20 +5,24 @@
 // first bytes.
 
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
-import { InputError } from "../core/errors.js";
+import { basename, dirname, join } from "node:path";
+import type { FreezegateError } from "../core/errors.js";
+import type { CoverageFormat } from "../core/model.js";
+import { refusal } from "../core/refusals/index.js";
 import {
   parseHeader,
-  RECORD_AGAIN,
   sectionPrefix,
+  VITEST_DATA_FORMAT,
   type VitestHeader,
 } from "../runners/vitest/data-format.js";
-import { isDirectory, readFileBytes } from "./repo-files.js";
+import type { DataLayout, DiscoveredCoverage } from "./coverage-discovery.js";
+import { readFileBytes, readFileHead } from "./repo-files.js";
 
 /** Where the recorder writes, relative to the Vitest root. */
 export const VITEST_DATA_DIR = ".freezegate";
 export const VITEST_DATA_FILE = "vitest-coverage.jsonl";
 const SHARD_FILE = /^vitest-coverage\.([1-9]\d*)-of-([1-9]\d*)\.jsonl$/;
+const FORMAT: CoverageFormat = VITEST_DATA_FORMAT;
 
 const NO_DATA_FIX =
   "record per-test coverage with freezegate's Vitest runner (npx freezegate init vitest, then npx vitest run), or name the data file";
@@ -29,41 +33,66 @@ export function isVitestDataName(name: string): boolean {
 }
 
 /**
- * The data files of one run, absolute: `explicit` when it is a file; else the data in the
- * directory it names (or in its .freezegate/), or by default in `<vitestRoot>/.freezegate/`:
- * the whole run's file, or every shard file. Both kinds at once are two runs' data, refused.
+ * freezegate's Vitest data as the data search (coverage-discovery.ts) finds it: in the
+ * `.freezegate/` directory of each place it reads, the whole run's file or every shard's file;
+ * a directory named with --coverage holds them, or holds that directory.
  */
-export function findVitestData(vitestRoot: string, explicit?: string): string[] {
-  if (explicit !== undefined && !isDirectory(explicit)) return [explicit];
-  const dirs =
-    explicit === undefined
-      ? [join(vitestRoot, VITEST_DATA_DIR)]
-      : [explicit, join(explicit, VITEST_DATA_DIR)];
-  for (const dir of dirs) {
-    const found = dataFilesIn(dir);
-    if (found.length > 0) return found;
-  }
-  throw new InputError(`no Vitest coverage data at ${join(dirs[0] as string, VITEST_DATA_FILE)}`, {
-    fix: NO_DATA_FIX,
-  });
+export const VITEST_DATA: DataLayout = {
+  what: "Vitest coverage data",
+  lookedFor: `${VITEST_DATA_DIR}/${VITEST_DATA_FILE} and the shard files ${VITEST_DATA_DIR}/vitest-coverage.<i>-of-<n>.jsonl`,
+  record: NO_DATA_FIX,
+  give: `pass the Vitest data file (${VITEST_DATA_DIR}/${VITEST_DATA_FILE}) or the directory that holds the run's files`,
+  recordInCi: "npx vitest run",
+  namedIn: (directory) => namesIn(join(directory, VITEST_DATA_DIR)).some(isVitestDataName),
+  findIn: (directory) => dataIn(join(directory, VITEST_DATA_DIR)),
+  inNamedDirectory: dataIn,
+  missing: () => null,
+  atFile: (path) => ({ format: FORMAT, files: [path] }),
+  // A file named with --coverage is this runner's by its first line, whatever its name.
+  claims: (found) => found.files.every(startsAsVitestData),
+  flagPath: (_directory, found) =>
+    found.files.length === 1 ? (found.files[0] as string) : dirname(found.files[0] as string),
+  describe: (found, shown) =>
+    found.files.length === 1 ? shown : `${found.files.length} shard files in ${shown}`,
+  blocked: () => null,
+  namedLike: (path) => isVitestDataName(basename(path)),
+  holdsData(path) {
+    try {
+      return startsAsVitestData(path);
+    } catch {
+      return false;
+    }
+  },
+};
+
+/** Does the file start as the recorder's data does (its header names the format first)? */
+function startsAsVitestData(path: string): boolean {
+  const head = readFileHead(path, "Vitest coverage data", 64).toString("utf8");
+  return /^\s*\{\s*"format"\s*:\s*"freezegate-vitest-coverage"/.test(head);
 }
 
-function dataFilesIn(dir: string): string[] {
-  let names: string[];
+function namesIn(dir: string): string[] {
   try {
-    names = readdirSync(dir);
+    return readdirSync(dir);
   } catch {
     return [];
   }
+}
+
+/** The whole run's file or every shard's file in `dir`; both at once are two runs' data. */
+function dataIn(dir: string): DiscoveredCoverage | null {
+  const names = namesIn(dir);
   const whole = names.includes(VITEST_DATA_FILE);
   const shards = names.filter((name) => SHARD_FILE.test(name)).sort(byShardIndex);
   if (whole && shards.length > 0) {
-    throw new InputError(
-      `${dir} holds both a whole run's Vitest data (${VITEST_DATA_FILE}) and shard files (${shards[0]}, ...), which come from different runs`,
-      { fix: "delete the files of the older run, or name the data file to audit" },
-    );
+    throw refusal("vitest-data-whole-and-shards", {
+      dir,
+      whole: VITEST_DATA_FILE,
+      shard: shards[0] as string,
+    });
   }
-  return (whole ? [VITEST_DATA_FILE] : shards).map((name) => join(dir, name));
+  const files = (whole ? [VITEST_DATA_FILE] : shards).map((name) => join(dir, name));
+  return files.length === 0 ? null : { format: FORMAT, files };
 }
 
 function byShardIndex(a: string, b: string): number {
@@ -91,10 +120,8 @@ export function readVitestDataFile(path: string): VitestDataFile {
     fix: NO_DATA_FIX,
     tooLargeFix: "record with vitest run --shard i/n: each shard writes a file of its own",
   });
-  const truncated = (what: string) =>
-    new InputError(`Vitest coverage data ${path} is truncated or corrupt: ${what}`, {
-      fix: RECORD_AGAIN,
-    });
+  const truncated = (problem: string): FreezegateError =>
+    refusal("vitest-data-corrupt", { path, problem, truncated: true });
   if (bytes.length === 0) throw truncated("the file is empty");
   if (bytes[bytes.length - 1] !== NEWLINE) throw truncated("its last line has no end");
   const starts = lineStarts(bytes);

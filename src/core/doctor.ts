@@ -3,6 +3,7 @@
 // them all rather than stopping at the first. The checks of the data's tests are the
 // runner's (RunnerTests.doctorChecks).
 
+import { nodeIdFile } from "./deposits.js";
 import { type FrozenResolution, type IdWords, testRootMismatch, unresolvedFix } from "./frozen.js";
 import { sample, sampleOf } from "./listing.js";
 import {
@@ -25,6 +26,49 @@ export interface DoctorCheck {
 export interface MeasureWords {
   measureFiles: string;
   measureCode: string;
+}
+
+/**
+ * The data's test ids name test files that exist (`exists`, as the audit reads ids' files).
+ * `testRoot` says, in the runner's words, which directory the ids are relative to;
+ * `unreadable` may name one cause of every missing file (pytest: a static context holding
+ * "::" before every node id).
+ */
+export function checkTestIdFiles(
+  testIds: Iterable<string>,
+  exists: (file: string) => boolean,
+  testRoot: string,
+  unreadable: () => { message: string; fix: string } | null = () => null,
+): DoctorCheck {
+  const missing = new Set<string>();
+  let total = 0;
+  for (const id of testIds) {
+    total++;
+    const file = nodeIdFile(id);
+    if (!exists(file)) missing.add(file);
+  }
+  if (missing.size === 0) {
+    return {
+      id: "node-ids",
+      status: "ok",
+      message: `every test id names a test file that exists (${total} tests)`,
+    };
+  }
+  const message = `test ids name ${missing.size} file(s) that do not exist in the repository: ${sample([...missing].sort())}`;
+  const problem = unreadable();
+  return problem === null
+    ? {
+        id: "node-ids",
+        status: "fail",
+        message,
+        fix: `set --test-root to ${testRoot}, or record the data again on this checkout`,
+      }
+    : {
+        id: "node-ids",
+        status: "fail",
+        message: `${message}; ${problem.message}`,
+        fix: problem.fix,
+      };
 }
 
 export function checkPathMapping(

@@ -12,8 +12,9 @@
 // A runner is a vertical slice: its pure rules (the grammar of its test ids, which lines are
 // statements) and the composition that reads its files through src/adapters.
 
+import type { DataLayout } from "../adapters/coverage-discovery.js";
 import type { DoctorCheck } from "../core/doctor.js";
-import type { InputError } from "../core/errors.js";
+import type { FreezegateError, InputError } from "../core/errors.js";
 import type { FrozenList, IdWords } from "../core/frozen.js";
 import type {
   ChangedFile,
@@ -105,13 +106,21 @@ export interface ChangedSourceReader {
   read(input: ChangedSourceInput): ChangedSource;
 }
 
-/** What it takes to find and open the runner's data. */
+/**
+ * What it takes to find and open the runner's data. Every runner's data is found by the one
+ * search of src/adapters/coverage-discovery.ts (its places, its order, its refusals), given the
+ * runner's layout: isThere and files are that search.
+ */
 export interface RunnerData {
+  /**
+   * What the data looks like on disk. pytest: `.coverage`, `.coverage.*`, `coverage.json`;
+   * Vitest: `.freezegate/vitest-coverage.jsonl` or its shards' files. The guard on data
+   * committed with a patch reads it too.
+   */
+  readonly layout: DataLayout;
   /**
    * Whether the runner's data is there: `explicit` is its data by content, or, without it, a
    * search finds its files. Cheap (names and first bytes); the registry asks every runner.
-   * pytest: `.coverage`, `.coverage.*`, `coverage.json`; Vitest: `.freezegate/vitest-coverage*.jsonl`
-   * at the Vitest root (the test root) or in the user's directory.
    */
   isThere(request: DataRequest): boolean;
   /**
@@ -158,7 +167,7 @@ export interface RunnerTests {
    * The refusal for frozen tests that never ran their body, in the runner's words (how to keep
    * frozen tests running), or null when there are none.
    */
-  refuseNotRun(label: string, ids: readonly string[], data: CoverageSource): InputError | null;
+  refuseNotRun(label: string, ids: readonly string[], data: CoverageSource): FreezegateError | null;
   /**
    * The repository paths of the files the data's tests live in, for telling a production file
    * named like a test from a test file (pytest: a doctest makes its module no test file).
@@ -246,8 +255,6 @@ export interface PatchFacts {
  * patch's code. Each finds nothing when the runner has no such case.
  */
 export interface RunnerGuards {
-  /** Data files committed with the patch (pytest: `.coverage*`) are no record of this run. */
-  refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void;
   /**
    * None of the changed files is in the data while a copy of them is (pytest: a build, an
    * installed package): the error, or null.

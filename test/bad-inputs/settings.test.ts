@@ -261,7 +261,7 @@ describePython("other settings a patch could judge itself by", () => {
     expect(flag.stdout).toBe(PASSED);
     branch("coverage-key", { "pyproject.toml": `[tool.freezegate]\ncoverage = "${partial}"\n` });
     expect(expectOneLineError(audit())).toBe(
-      `freezegate: error: the patch changes coverage in the repository's config (now ${partial}; no coverage at ${mergeBase}), which names the data the patch is judged by: a patch cannot choose that for itself (fix: change coverage in a patch that changes no audited source file, or pass --coverage)`,
+      `freezegate: error[patch-changes-pinned-setting]: the patch changes coverage in the repository's config (now ${partial}; no coverage at ${mergeBase}), which names the data the patch is judged by: a patch cannot choose that for itself (fix: change coverage in a patch that changes no audited source file, or pass --coverage)`,
     );
     const doctor = runCli(["doctor", "--base", "main"], { cwd: repo.dir });
     expect(doctor.stdout).toMatch(/^FAIL {2}freshness: the patch changes coverage /m);
@@ -280,7 +280,7 @@ describePython("other settings a patch could judge itself by", () => {
     repo.commit("audit the last commit only");
     const head1 = repo.git("rev-parse", "HEAD~1").trim().slice(0, 12);
     expect(expectOneLineError(runCli(["audit", "-q"], { cwd: repo.dir }))).toBe(
-      `freezegate: error: the patch changes base in the repository's config (now HEAD~1; base-key at ${head1}), which chose the range of commits the patch is judged by: a patch cannot choose that for itself (fix: pass --base REF (the branch the patch merges into))`,
+      `freezegate: error[patch-changes-pinned-setting]: the patch changes base in the repository's config (now HEAD~1; base-key at ${head1}), which chose the range of commits the patch is judged by: a patch cannot choose that for itself (fix: pass --base REF (the branch the patch merges into))`,
     );
     const flag = runCli(["audit", "-q", "--base", "base-key"], { cwd: repo.dir });
     expect(flag.stdout).toBe(SHADOWED);

@@ -434,7 +434,7 @@ describe("coverage data that the patch itself commits", () => {
         runCli(["audit", "--base", "base", "--coverage", "ci/baseline.coverage"], { cwd: r.dir }),
       ),
     ).toBe(
-      "freezegate: error: the coverage data ci/baseline.coverage is part of the patch (base...HEAD adds or changes it): data committed with a patch is not a record of this run (fix: remove ci/baseline.coverage from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test)",
+      "freezegate: error[coverage-data-in-patch]: the coverage data ci/baseline.coverage is part of the patch (base...HEAD adds or changes it): data committed with a patch is not a record of this run (fix: remove ci/baseline.coverage from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test)",
     );
 
     const doctor = runCli(["doctor", "--base", "base", "--coverage", "ci/baseline.coverage"], {
@@ -451,7 +451,7 @@ describe("coverage data that the patch itself commits", () => {
     r.git("add", "-f", parallel);
     r.git("commit", "-q", "-m", "parallel data");
     expect(expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: r.dir }))).toMatch(
-      /^freezegate: error: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part of the patch/,
+      /^freezegate: error\[coverage-data-in-patch\]: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part of the patch/,
     );
 
     // Committed but not read (--cov-append would merge it into the run's .coverage): refused.
@@ -459,7 +459,9 @@ describe("coverage data that the patch itself commits", () => {
       expectOneLineError(
         runCli(["audit", "--base", "base", "--coverage", ".coverage", "-q"], { cwd: r.dir }),
       ),
-    ).toMatch(/^freezegate: error: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part/);
+    ).toMatch(
+      /^freezegate: error\[coverage-data-in-patch\]: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part/,
+    );
 
     // Already merged into .coverage and deleted (pytest --cov-append): still in the patch.
     rmSync(join(r.dir, parallel));
@@ -467,7 +469,9 @@ describe("coverage data that the patch itself commits", () => {
       expectOneLineError(
         runCli(["audit", "--base", "base", "--coverage", ".coverage", "-q"], { cwd: r.dir }),
       ),
-    ).toMatch(/^freezegate: error: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part/);
+    ).toMatch(
+      /^freezegate: error\[coverage-data-in-patch\]: the coverage data \.coverage\.ci-runner-1\.4242\.XyZzy is part/,
+    );
     copyFileSync(join(r.dir, ".coverage"), join(r.dir, parallel));
 
     // The same data, untracked, is this run's: the audit judges the patch.
@@ -505,7 +509,7 @@ describe("coverage data that the patch itself commits", () => {
       r.git("add", "-f", shard);
       r.git("commit", "-q", "-m", "a shard");
       expect(expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: r.dir }))).toBe(
-        `freezegate: error: the coverage data ${shard} is part of the patch (base...HEAD adds or changes it): data committed with a patch is not a record of this run (fix: remove ${shard} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test; a data file kept as a test fixture belongs in a fixtures or testdata directory below the tests (tests/fixtures/))`,
+        `freezegate: error[coverage-data-in-patch]: the coverage data ${shard} is part of the patch (base...HEAD adds or changes it): data committed with a patch is not a record of this run (fix: remove ${shard} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test; a data file kept as a test fixture belongs in a fixtures or testdata directory below the tests (tests/fixtures/))`,
       );
       r.git("rm", "-q", "--cached", shard);
       r.git("commit", "-q", "-m", "untrack the shard");

@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { afterAll, expect, it } from "vitest";
-import { type CliResult, expectOneLineError, runCli } from "../helpers/cli.js";
+import { type CliResult, expectOneLineError, expectRefusal, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, pythonEnv, runPython } from "../helpers/python.js";
 
@@ -219,8 +219,8 @@ describePython("data files that cannot be used, said precisely", () => {
     rmSync(repo.path(".coverage"));
     mkdirSync(repo.path(".coverage"));
     for (const extra of [[], ["--coverage", ".coverage"]]) {
-      expect(expectOneLineError(run(repo, extra))).toContain(
-        `${repo.path(".coverage")} is a directory, not a coverage.py data file`,
+      expect(expectRefusal(run(repo, extra), "file-is-directory")).toContain(
+        `the coverage.py data file is a directory, not a file: ${repo.path(".coverage")}`,
       );
     }
   });

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import { ManualWiringNeeded, wireVitestConfig } from "../../src/runners/vitest/config-wiring.js";
-import { expectOneLineError, expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { isolatedGitEnv, makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 
 const RUNNER = "freezegate/vitest/runner";
@@ -411,7 +411,7 @@ describe("freezegate init vitest", () => {
       ].join("\n"),
     );
     expect(result.stderr).toBe(
-      `freezegate: error: cannot edit vitest.config.ts safely: ${why}; nothing was written (fix: add the lines printed above to the test options of vitest.config.ts by hand)\n`,
+      `freezegate: error[init-cannot-edit]: cannot edit vitest.config.ts safely: ${why}; nothing was written (fix: add the lines printed above to the test options of vitest.config.ts by hand)\n`,
     );
     expect(snapshot(repo.dir)).toEqual(before);
   });
@@ -421,42 +421,48 @@ describe("freezegate init vitest", () => {
       "the v8 provider",
       'export default defineConfig({ test: { coverage: { provider: "v8" } } });\n',
       {},
-      `vitest.config.ts uses the "v8" coverage provider, which keeps no counters inside the test process, so freezegate cannot record which test ran which line (fix: set test.coverage.provider to "istanbul"`,
+      "vitest-config-unsupported",
+      `vitest.config.ts sets test.coverage.provider to "v8": the v8 provider keeps no counters inside the test process, so freezegate cannot record which test ran which line (fix: set test.coverage.provider to "istanbul"`,
     ],
     [
       "another runner",
       'export default defineConfig({ test: { runner: "./runner.ts" } });\n',
       {},
+      "vitest-config-unsupported",
       'vitest.config.ts sets test.runner to "./runner.ts": freezegate records per-test coverage with its own runner (which extends Vitest\'s), and Vitest takes one runner (fix: remove test.runner, then run freezegate init vitest again)',
     ],
     [
       "coverage turned off",
       "export default defineConfig({ test: { coverage: { enabled: false } } });\n",
       {},
+      "vitest-config-unsupported",
       "vitest.config.ts sets test.coverage.enabled to false: freezegate records per-test coverage only in runs with coverage on",
     ],
     [
       "@vitest/coverage-istanbul at another version than Vitest's",
       "export default defineConfig({ test: {} });\n",
       { istanbul: "4.0.18" },
-      `node_modules/@vitest/coverage-istanbul is 4.0.18, Vitest is ${VITEST_VERSION}: Vitest needs its coverage provider at exactly its own version (fix: npm i -D @vitest/coverage-istanbul@${VITEST_VERSION})`,
+      "vitest-package-version",
+      `node_modules/@vitest/coverage-istanbul is version 4.0.18: Vitest is ${VITEST_VERSION} and needs its coverage provider at exactly its own version (fix: npm i -D @vitest/coverage-istanbul@${VITEST_VERSION}, then run freezegate init vitest again)`,
     ],
     [
       "no @vitest/coverage-istanbul",
       "export default defineConfig({ test: {} });\n",
       { istanbul: null },
-      `@vitest/coverage-istanbul is not installed: freezegate records per-test coverage from istanbul's counters (fix: npm i -D @vitest/coverage-istanbul@${VITEST_VERSION})`,
+      "vitest-package-missing",
+      `@vitest/coverage-istanbul is not installed in this project: freezegate records per-test coverage from istanbul's counters (fix: npm i -D @vitest/coverage-istanbul@${VITEST_VERSION}, then run freezegate init vitest again)`,
     ],
     [
       "freezegate not installed in the project",
       "export default defineConfig({ test: {} });\n",
       { freezegate: false },
-      "freezegate is not installed in this project, and Vitest loads its runner (freezegate/vitest/runner) from node_modules (fix: npm i -D freezegate, then run freezegate init vitest again)",
+      "vitest-package-missing",
+      "freezegate is not installed in this project: Vitest loads its runner (freezegate/vitest/runner) from node_modules (fix: npm i -D freezegate, then run freezegate init vitest again)",
     ],
-  ])("refuses %s in one line, writing nothing", (_, text, installed, message) => {
+  ])("refuses %s in one line, writing nothing", (_, text, installed, code, message) => {
     const repo = project({ "vitest.config.ts": text }, installed as Installed);
     const before = snapshot(repo.dir);
-    expect(expectOneLineError(init(repo))).toContain(`freezegate: error: ${message}`);
+    expect(expectRefusal(init(repo), code)).toContain(message);
     expect(snapshot(repo.dir)).toEqual(before);
   });
 
@@ -480,7 +486,7 @@ describe("freezegate init vitest", () => {
       );
       expect(result.status).toBe(2);
       expect(result.stderr).toBe(
-        `freezegate: error: this Node.js (v${oldNode}) is not one freezegate supports (^22.13.0 || >=24.0.0) (fix: run Vitest and freezegate on a Node.js in ^22.13.0 || >=24.0.0)\n`,
+        `freezegate: error[vitest-node-unsupported]: this Node.js (v${oldNode}) is not one freezegate supports (^22.13.0 || >=24.0.0) (fix: run Vitest and freezegate on a Node.js in ^22.13.0 || >=24.0.0)\n`,
       );
     },
   );

@@ -69,7 +69,7 @@ describePython("pytest run in tests/ beside older data at the repository root", 
   it("audit, doctor, impact and ledger check refuse to pick one of two runs' data (exit 2)", () => {
     // Before: the root's .coverage was read, and "coverage: .coverage" read as tests/'s own.
     const expected =
-      "freezegate: error: coverage data is in the working directory (.coverage) and in the repository root (../.coverage), and the two differ, so which run to audit cannot be told (fix: name the data of the run to audit: --coverage .coverage or --coverage ../.coverage (and delete the stale data))";
+      "freezegate: error[data-of-two-runs]: coverage data is in the working directory (.coverage) and in the repository root (../.coverage), and the two differ, so which run to audit cannot be told (fix: name the data of the run to audit: --coverage .coverage or --coverage ../.coverage (and delete the stale data))";
     expect(expectOneLineError(audit("tests"))).toBe(expected);
     const impact = runCli(["impact", "tests/test_ops.py::test_add"], {
       cwd: join(repo.dir, "tests"),
@@ -88,7 +88,7 @@ describePython("pytest run in tests/ beside older data at the repository root", 
     );
     // The test root is a place pytest writes its data too.
     expect(expectOneLineError(audit(".", "--test-root", "tests"))).toBe(
-      "freezegate: error: coverage data is in the test root (tests/.coverage) and in the repository root (.coverage), and the two differ, so which run to audit cannot be told (fix: name the data of the run to audit: --coverage tests/.coverage or --coverage .coverage (and delete the stale data))",
+      "freezegate: error[data-of-two-runs]: coverage data is in the test root (tests/.coverage) and in the repository root (.coverage), and the two differ, so which run to audit cannot be told (fix: name the data of the run to audit: --coverage tests/.coverage or --coverage .coverage (and delete the stale data))",
     );
   });
 

@@ -16,7 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { expectOneLineError, expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { isolatedGitEnv, makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { validateSarif } from "../helpers/sarif.js";
 import { assertMatchesSchema } from "../helpers/schema.js";
@@ -237,6 +237,36 @@ describe("audit of a TypeScript patch", () => {
     }
   });
 
+  it("refuses Vitest data that the patch commits, named with --coverage or found", () => {
+    const data = readFileSync(repo.path(DATA));
+    repo.git("checkout", "-q", "-b", "committed-data");
+    try {
+      copyFileSync(repo.path(DATA), repo.path("ci-run.jsonl"));
+      repo.git("add", "-f", "ci-run.jsonl");
+      repo.commit("a recording of another run");
+      const named = expectRefusal(
+        cli(repo, "audit", "--base", "main", "--coverage", "ci-run.jsonl"),
+        "coverage-data-in-patch",
+      );
+      expect(named).toBe(
+        "the Vitest coverage data ci-run.jsonl is part of the patch (main...HEAD adds or changes it): data committed with a patch is not a record of this run (fix: remove ci-run.jsonl from the patch (and add it to .gitignore); record the data in CI with npx vitest run)",
+      );
+      rmSync(repo.path("ci-run.jsonl"));
+      repo.git("add", "-f", DATA);
+      repo.commit("the data where the search finds it");
+      const found = expectRefusal(cli(repo, "audit", "--base", "main"), "coverage-data-in-patch");
+      expect(found).toContain(`the Vitest coverage data ${DATA} is part of the patch`);
+      // Untracked again, it is this run's data.
+      repo.git("rm", "-q", "--cached", DATA);
+      repo.commit("untracked");
+      expect(cli(repo, "audit", "--base", "main", "-q").status).toBe(1);
+    } finally {
+      repo.git("checkout", "-q", "-f", "patch");
+      // The run's data stays where the other tests read it, whatever failed above.
+      writeFileSync(repo.path(DATA), data);
+    }
+  });
+
   it("refuses data whose tests overlapped", () => {
     const copy = join(work, "overlap.jsonl");
     const [header, ...rest] = readFileSync(repo.path(DATA), "utf8").split("\n");
@@ -296,7 +326,9 @@ describe("without usable data", () => {
     const line = expectOneLineError(cli(bare, "audit", "--base", "main"));
     // What each runner looked for: the project may be either's.
     expect(line).toContain("no coverage data found in");
-    expect(line).toContain(`no Vitest coverage data at ${bare.path(DATA)}`);
+    expect(line).toContain(
+      `no Vitest coverage data found in ${bare.dir} (looked for ${DATA} and the shard files`,
+    );
     expect(line).toContain("npx freezegate init vitest");
   });
 

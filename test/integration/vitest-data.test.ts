@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readVitestDataFile } from "../../src/adapters/vitest-data.js";
-import { InputError } from "../../src/core/errors.js";
+import { FreezegateError, InputError } from "../../src/core/errors.js";
 import { parseFrozenList } from "../../src/core/frozen.js";
 import { splitLines } from "../../src/core/stale.js";
 import {
@@ -25,6 +25,7 @@ import {
   refuseOtherRoot,
   refuseRunThatCannotJudge,
 } from "../../src/runners/vitest/refusals.js";
+import { vitestRunner } from "../../src/runners/vitest/runner.js";
 import { REPO_ROOT } from "../helpers/cli.js";
 import { recordVitest } from "../helpers/vitest-recording.js";
 
@@ -276,5 +277,94 @@ describe("data that cannot judge a patch", () => {
     expect(frozenWithoutBody("l.json", bodiless)?.message).toContain(
       '2 frozen test(s) in l.json did not run their body in the Vitest run (skipped, todo, or stopped by a failing beforeAll or beforeEach hook), or the data does not say that they did, so the lines they would cover are unknown: "tests/cart.spec.ts::setup fails > totals the cart", "tests/cart.spec.ts::skips itself > discounts a big cart"',
     );
+  });
+});
+
+// Vitest's data is found by the search coverage.py's data is found by (coverage-discovery.ts),
+// so its rules hold for both: each place once, nearest the user first, a working directory
+// outside the repository not searched, two runs' data refused.
+describe("the data search, on Vitest data", () => {
+  const repo = join(work, "search-repo");
+  const web = join(repo, "web");
+  const outside = join(work, "search-outside");
+  const DATA = ".freezegate/vitest-coverage.jsonl";
+  /** Where to put the runs: the whole run's data, and another run's (filtered by name). */
+  let run: string;
+  let other: string;
+
+  beforeAll(() => {
+    run = join(whole, DATA);
+    other = join(
+      recordInto(BASIC, "search-other-run", "vitest-coverage.jsonl", "-t", "square"),
+      DATA,
+    );
+  }, 60_000);
+
+  /** Puts `from` at `<dir>/.freezegate/`, and nothing else in the places searched. */
+  function place(...runs: [dir: string, from: string][]): void {
+    for (const dir of [repo, web, outside])
+      rmSync(join(dir, ".freezegate"), { recursive: true, force: true });
+    mkdirSync(join(web, "src"), { recursive: true });
+    mkdirSync(outside, { recursive: true });
+    for (const [dir, from] of runs) {
+      mkdirSync(join(dir, ".freezegate"), { recursive: true });
+      copyFileSync(from, join(dir, DATA));
+    }
+  }
+  const files = (cwd: string, testRoot = "") =>
+    vitestRunner.data.files({ root: repo, places: { cwd, testRoot } });
+  function refused(fn: () => unknown): FreezegateError {
+    try {
+      fn();
+    } catch (error) {
+      if (error instanceof FreezegateError) return error;
+      throw error;
+    }
+    throw new Error("expected a refusal");
+  }
+
+  it("from a subdirectory, refuses its run beside an older one at the root, naming both as the user types them", () => {
+    place([web, run], [repo, other]);
+    const error = refused(() => files(web));
+    expect(error.code).toBe("data-of-two-runs");
+    expect(error.message).toBe(
+      `Vitest coverage data is in the working directory (${DATA}) and in the repository root (../${DATA}), and the two differ, so which run to audit cannot be told`,
+    );
+    expect(error.fix).toBe(
+      `name the data of the run to audit: --coverage ${DATA} or --coverage ../${DATA} (and delete the stale data)`,
+    );
+    // The same run twice (a copy) is one run: the one nearest the user is read.
+    place([web, run], [repo, run]);
+    expect(files(web)).toEqual([join(web, DATA)]);
+    expect(files(join(web, "src"))).toEqual([join(repo, DATA)]);
+  });
+
+  it("refuses two runs' data in the test root and the repository root", () => {
+    place([web, other], [repo, run]);
+    const error = refused(() => files(repo, "web"));
+    expect(error.code).toBe("data-of-two-runs");
+    expect(error.message).toContain(
+      `is in the test root (web/${DATA}) and in the repository root (${DATA}), and the two differ`,
+    );
+  });
+
+  it("does not search a working directory outside the repository", () => {
+    place([outside, run]);
+    const error = refused(() => files(outside));
+    expect(error.code).toBe("data-not-found");
+    expect(vitestRunner.data.isThere({ root: repo, places: { cwd: outside } })).toBe(false);
+    place([outside, other], [repo, run]);
+    expect(files(outside)).toEqual([join(repo, DATA)]);
+  });
+
+  it("refuses no data found in the runner's words", () => {
+    place();
+    const error = refused(() => files(join(web, "src"), "web"));
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.code).toBe("data-not-found");
+    expect(error.message).toBe(
+      `no Vitest coverage data found in ${join(web, "src")} (the working directory) or ${web} (the test root) or ${repo} (the repository root) (looked for ${DATA} and the shard files .freezegate/vitest-coverage.<i>-of-<n>.jsonl)`,
+    );
+    expect(error.fix).toContain("npx freezegate init vitest, then npx vitest run");
   });
 });

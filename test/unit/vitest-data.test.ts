@@ -103,11 +103,13 @@ function section(extra: Partial<VitestSection> = {}): VitestSection {
   };
 }
 
-function message(fn: () => unknown): string {
+/** The refusal `fn` throws, with its code; its message and fix as the command line prints them. */
+function message(fn: () => unknown, code: string): string {
   try {
     fn();
   } catch (error) {
     expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).code).toBe(code);
     return `${(error as InputError).message} (fix: ${(error as InputError).fix})`;
   }
   throw new Error("expected an InputError");
@@ -131,27 +133,35 @@ describe("the header", () => {
   });
 
   it("refuses other data, an unknown version, and ids that do not start with their file", () => {
-    expect(message(() => parseHeader('{"format":"x"}', "d.jsonl"))).toContain(
-      "d.jsonl is not freezegate's Vitest coverage data",
-    );
-    expect(message(() => parseHeader(rawHeader({ version: 2 }), "d.jsonl"))).toContain(
-      "version 2, freezegate reads version 1",
-    );
+    expect(
+      message(() => parseHeader('{"format":"x"}', "d.jsonl"), "vitest-data-unrecognized"),
+    ).toContain("d.jsonl is not freezegate's Vitest coverage data");
+    expect(
+      message(
+        () => parseHeader(rawHeader({ version: 2 }), "d.jsonl"),
+        "vitest-data-version-unknown",
+      ),
+    ).toContain("version 2, freezegate reads version 1");
     const wrongFile = { id: "tests/b.spec.ts::t", file: "tests/a.spec.ts" };
-    expect(message(() => parseHeader(rawHeader({ tests: [wrongFile] }), "d"))).toContain(
-      'does not start with its file "tests/a.spec.ts::"',
+    expect(
+      message(() => parseHeader(rawHeader({ tests: [wrongFile] }), "d"), "vitest-data-corrupt"),
+    ).toContain('does not start with its file "tests/a.spec.ts::"');
+    expect(
+      message(() => parseHeader(rawHeader({ sources: ["b", "a"] }), "d"), "vitest-data-corrupt"),
+    ).toContain("not sorted");
+    expect(message(() => parseHeader("{not json", "d"), "vitest-data-corrupt")).toContain(
+      "is not JSON",
     );
-    expect(message(() => parseHeader(rawHeader({ sources: ["b", "a"] }), "d"))).toContain(
-      "not sorted",
-    );
-    expect(message(() => parseHeader("{not json", "d"))).toContain("is not JSON");
   });
 
   it("reads a test the data does not say ran its body as one that did not, and refuses a body that is not a flag", () => {
     const entry = { id: "tests/a.spec.ts::t", file: "tests/a.spec.ts", mode: "run", state: "pass" };
     expect(parseHeader(rawHeader({ tests: [entry] }), "d").tests[0]?.body).toBe(false);
     expect(
-      message(() => parseHeader(rawHeader({ tests: [{ ...entry, body: "yes" }] }), "d")),
+      message(
+        () => parseHeader(rawHeader({ tests: [{ ...entry, body: "yes" }] }), "d"),
+        "vitest-data-corrupt",
+      ),
     ).toContain('test "tests/a.spec.ts::t" has a "body" that is not true or false');
   });
 
@@ -160,21 +170,30 @@ describe("the header", () => {
     const ok =
       '{"source":"src/x.ts","hash":null,"statements":[[2,4]],"outside":{"0":[2]},"tests":{"0":[[2],[],[]]}}';
     expect(parseSection(ok, "d", h).tests.get(0)).toEqual([[2], [], []]);
-    expect(message(() => parseSection(ok.replace('"0":[[2]', '"1":[[2]'), "d", h))).toContain(
-      "lines for test 1, which the header does not list",
-    );
     expect(
-      message(() => parseSection(ok.replace('"outside":{"0"', '"outside":{"3"'), "d", h)),
+      message(
+        () => parseSection(ok.replace('"0":[[2]', '"1":[[2]'), "d", h),
+        "vitest-data-corrupt",
+      ),
+    ).toContain("lines for test 1, which the header does not list");
+    expect(
+      message(
+        () => parseSection(ok.replace('"outside":{"0"', '"outside":{"3"'), "d", h),
+        "vitest-data-corrupt",
+      ),
     ).toContain("test file 3");
-    expect(message(() => parseSection(ok.replace("[[2,4]]", "[[4,2]]"), "d", h))).toContain(
-      "ending before it starts",
-    );
-    expect(message(() => parseSection(ok.replace("[[2],[],[]]", "[[2],[]]"), "d", h))).toContain(
-      "without its [run, setup, teardown] lines",
-    );
-    expect(message(() => parseSection(ok.replace("[[2,4]]", "[[0,1]]"), "d", h))).toContain(
-      "not a [start, end] pair",
-    );
+    expect(
+      message(() => parseSection(ok.replace("[[2,4]]", "[[4,2]]"), "d", h), "vitest-data-corrupt"),
+    ).toContain("ending before it starts");
+    expect(
+      message(
+        () => parseSection(ok.replace("[[2],[],[]]", "[[2],[]]"), "d", h),
+        "vitest-data-corrupt",
+      ),
+    ).toContain("without its [run, setup, teardown] lines");
+    expect(
+      message(() => parseSection(ok.replace("[[2,4]]", "[[0,1]]"), "d", h), "vitest-data-corrupt"),
+    ).toContain("not a [start, end] pair");
   });
 });
 
@@ -320,30 +339,40 @@ describe("shards", () => {
   });
 
   it("refuses a missing shard, a shard twice, and shards of different runs", () => {
-    expect(message(() => combineShards([shard(1, "tests/a.spec.ts")]))).toContain(
-      "has 1 of 2 shards: shard 2 is missing",
-    );
     expect(
-      message(() => combineShards([shard(1, "tests/a.spec.ts"), shard(1, "tests/b.spec.ts")])),
-    ).toContain("are both shard 1 of 2");
+      message(() => combineShards([shard(1, "tests/a.spec.ts")]), "vitest-shard-missing"),
+    ).toContain("has 1 of 2 shards: shard 2 is missing");
     expect(
-      message(() =>
-        combineShards([
-          shard(1, "tests/a.spec.ts"),
-          shard(2, "tests/b.spec.ts", { testFiles: ["tests/b.spec.ts"] }),
-        ]),
+      message(
+        () => combineShards([shard(1, "tests/a.spec.ts"), shard(1, "tests/b.spec.ts")]),
+        "vitest-shards-not-one-run",
+      ),
+    ).toContain("both are shard 1 of 2");
+    expect(
+      message(
+        () =>
+          combineShards([
+            shard(1, "tests/a.spec.ts"),
+            shard(2, "tests/b.spec.ts", { testFiles: ["tests/b.spec.ts"] }),
+          ]),
+        "vitest-shards-not-one-run",
       ),
     ).toContain("Vitest's include matched other test files");
     expect(
-      message(() => combineShards([shard(1, "tests/a.spec.ts"), shard(2, "tests/a.spec.ts")])),
+      message(
+        () => combineShards([shard(1, "tests/a.spec.ts"), shard(2, "tests/a.spec.ts")]),
+        "vitest-shards-not-one-run",
+      ),
     ).toContain("both ran the test file tests/a.spec.ts");
     const run = combineShards([shard(1, "tests/a.spec.ts"), shard(2, "tests/b.spec.ts")]);
     expect(
-      message(() =>
-        combineSections("src/x.ts", [
-          { part: run.parts[0] as RunPart, section: section({ hash: "a" }) },
-          { part: run.parts[1] as RunPart, section: section({ hash: "b" }) },
-        ]),
+      message(
+        () =>
+          combineSections("src/x.ts", [
+            { part: run.parts[0] as RunPart, section: section({ hash: "a" }) },
+            { part: run.parts[1] as RunPart, section: section({ hash: "b" }) },
+          ]),
+        "vitest-shards-not-one-run",
       ),
     ).toContain("recorded src/x.ts from different code");
   });
@@ -352,20 +381,31 @@ describe("shards", () => {
 describe("refusals", () => {
   it("refuses overlapping tests, a filtered run and a run that left test files out", () => {
     expect(() => refuseRunThatCannotJudge(header())).not.toThrow();
-    expect(message(() => refuseRunThatCannotJudge(header({ concurrentOverlap: true })))).toContain(
-      "mixes the lines of tests that ran at the same time",
-    );
     expect(
-      message(() =>
-        refuseRunThatCannotJudge(header({ filter: { testNamePattern: "/login/", files: null } })),
+      message(
+        () => refuseRunThatCannotJudge(header({ concurrentOverlap: true })),
+        "vitest-tests-overlapped",
+      ),
+    ).toContain("mixes the lines of tests that ran at the same time");
+    expect(
+      message(
+        () =>
+          refuseRunThatCannotJudge(header({ filter: { testNamePattern: "/login/", files: null } })),
+        "vitest-run-filtered",
       ),
     ).toContain("filtered run (-t /login/)");
     expect(
-      message(() => refuseRunThatCannotJudge(header({ ranFiles: ["tests/a.spec.ts"] }))),
+      message(
+        () => refuseRunThatCannotJudge(header({ ranFiles: ["tests/a.spec.ts"] })),
+        "vitest-run-incomplete",
+      ),
     ).toContain('did not run 1 of its 2 test files ("tests/b.spec.ts")');
-    expect(message(() => refuseRunThatCannotJudge(header({ reason: "interrupted" })))).toContain(
-      "was interrupted",
-    );
+    expect(
+      message(
+        () => refuseRunThatCannotJudge(header({ reason: "interrupted" })),
+        "vitest-run-incomplete",
+      ),
+    ).toContain("was interrupted");
   });
 
   describe("test files that recorded nothing", () => {
@@ -389,7 +429,10 @@ describe("refusals", () => {
 
     it("refuse a changed source the data lacks, a frozen test in one, and one the patch changes", () => {
       expect(
-        message(() => refuseFailedFiles(failed, { ...facts, unmeasured: ["web/src/x.ts"] })),
+        message(
+          () => refuseFailedFiles(failed, { ...facts, unmeasured: ["web/src/x.ts"] }),
+          "vitest-test-file-recorded-nothing",
+        ),
       ).toContain(
         "the changed file web/src/x.ts is not in the Vitest data, and 1 test file(s) recorded no tests (web/tests/b.spec.ts: SyntaxError",
       );
@@ -400,17 +443,22 @@ describe("refusals", () => {
         "tests/*",
       ]) {
         expect(
-          message(() =>
-            refuseFailedFiles(failed, {
-              ...facts,
-              frozen: parseFrozenList({ frozen: [frozen] }, "l"),
-            }),
+          message(
+            () =>
+              refuseFailedFiles(failed, {
+                ...facts,
+                frozen: parseFrozenList({ frozen: [frozen] }, "l"),
+              }),
+            "vitest-test-file-recorded-nothing",
           ),
           frozen,
         ).toContain(`the frozen test "${frozen}" may be in web/tests/b.spec.ts`);
       }
       expect(
-        message(() => refuseFailedFiles(failed, { ...facts, changed: ["web/tests/b.spec.ts"] })),
+        message(
+          () => refuseFailedFiles(failed, { ...facts, changed: ["web/tests/b.spec.ts"] }),
+          "vitest-test-file-recorded-nothing",
+        ),
       ).toContain("the test file web/tests/b.spec.ts, which the patch changes, recorded no tests");
     });
 
@@ -429,21 +477,25 @@ describe("refusals", () => {
     expect(() => refuseOtherRoot(header(), facts)).not.toThrow();
     // recorded on a CI machine, in the same directories
     expect(() => refuseOtherRoot(header({ root: "/ci/work/repo/web" }), facts)).not.toThrow();
-    expect(message(() => refuseOtherRoot(header({ root: "/repo/api" }), facts))).toBe(
+    expect(
+      message(() => refuseOtherRoot(header({ root: "/repo/api" }), facts), "vitest-other-root"),
+    ).toBe(
       "the Vitest data was recorded with the Vitest root api, but the audit reads it against web (fix: pass --test-root api (the directory Vitest ran in))",
     );
-    expect(message(() => refuseOtherRoot(header({ root: "/ci/work/repo" }), facts))).toContain(
-      "whose test files are not under web here",
-    );
     expect(
-      message(() =>
-        refuseOtherRoot(header({ root: "/ci/web" }), { ...facts, exists: () => false }),
+      message(() => refuseOtherRoot(header({ root: "/ci/work/repo" }), facts), "vitest-other-root"),
+    ).toContain("whose test files are not under web here");
+    expect(
+      message(
+        () => refuseOtherRoot(header({ root: "/ci/web" }), { ...facts, exists: () => false }),
+        "vitest-other-root",
       ),
     ).toContain("whose test files are not under web here");
   });
 
   it("refuses frozen tests that never ran their body, saying how to keep them running", () => {
     expect(frozenWithoutBody("l.json", [])).toBeNull();
+    expect(frozenWithoutBody("l.json", ["a.spec.ts::t"])?.code).toBe("frozen-tests-not-run");
     expect(frozenWithoutBody("l.json", ["a.spec.ts::t"])?.message).toContain(
       'did not run their body in the Vitest run (skipped, todo, or stopped by a failing beforeAll or beforeEach hook), or the data does not say that they did, so the lines they would cover are unknown: "a.spec.ts::t"',
     );

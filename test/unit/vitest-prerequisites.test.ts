@@ -2,7 +2,7 @@
 // on for real (3.2, 4.x, 5.x), each with @vitest/coverage-istanbul at exactly its version.
 
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/core/errors.js";
+import { ConfigError, EnvironmentError } from "../../src/core/errors.js";
 import {
   checkPrerequisites,
   type InstalledFacts,
@@ -42,14 +42,33 @@ describe("the Vitest versions init accepts", () => {
     "refuses Vitest %s, naming the supported ones",
     (version) => {
       const error = refusal(facts(version));
+      expect(error.code).toBe("vitest-package-version");
       expect(error.message).toBe(
-        `node_modules/vitest is Vitest ${version}: freezegate records per-test coverage with Vitest 3.2, 4.x and 5.x`,
+        `node_modules/vitest is version ${version}: freezegate records per-test coverage with Vitest 3.2, 4.x and 5.x`,
       );
-      expect(error.fix).toBe("npm i -D vitest@5 @vitest/coverage-istanbul@5");
+      expect(error.fix).toMatch(/^npm i -D vitest@5 @vitest\/coverage-istanbul@5,/);
     },
   );
 
   it("refuses Vitest 5 with a coverage provider of another version", () => {
-    expect(refusal(facts("5.1.2", "4.1.12")).fix).toBe("npm i -D @vitest/coverage-istanbul@5.1.2");
+    const error = refusal(facts("5.1.2", "4.1.12"));
+    expect(error.code).toBe("vitest-package-version");
+    expect(error.fix).toMatch(/^npm i -D @vitest\/coverage-istanbul@5\.1\.2,/);
+  });
+});
+
+it("refuses a Node.js outside what freezegate supports", () => {
+  const error = (() => {
+    try {
+      checkPrerequisites({ ...facts("4.1.12"), node: "20.19.0", toolEngines: ">=22.13.0" });
+    } catch (caught) {
+      return caught;
+    }
+    throw new Error("accepted");
+  })();
+  expect(error).toBeInstanceOf(EnvironmentError);
+  expect(error).toMatchObject({
+    code: "vitest-node-unsupported",
+    message: "this Node.js (v20.19.0) is not one freezegate supports (>=22.13.0)",
   });
 });

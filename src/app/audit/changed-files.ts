@@ -2,7 +2,6 @@
 // and every refusal of a patch that does not fit the data or changes what it is judged by.
 
 import { directorySpellings } from "../../adapters/repo-files.js";
-import { ConfigError } from "../../core/errors.js";
 import {
   compileGlobs,
   globsUnderTestRoot,
@@ -17,8 +16,10 @@ import {
   type PathRule,
   refuseRemappedChanges,
 } from "../../core/path-map.js";
+import { refusal } from "../../core/refusals/index.js";
 import type { SkippedFile } from "../../core/shadow-audit.js";
 import type { DataTests, ExecutedOf, PatchFacts, Runner } from "../../runners/runner.js";
+import { refuseDataInPatch } from "./data-in-patch.js";
 import { lostRecording } from "./data-paths.js";
 import { checkPatchOnDisk, type PatchOnDisk } from "./patch-on-disk.js";
 import type { PatchRequest, ReadPatch } from "./read-patch.js";
@@ -158,7 +159,7 @@ export async function checkPatchAgainstData(a: PatchAgainstData): Promise<
   }
 > {
   const { root, runner, patch, mapping } = a;
-  runner.guards.refuseDataInPatch(root, patch, a.dataFiles);
+  refuseDataInPatch(root, patch, a.dataFiles, runner.data.layout);
   const stricter = await stricterSettings(root, patch, a.settings, runner.files);
   const given = stricter?.settings ?? withDefaultGlobs(a.settings, runner.files);
   // Before the runner's configuration widens them: a file it adds is named like a test too.
@@ -221,19 +222,10 @@ function refusePinnedChange(stricter: StricterSettings | null, audited: readonly
   const pin = stricter?.pinned.find((p) => p.key === "base" || audited.length > 0);
   if (pin === undefined || stricter === null) return;
   const at = stricter.change.base === "HEAD" ? "HEAD" : stricter.change.base.slice(0, 12);
-  const what = {
-    base: "which chose the range of commits the patch is judged by",
-    coverage: "which names the data the patch is judged by",
-  }[pin.key];
-  const flag =
-    pin.key === "base" ? "--base REF (the branch the patch merges into)" : `--${pin.key}`;
-  throw new ConfigError(
-    `the patch changes ${pin.key} in the repository's config (now ${pin.now}; ${pin.atBase} at ${at}), ${what}: a patch cannot choose that for itself`,
-    {
-      fix:
-        pin.key === "base"
-          ? `pass ${flag}`
-          : `change ${pin.key} in a patch that changes no audited source file, or pass ${flag}`,
-    },
-  );
+  throw refusal("patch-changes-pinned-setting", {
+    key: pin.key,
+    now: pin.now,
+    atBase: pin.atBase,
+    at,
+  });
 }

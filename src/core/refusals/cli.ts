@@ -1,6 +1,7 @@
-// Refusals of the command line itself: commands, flags and their values.
+// Refusals of the command line itself: commands, flags and their values, and what `init`
+// needs to wire a test runner.
 
-import { config, git, input, usage } from "./define.js";
+import { config, environment, git, input, usage } from "./define.js";
 import { KNOWN_TESTS_FIX } from "./ledger.js";
 
 const SEE_HELP = (v: { command: string }) => `run freezegate ${v.command} --help for the list`;
@@ -110,6 +111,31 @@ export const CLI = {
   "vitest-config-not-found": usage(
     (v: { config: string }) => `--config ${v.config}: no such file`,
     "name the Vitest configuration file, as vitest --config does",
+  ),
+  "init-cannot-edit": config(
+    (v: { label: string; why: string; byHand: string }) =>
+      `cannot edit ${v.label} safely: ${v.why}; nothing was written`,
+    (v) => v.byHand,
+  ),
+  "vitest-config-unsupported": config(
+    (v: { label: string; setting: string; value: string; why: string; change: string }) =>
+      `${v.label} sets ${v.setting} to ${v.value}: ${v.why}`,
+    (v) => `${v.change}, then run freezegate init vitest again`,
+  ),
+  "vitest-package-missing": config(
+    (v: { name: string; why: string; install: string }) =>
+      `${v.name} is not installed in this project: ${v.why}`,
+    (v) => `npm i -D ${v.install}, then run freezegate init vitest again`,
+  ),
+  "vitest-package-version": config(
+    (v: { shown: string; version: string; why: string; install: string }) =>
+      `${v.shown} is version ${v.version}: ${v.why}`,
+    (v) => `npm i -D ${v.install}, then run freezegate init vitest again`,
+  ),
+  "vitest-node-unsupported": environment(
+    (v: { node: string; who: string; range: string }) =>
+      `this Node.js (v${v.node}) is not one ${v.who} supports (${v.range})`,
+    (v) => `run Vitest and freezegate on a Node.js in ${v.range}`,
   ),
   "nothing-to-migrate": usage(
     (v: { names: string }) =>

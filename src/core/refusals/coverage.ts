@@ -1,5 +1,6 @@
-// Refusals of the coverage data: coverage.py's SQLite data files and JSON reports, and the
-// Node.js SQLite module that reads them.
+// Refusals of the coverage data: finding it (one search for every runner, in the runner's
+// words), coverage.py's SQLite data files and JSON reports and the Node.js SQLite module that
+// reads them, and freezegate's Vitest data.
 
 import { environment, input } from "./define.js";
 
@@ -8,6 +9,14 @@ const SHOW_CONTEXTS_FIX =
   "run `coverage json --show-contexts` (after pytest --cov --cov-context=test)";
 const MEASURED_NOTHING_FIX =
   "check that the tests ran under coverage and that [run] source/include match your code";
+const VITEST_RECORD_AGAIN =
+  "record it again with freezegate's Vitest runner and reporter (npx freezegate init vitest, then npx vitest run)";
+const VITEST_RERUN = "re-run the whole suite (npx vitest run, no file filter, no -t), then audit";
+const VITEST_SAME_RUN_FIX =
+  "audit the files of one run: delete the data files, run every shard again (vitest run --shard i/n), and put all of them in one directory";
+
+/** The data in the runner's words: "coverage data", "Vitest coverage data". */
+type What = { what: string };
 
 export const COVERAGE = {
   // SQLite data files.
@@ -103,6 +112,121 @@ export const COVERAGE = {
   "coverage-report-measured-nothing": input(
     (v: { path: string }) => `coverage report ${v.path} measured no files at all`,
     MEASURED_NOTHING_FIX,
+  ),
+  // Finding the data, for every runner (src/adapters/coverage-discovery.ts).
+  "data-not-found": input(
+    (v: What & { where: string; lookedFor: string; record: string }) =>
+      `no ${v.what} found in ${v.where} (looked for ${v.lookedFor})`,
+    (v) => v.record,
+  ),
+  "data-of-two-runs": input(
+    (v: What & { wheres: readonly string[]; flags: readonly string[] }) =>
+      `${v.what} is ${v.wheres.slice(0, -1).join(", ")} and ${v.wheres.at(-1)}, and ${v.wheres.length === 2 ? "the two differ" : "they differ"}, so which run to audit cannot be told`,
+    (v) =>
+      `name the data of the run to audit: ${v.flags.map((f) => `--coverage ${f}`).join(" or ")} (and delete the stale data)`,
+  ),
+  "data-path-missing": input(
+    (v: What & { path: string; give: string }) => `${v.what} ${v.path} does not exist`,
+    (v) => v.give,
+  ),
+  "data-names-no-tests": input(
+    (v: { only: string | null; fix: string }) =>
+      `the coverage data names no tests${v.only === null ? "" : ` (only ${v.only})`}, so it cannot say which test ran a line`,
+    // The runner's own way of recording per-test data.
+    (v) => v.fix,
+  ),
+  "coverage-data-unrecognized": input(
+    (v: { path: string }) =>
+      `${v.path} is neither a coverage.py data file (SQLite) nor a coverage.py JSON report`,
+    "pass the .coverage data file or coverage.json report of your test run",
+  ),
+  "coverage-parallel-file-not-data": input(
+    (v: { path: string; dataFile: string; empty: boolean }) =>
+      `${v.path} is named like a parallel coverage data file of ${v.dataFile} but ${v.empty ? "it is empty" : "it is not a SQLite database"}`,
+    "re-run the tests with coverage, or move the file away if it is not coverage data",
+  ),
+  // freezegate's Vitest data (docs/vitest-data.md).
+  "vitest-data-whole-and-shards": input(
+    (v: { dir: string; whole: string; shard: string }) =>
+      `${v.dir} holds both a whole run's Vitest data (${v.whole}) and shard files (${v.shard}, ...), which come from different runs`,
+    "delete the files of the older run, or name the data file to audit",
+  ),
+  "vitest-data-unrecognized": input(
+    (v: { path: string; format: string }) =>
+      `${v.path} is not freezegate's Vitest coverage data (no "format": "${v.format}" in its first line)`,
+    VITEST_RECORD_AGAIN,
+  ),
+  "vitest-data-version-unknown": input(
+    (v: { path: string; version: string; readable: number }) =>
+      `${v.path} is Vitest coverage data version ${v.version}, freezegate reads version ${v.readable}`,
+    "audit with the freezegate version whose Vitest runner recorded it (the same package version), or record again with this one",
+  ),
+  "vitest-data-corrupt": input(
+    (v: { path: string; problem: string; truncated?: boolean }) =>
+      `Vitest coverage data ${v.path} is ${v.truncated ? "truncated or corrupt" : "corrupt"}: ${v.problem}`,
+    VITEST_RECORD_AGAIN,
+  ),
+  "vitest-shard-missing": input(
+    (v: { have: number; count: number; missing: string }) =>
+      `the Vitest data has ${v.have} of ${v.count} shards: shard ${v.missing} is missing, so the tests it ran would read as having run nothing`,
+    (v) => `put every shard's file (vitest-coverage.<i>-of-${v.count}.jsonl) in one directory`,
+  ),
+  "vitest-shards-not-one-run": input(
+    (v: { first: string; other: string; why: string }) =>
+      `the Vitest data files ${v.first} and ${v.other} are not shards of one run: ${v.why}`,
+    VITEST_SAME_RUN_FIX,
+  ),
+  "vitest-tests-overlapped": input(
+    (v: { tests: string | null }) =>
+      `the Vitest data mixes the lines of tests that ran at the same time${v.tests === null ? "" : ` (${v.tests})`}, so it cannot say which of them ran a line`,
+    "keep tests that wait for each other out of the recorded run, or make them sequential (no test.concurrent, sequence.concurrent false), then record again",
+  ),
+  "vitest-run-filtered": input(
+    (v: { filter: string }) =>
+      `the Vitest data is from a filtered run (${v.filter}): the tests it left out would read as having run nothing`,
+    VITEST_RERUN,
+  ),
+  "vitest-run-incomplete": input(
+    (
+      v: { interrupted: true } | { interrupted: false; left: string; count: number; total: number },
+    ) =>
+      v.interrupted
+        ? "the Vitest run that recorded the data was interrupted, so it holds only part of the suite"
+        : `the Vitest run that recorded the data did not run ${v.count} of its ${v.total} test files (${v.left}): their tests would read as having run nothing`,
+    (v) =>
+      v.interrupted ? VITEST_RERUN : `${VITEST_RERUN} (without --bail, --changed or --related)`,
+  ),
+  "vitest-test-file-recorded-nothing": input(
+    (
+      v: { file: string; reason: string; noRunner: boolean } & (
+        | { because: "changed" }
+        | { because: "frozen"; test: string }
+        | { because: "unmeasured"; changed: string; count: number }
+      ),
+    ) => {
+      switch (v.because) {
+        case "changed":
+          return `the test file ${v.file}, which the patch changes, recorded no tests in the Vitest run (${v.reason})`;
+        case "frozen":
+          return `the frozen test "${v.test}" may be in ${v.file}, which recorded no tests in the Vitest run (${v.reason}), so the lines it would run are unknown`;
+        case "unmeasured":
+          return `the changed file ${v.changed} is not in the Vitest data, and ${v.count} test file(s) recorded no tests (${v.file}: ${v.reason}): the tests that import it may be among them`;
+      }
+    },
+    (v) =>
+      v.noRunner
+        ? "give every Vitest project freezegate's runner (npx freezegate init vitest), then record again"
+        : "fix what keeps that test file from running, then record again",
+  ),
+  "vitest-other-root": input(
+    (v: { recorded: string; readAs: string; testRoot: string | null }) =>
+      v.testRoot === null
+        ? `the Vitest data was recorded with the Vitest root ${v.recorded}, whose test files are not under ${v.readAs} here`
+        : `the Vitest data was recorded with the Vitest root ${v.recorded}, but the audit reads it against ${v.readAs}`,
+    (v) =>
+      v.testRoot === null
+        ? "pass --test-root with the directory Vitest ran in, relative to the repository root"
+        : `pass --test-root ${v.testRoot} (the directory Vitest ran in)`,
   ),
   // The SQLite module of Node.js.
   "node-sqlite-missing": environment(

@@ -1,6 +1,8 @@
-// Refusals of the patch: a diff file or stdin that cannot be read as git or diff -u wrote it.
+// Refusals of the patch: a diff file or stdin that cannot be read as git or diff -u wrote it, a
+// patch that does not describe the files on disk, and patches that change what they would be
+// judged by.
 
-import { input } from "./define.js";
+import { config, input } from "./define.js";
 import { NON_UTF8_PATH_FIX } from "./git.js";
 
 const FIX_SHAPE =
@@ -45,5 +47,19 @@ export const DIFF = {
     (v: { source: string; line: number; path: string; first: number }) =>
       `${v.source} line ${v.line}: "${v.path}" appears a second time (first at line ${v.first})`,
     "pass the diff of one change (e.g. `git diff BASE...HEAD`), not several concatenated",
+  ),
+  "coverage-data-in-patch": input(
+    (v: { what: string; path: string; by: string; recordInCi: string; fixtureHint: boolean }) =>
+      `the ${v.what} ${v.path} is part of the patch (${v.by}): data committed with a patch is not a record of this run`,
+    (v) =>
+      `remove ${v.path} from the patch (and add it to .gitignore); record the data in CI with ${v.recordInCi}${v.fixtureHint ? "; a data file kept as a test fixture belongs in a fixtures or testdata directory below the tests (tests/fixtures/)" : ""}`,
+  ),
+  "patch-changes-pinned-setting": config(
+    (v: { key: "base" | "coverage"; now: string; atBase: string; at: string }) =>
+      `the patch changes ${v.key} in the repository's config (now ${v.now}; ${v.atBase} at ${v.at}), ${v.key === "base" ? "which chose the range of commits the patch is judged by" : "which names the data the patch is judged by"}: a patch cannot choose that for itself`,
+    (v) =>
+      v.key === "base"
+        ? "pass --base REF (the branch the patch merges into)"
+        : "change coverage in a patch that changes no audited source file, or pass --coverage",
   ),
 };

@@ -18,6 +18,8 @@ const SAMPLES_FIX =
 const SWEEP_FIX =
   "pass the record the freezegate pytest plugin's --freezegate-sweep wrote (integrations/pytest/README.md, the sweep record), or remove the file";
 const LOCK_FIX = "regenerate it with freezegate lock and review the change";
+const PYTEST_LET_THEM_RUN =
+  "the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip";
 const SAME_LEDGER = (v: { ledgerKey: string }) =>
   `point both at one ledger: ${v.ledgerKey}, and pytest's freezegate_ledger`;
 
@@ -190,6 +192,22 @@ export const LEDGER = {
     (v: { count: number; ledger: string; sample: string; record: string }) =>
       `the tests did not run ${v.count} test(s) that ${v.ledger} freezes: ${v.sample} (deselected, says the applied record ${v.record}, and not in the coverage data); a frozen test that does not run leaves no coverage, so the lines only it runs would read "uncovered" instead of "shadowed"`,
     "do not deselect frozen tests (a conftest.py hook, -k, -m, --deselect): let them run (the ledger already keeps their failures from failing the run), or combine the coverage data of the jobs that ran them, then run the tests again",
+  ),
+  // pytest's data shows a test's body by its "|run" context (not in a JSON report when the
+  // body ran no measured line); Vitest's data says whether Vitest called the test function.
+  "frozen-tests-not-run": input(
+    (v: { count: number; label: string; list: string; jsonReport?: boolean; vitest?: boolean }) =>
+      v.vitest
+        ? `${v.count} frozen test(s) in ${v.label} did not run their body in the Vitest run (skipped, todo, or stopped by a failing beforeAll or beforeEach hook), or the data does not say that they did, so the lines they would cover are unknown: ${v.list}`
+        : v.jsonReport
+          ? `${v.count} frozen test(s) in ${v.label} have setup or teardown contexts but no "|run" context in the coverage json report, which lists only the contexts that ran a measured line: it cannot show whether a test whose body ran no measured line ran, so the lines they would cover are unknown: ${v.list}`
+          : `${v.count} frozen test(s) in ${v.label} ran no test body (the coverage data has their setup or teardown but no "|run" context: skipped, their setup failed, or their body ran no measured line), so the lines they would cover are unknown: ${v.list}`,
+    (v) =>
+      v.vitest
+        ? "freeze tests through the freeze ledger, which freezegate's Vitest runner applies by running them with their failures ignored, instead of .skip or .todo, and make their hooks pass; then record again"
+        : v.jsonReport
+          ? `audit the .coverage data file of the same run (--coverage .coverage), which can show it (coverage.py 6.5 keeps such a test's empty "|run" context); a frozen test that was skipped must run with its failures ignored (${PYTEST_LET_THEM_RUN})`
+          : `let frozen tests run with their failures ignored (${PYTEST_LET_THEM_RUN}), re-run the tests, then audit; a test that cannot run on this platform (skipif) covers nothing here: leave it out of the frozen list (name the other cases instead of a glob)`,
   ),
   "applied-record-missing": input(
     (v: { samples: string; writer: string; places: string; keepRecord: string }) =>

@@ -19,6 +19,11 @@ export const SOURCES = {
       `the patch changes path-map (now ${v.rules}), and the new rules give the changed file ${v.path} the data recorded as "${v.now}" instead of "${v.then}"`,
     "change path-map in a patch that changes no measured source file, or pass --path-map",
   ),
+  "javascript-line-break": input(
+    (v: { path: string }) =>
+      `${v.path} holds a line break that git does not count (a lone carriage return, or U+2028/U+2029), so the Vitest data's line numbers do not name the lines the patch changes`,
+    `end its lines with "\\n" (or "\\r\\n") only, then record again`,
+  ),
   // Python sources.
   "python-foreign-encoding": input(
     (v: { where: string; encoding: string }) =>

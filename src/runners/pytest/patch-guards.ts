@@ -1,13 +1,12 @@
-// Guards on what a patch may change beside its code: coverage data committed with it, and
-// coverage.py's configuration changed while the patch's own files are missing from the data.
-// Both could make a gate pass on evidence the patch itself arranged.
+// A guard on what a patch may change beside its code: coverage.py's configuration changed while
+// the patch's own files are missing from the data could make a gate pass on evidence the patch
+// itself arranged. (Data committed with the patch is every runner's case:
+// src/app/audit/data-in-patch.ts.)
 
-import { basename, join, posix, relative, sep } from "node:path";
-import { looksLikeDataFile } from "../../adapters/coverage-discovery.js";
+import { basename, join, posix } from "node:path";
 import { readBlobs } from "../../adapters/git-history.js";
 import { readTextOrNull } from "../../adapters/repo-files.js";
 import { InputError } from "../../core/errors.js";
-import { outsideTestDirs } from "../../core/globs.js";
 import { sample } from "../../core/listing.js";
 import type { ChangedFile, Patch } from "../../core/model.js";
 import { baseRevisionOf } from "../../core/patch-base.js";
@@ -64,67 +63,6 @@ export async function refuseUnmeasuredAfterCoverageConfig(
     `the patch changes coverage.py's configuration (${sample(changed.map((f) => f.path))}) and its changed source ${sample(unmeasured.map((f) => f.path))} is not in the coverage data: the change may have taken it out`,
     {
       fix: "land the coverage configuration change in a patch of its own, or make the tests measure these files",
-    },
-  );
-}
-
-// Directories that hold test fixtures: a `.coverage` in one of them below a test directory is
-// data to test a tool with, not a record of a run.
-const FIXTURE_DIRS = new Set(["fixtures", "fixture", "testdata", "test_data", "data"]);
-
-/**
- * Coverage data that the patch itself adds or changes is no evidence of this run: a patch could
- * commit data recorded with a test it then deleted, and a configured `coverage` path or the
- * default discovery of `.coverage.*` files (a fresh clone in CI) would read it, or
- * `pytest --cov-append` would merge it into the run's own `.coverage`. So a committed or staged
- * patch may hold no file read as data and no file named like coverage.py's data
- * (`.coverage`, `.coverage.*`), but a fixture in a fixtures or test-data directory below a test
- * directory. A work-tree patch is left alone: the run's own data is an untracked file there.
- */
-export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonly string[]): void {
-  const source = patch.source;
-  if (source.kind !== "range" && source.kind !== "staged") return;
-  const read = new Set(dataFiles.map((file) => relative(root, file).split(sep).join("/")));
-  // Where coverage.py may merge from is not known here (a CI's combine directory, the data
-  // file behind a JSON report, pytest run from tests/ or tests/unit/): a committed `.coverage*`
-  // anywhere counts, except a fixture kept in a fixtures or test-data directory below a test
-  // directory (tests/fixtures/.coverage, of a tool that reads coverage data), away from the
-  // data read.
-  const dataDirs = new Set([".", ...[...read].map((p) => posix.dirname(p))]);
-  const mayBeData = (path: string) => {
-    const dir = posix.dirname(path);
-    // The fixture directory must sit below the test directory: `services/data/tests/` is a
-    // service's test directory, where a run keeps its data.
-    const parts = dir.split("/");
-    const test = parts.findIndex((d) => d === "tests" || d === "test" || d === "testing");
-    const fixture = test >= 0 && parts.slice(test + 1).some((d) => FIXTURE_DIRS.has(d));
-    return outsideTestDirs(path) || !fixture || dataDirs.has(dir);
-  };
-  const data = patch.files.find((f) => {
-    if (f.status === "deleted") return false;
-    const name = basename(f.path);
-    return (
-      read.has(f.path) ||
-      ((name === ".coverage" || name.startsWith(".coverage.")) &&
-        mayBeData(f.path) &&
-        // Binary in the diff, or data on disk: pytest --cov-append may have merged the file
-        // into the run's .coverage and deleted it before the audit runs.
-        (f.binary || looksLikeDataFile(join(root, f.path))))
-    );
-  });
-  if (data === undefined) return;
-  const by =
-    source.kind === "range"
-      ? `${source.base}...${source.head} adds or changes it`
-      : "the staged patch adds or changes it";
-  // A .coverage kept as a test fixture is let through in one place: say which.
-  const fixtureHint = read.has(data.path)
-    ? ""
-    : "; a data file kept as a test fixture belongs in a fixtures or testdata directory below the tests (tests/fixtures/)";
-  throw new InputError(
-    `the coverage data ${data.path} is part of the patch (${by}): data committed with a patch is not a record of this run`,
-    {
-      fix: `remove ${data.path} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test${fixtureHint}`,
     },
   );
 }

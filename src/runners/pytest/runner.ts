@@ -2,15 +2,16 @@
 // test_function contexts) in a `.coverage` data file or a `coverage json --show-contexts`
 // report, Python sources, pytest's node ids and configuration.
 
+import { dataIsThere } from "../../adapters/coverage-discovery.js";
 import {
+  COVERAGE_PY_DATA,
   discoverCoverage,
-  hasDataToFind,
   openCoverage,
-} from "../../adapters/coverage-discovery.js";
+} from "../../adapters/coverage-py-files.js";
 import { recordCandidates, samplesCandidates } from "../../adapters/pytest-ledger.js";
-import { readFileHead } from "../../adapters/repo-files.js";
 import { nodeIdFile } from "../../core/deposits.js";
-import { FreezegateError, InputError } from "../../core/errors.js";
+import { checkTestIdFiles } from "../../core/doctor.js";
+import { InputError } from "../../core/errors.js";
 import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from "../../core/globs.js";
 import { sample } from "../../core/listing.js";
 import { PLUGIN_TOOL } from "../../core/samples.js";
@@ -19,25 +20,22 @@ import {
   REPORT_LINE_BREAKS,
   refuseLoneCarriageReturn,
 } from "../../languages/python/line-breaks.js";
-import type { Runner } from "../runner.js";
+import type { DataTests, Runner } from "../runner.js";
 import { pytestSourceReader, statementLinesOf } from "./changed-source.js";
 import { staticContextWithColons, staticContextWithColonsProblem } from "./context-names.js";
 import { NO_LINES_RECORDED } from "./contexts.js";
 import { readPytestTests } from "./data-tests.js";
-import { checkContextsPresent, checkNodeIdFiles } from "./doctor-checks.js";
+import { checkContextsPresent } from "./doctor-checks.js";
 import { frozenForCollapsedContexts, frozenWithoutRun } from "./frozen-tests.js";
 import { noneMeasured, refuseUnexecutedImported } from "./installed-copies.js";
 import { isDoctestId, withoutParameters } from "./node-ids.js";
-import { refuseDataInPatch, refuseUnmeasuredAfterCoverageConfig } from "./patch-guards.js";
+import { refuseUnmeasuredAfterCoverageConfig } from "./patch-guards.js";
 import { testGlobsOnDisk, testGlobsWithPythonFiles } from "./test-files.js";
 
-/**
- * Does a JSON file name its format in its first key? coverage.py's report starts with "meta";
- * another tool's data that names its format first (freezegate's Vitest data) is not pytest's.
- */
-function namesOtherFormat(path: string): boolean {
-  const head = readFileHead(path, "coverage data", 64).toString("utf8");
-  return /^\uFEFF?\s*\{\s*"format"\s*:/.test(head);
+/** A static context holding "::" makes every test id unreadable. */
+function unreadablePytestIds({ index, testFileExists }: DataTests) {
+  const found = staticContextWithColons(index.testIds, testFileExists);
+  return found === null ? null : staticContextWithColonsProblem(found);
 }
 
 export const pytestRunner: Runner = {
@@ -78,16 +76,8 @@ export const pytestRunner: Runner = {
   },
 
   data: {
-    isThere({ root, explicit, places }) {
-      if (explicit === undefined) return hasDataToFind(root, places);
-      try {
-        const found = discoverCoverage(root, explicit, places);
-        return found.format !== "coverage.py-json" || !namesOtherFormat(found.files[0] as string);
-      } catch (error) {
-        if (error instanceof FreezegateError) return false;
-        throw error;
-      }
-    },
+    layout: COVERAGE_PY_DATA,
+    isThere: ({ root, explicit, places }) => dataIsThere(COVERAGE_PY_DATA, root, explicit, places),
     files: ({ root, explicit, places }) => discoverCoverage(root, explicit, places).files,
     open: ({ root, explicit, places }) => openCoverage(root, explicit, places),
     describe({ meta }) {
@@ -111,11 +101,7 @@ export const pytestRunner: Runner = {
         },
       );
     },
-    unreadableIds({ index, testFileExists }) {
-      // A static context holding "::" makes every test id unreadable.
-      const found = staticContextWithColons(index.testIds, testFileExists);
-      return found === null ? null : staticContextWithColonsProblem(found);
-    },
+    unreadableIds: unreadablePytestIds,
     frozenList: (list, label, { index }) =>
       index.style === "test-function" ? frozenForCollapsedContexts(list, label) : list,
     // test_function data merges a test's parametrized cases into one name: a muted case mutes
@@ -132,7 +118,12 @@ export const pytestRunner: Runner = {
     doctorChecks: (tests) => [
       checkContextsPresent(tests.names ?? [], tests.index),
       tests.index.style === "pytest-cov"
-        ? checkNodeIdFiles(tests.index.testIds, tests.testFileExists)
+        ? checkTestIdFiles(
+            tests.index.testIds,
+            tests.testFileExists,
+            "pytest's rootdir (the rootdir: line pytest prints)",
+            () => unreadablePytestIds(tests),
+          )
         : {
             id: "node-ids",
             status: "skip",
@@ -163,7 +154,6 @@ export const pytestRunner: Runner = {
   },
 
   guards: {
-    refuseDataInPatch,
     otherCopyMeasured: ({ root, audited, toData, isTestFile, executedOf }) =>
       noneMeasured(root, audited, toData, isTestFile, executedOf),
     refuseUnmeasuredAfterConfig: ({ root, patch, testRoot, toData }, unmeasured) =>

@@ -14,6 +14,7 @@
 
 import { ConfigError } from "../../core/errors.js";
 import { sameStrings } from "../../core/listing.js";
+import { refusal } from "../../core/refusals/index.js";
 import {
   appendItems,
   applyEdits,
@@ -90,9 +91,12 @@ export function manualLines(): string[] {
 /** A configuration init cannot edit safely; the command prints manualLines() with it. */
 export class ManualWiringNeeded extends ConfigError {
   constructor(label: string, why: string) {
-    super(`cannot edit ${label} safely: ${why}; nothing was written`, {
-      fix: `add the lines printed above to the test options of ${label} by hand`,
+    const { message, fix, code } = refusal("init-cannot-edit", {
+      label,
+      why,
+      byHand: `add the lines printed above to the test options of ${label} by hand`,
     });
+    super(message, { fix, code });
   }
 }
 
@@ -268,10 +272,13 @@ function runnerOf(scan: JsScan, test: ObjectNode, label: string): Inspection["ru
   if (value.kind !== "string" || !isRunner(value.value)) {
     const shown =
       value.kind === "string" ? `"${value.value}"` : spanText(scan, runner.value as Span);
-    throw new ConfigError(
-      `${label} sets test.runner to ${shown}: freezegate records per-test coverage with its own runner (which extends Vitest's), and Vitest takes one runner`,
-      { fix: "remove test.runner, then run freezegate init vitest again" },
-    );
+    throw refusal("vitest-config-unsupported", {
+      label,
+      setting: "test.runner",
+      value: shown,
+      why: "freezegate records per-test coverage with its own runner (which extends Vitest's), and Vitest takes one runner",
+      change: "remove test.runner",
+    });
   }
   return runner;
 }
@@ -311,19 +318,17 @@ function coverageOf(scan: JsScan, test: ObjectNode, label: string): Inspection["
     if (value.kind !== "string") {
       throw new ManualWiringNeeded(label, "its test.coverage.provider is not a string literal");
     }
-    if (value.value === "v8") {
-      throw new ConfigError(
-        `${label} uses the "v8" coverage provider, which keeps no counters inside the test process, so freezegate cannot record which test ran which line`,
-        {
-          fix: 'set test.coverage.provider to "istanbul" (npm i -D @vitest/coverage-istanbul at Vitest\'s exact version), then run freezegate init vitest again',
-        },
-      );
-    }
     if (value.value !== "istanbul") {
-      throw new ConfigError(
-        `${label} uses the "${value.value}" coverage provider: freezegate records per-test coverage from istanbul's counters only`,
-        { fix: 'set test.coverage.provider to "istanbul", then run freezegate init vitest again' },
-      );
+      throw refusal("vitest-config-unsupported", {
+        label,
+        setting: "test.coverage.provider",
+        value: `"${value.value}"`,
+        why:
+          value.value === "v8"
+            ? "the v8 provider keeps no counters inside the test process, so freezegate cannot record which test ran which line"
+            : "freezegate records per-test coverage from istanbul's counters only",
+        change: `set test.coverage.provider to "istanbul" (npm i -D @vitest/coverage-istanbul at Vitest's exact version)`,
+      });
     }
   }
   const enabled = property(object, "enabled", "test.coverage.", label);
@@ -331,10 +336,13 @@ function coverageOf(scan: JsScan, test: ObjectNode, label: string): Inspection["
     const value = propertyValue(scan, enabled);
     if (value.kind !== "boolean" || !value.value) {
       const shown = spanText(scan, enabled.value as Span);
-      throw new ConfigError(
-        `${label} sets test.coverage.enabled to ${shown}: freezegate records per-test coverage only in runs with coverage on`,
-        { fix: "set it to true (or remove it), then run freezegate init vitest again" },
-      );
+      throw refusal("vitest-config-unsupported", {
+        label,
+        setting: "test.coverage.enabled",
+        value: shown,
+        why: "freezegate records per-test coverage only in runs with coverage on",
+        change: "set it to true (or remove it)",
+      });
     }
   }
   return { property: coverage, object, enabled, provider };

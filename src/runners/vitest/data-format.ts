@@ -4,14 +4,11 @@
 // field of the wrong type is a corrupt file, never a default: a missing list of tests would
 // read as "no test ran this line".
 
-import { InputError } from "../../core/errors.js";
+import type { FreezegateError } from "../../core/errors.js";
+import { refusal } from "../../core/refusals/index.js";
 
 export const VITEST_DATA_FORMAT = "freezegate-vitest-coverage";
 export const VITEST_DATA_VERSION = 1;
-
-/** How to get data freezegate can read: record it again. */
-export const RECORD_AGAIN =
-  "record it again with freezegate's Vitest runner and reporter (npx freezegate init vitest, then npx vitest run)";
 
 export type Phase = "run" | "setup" | "teardown";
 /** The order of a test's phases in a source section. */
@@ -66,10 +63,8 @@ export interface VitestSection {
 
 type Json = Record<string, unknown>;
 
-function corrupt(path: string, what: string): InputError {
-  return new InputError(`Vitest coverage data ${path} is corrupt: ${what}`, {
-    fix: RECORD_AGAIN,
-  });
+function corrupt(path: string, problem: string): FreezegateError {
+  return refusal("vitest-data-corrupt", { path, problem });
 }
 
 function parseLine(text: string, path: string, what: string): Json {
@@ -109,20 +104,14 @@ function stringOrNull(value: unknown): string | null {
 export function parseHeader(text: string, path: string): VitestHeader {
   const header = parseLine(text, path, "its first line");
   if (header.format !== VITEST_DATA_FORMAT) {
-    throw new InputError(
-      `${path} is not freezegate's Vitest coverage data (no "format": "${VITEST_DATA_FORMAT}" in its first line)`,
-      {
-        fix: RECORD_AGAIN,
-      },
-    );
+    throw refusal("vitest-data-unrecognized", { path, format: VITEST_DATA_FORMAT });
   }
   if (header.version !== VITEST_DATA_VERSION) {
-    throw new InputError(
-      `${path} is Vitest coverage data version ${JSON.stringify(header.version)}, freezegate reads version ${VITEST_DATA_VERSION}`,
-      {
-        fix: "audit with the freezegate version whose Vitest runner recorded it (the same package version), or record again with this one",
-      },
-    );
+    throw refusal("vitest-data-version-unknown", {
+      path,
+      version: String(JSON.stringify(header.version)),
+      readable: VITEST_DATA_VERSION,
+    });
   }
   if (!isString(header.root) || !header.root.startsWith("/")) {
     throw corrupt(path, 'the header\'s "root" is not an absolute path');
@@ -264,7 +253,7 @@ export function parseSection(text: string, path: string, header: VitestHeader): 
   };
 }
 
-function objectOr(value: unknown, bad: (what: string) => InputError, field: string): Json {
+function objectOr(value: unknown, bad: (what: string) => FreezegateError, field: string): Json {
   if (!isObject(value)) throw bad(`no "${field}" object`);
   return value;
 }
@@ -272,7 +261,7 @@ function objectOr(value: unknown, bad: (what: string) => InputError, field: stri
 function indexIn(
   key: string,
   length: number,
-  bad: (what: string) => InputError,
+  bad: (what: string) => FreezegateError,
   what: string,
 ): number {
   const index = /^(0|[1-9]\d*)$/.test(key) ? Number(key) : -1;
@@ -281,7 +270,7 @@ function indexIn(
   return index;
 }
 
-function lineList(value: unknown, bad: (what: string) => InputError): number[] {
+function lineList(value: unknown, bad: (what: string) => FreezegateError): number[] {
   if (!Array.isArray(value) || !value.every(isLine))
     throw bad("a line list that is not line numbers");
   return value;

@@ -4,9 +4,10 @@
 // (measured paths, context names, executed lines with the tests that ran them, statements),
 // with paths as the data has them: relative to the Vitest root.
 
+import { discoverData } from "../../adapters/coverage-discovery.js";
 import {
-  findVitestData,
   readVitestDataFile,
+  VITEST_DATA,
   type VitestDataFile,
 } from "../../adapters/vitest-data.js";
 import { executedByLine } from "./changed-source.js";
@@ -42,7 +43,7 @@ export interface VitestData {
  * tests) is for refusals.ts.
  */
 export function openVitestData(vitestRoot: string, explicit?: string): VitestData {
-  const files = findVitestData(vitestRoot, explicit).map(readVitestDataFile);
+  const files = discoverData(VITEST_DATA, vitestRoot, explicit).files.map(readVitestDataFile);
   return vitestDataOf(files);
 }
 

@@ -2,7 +2,8 @@
 // Vitest reads its configuration from. Pure: the adapter (src/adapters/vitest-files.ts) reads
 // the installed packages, this decides what is missing and how to fix it.
 
-import { ConfigError, EnvironmentError } from "../../core/errors.js";
+import type { FreezegateError } from "../../core/errors.js";
+import { refusal } from "../../core/refusals/index.js";
 import { majorMinor, versionInRange } from "../../core/version-range.js";
 import { RUNNER_MODULE } from "./config-wiring.js";
 
@@ -37,11 +38,9 @@ export interface InstalledFacts {
   toolEngines: string | null;
 }
 
-function nodeOutside(node: string, who: string, range: string | null): EnvironmentError | null {
+function nodeOutside(node: string, who: string, range: string | null): FreezegateError | null {
   if (range === null || versionInRange(node, range) !== false) return null;
-  return new EnvironmentError(`this Node.js (v${node}) is not one ${who} supports (${range})`, {
-    fix: `run Vitest and freezegate on a Node.js in ${range}`,
-  });
+  return refusal("vitest-node-unsupported", { node, who, range });
 }
 
 /**
@@ -53,41 +52,51 @@ function nodeOutside(node: string, who: string, range: string | null): Environme
 export function checkPrerequisites(facts: InstalledFacts): string {
   const { vitest, istanbul, freezegate } = facts;
   if (vitest === null) {
-    throw new ConfigError("Vitest is not installed in this project (no node_modules/vitest)", {
-      fix: "npm i -D vitest @vitest/coverage-istanbul, then run freezegate init vitest again",
+    throw refusal("vitest-package-missing", {
+      name: "Vitest",
+      why: "there is no node_modules/vitest",
+      install: "vitest @vitest/coverage-istanbul",
     });
   }
   const mm = majorMinor(vitest.version);
   if (mm === null || !((mm[0] === 3 && mm[1] >= 2) || mm[0] === 4 || mm[0] === 5)) {
-    throw new ConfigError(
-      `${vitest.shown} is Vitest ${vitest.version}: freezegate records per-test coverage with Vitest 3.2, 4.x and 5.x`,
-      { fix: "npm i -D vitest@5 @vitest/coverage-istanbul@5" },
-    );
+    throw refusal("vitest-package-version", {
+      shown: vitest.shown,
+      version: vitest.version,
+      why: "freezegate records per-test coverage with Vitest 3.2, 4.x and 5.x",
+      install: "vitest@5 @vitest/coverage-istanbul@5",
+    });
   }
   const wanted = `@vitest/coverage-istanbul@${vitest.version}`;
   if (istanbul === null) {
-    throw new ConfigError(
-      "@vitest/coverage-istanbul is not installed: freezegate records per-test coverage from istanbul's counters",
-      { fix: `npm i -D ${wanted}` },
-    );
+    throw refusal("vitest-package-missing", {
+      name: "@vitest/coverage-istanbul",
+      why: "freezegate records per-test coverage from istanbul's counters",
+      install: wanted,
+    });
   }
   if (istanbul.version !== vitest.version) {
-    throw new ConfigError(
-      `${istanbul.shown} is ${istanbul.version}, Vitest is ${vitest.version}: Vitest needs its coverage provider at exactly its own version`,
-      { fix: `npm i -D ${wanted}` },
-    );
+    throw refusal("vitest-package-version", {
+      shown: istanbul.shown,
+      version: istanbul.version,
+      why: `Vitest is ${vitest.version} and needs its coverage provider at exactly its own version`,
+      install: wanted,
+    });
   }
   if (freezegate === null) {
-    throw new ConfigError(
-      `freezegate is not installed in this project, and Vitest loads its runner (${RUNNER_MODULE}) from node_modules`,
-      { fix: "npm i -D freezegate, then run freezegate init vitest again" },
-    );
+    throw refusal("vitest-package-missing", {
+      name: "freezegate",
+      why: `Vitest loads its runner (${RUNNER_MODULE}) from node_modules`,
+      install: "freezegate",
+    });
   }
   if (!freezegate.exports.includes("./vitest/runner")) {
-    throw new ConfigError(
-      `${freezegate.shown} is freezegate ${freezegate.version}, which has no Vitest runner (${RUNNER_MODULE})`,
-      { fix: "npm i -D freezegate@latest" },
-    );
+    throw refusal("vitest-package-version", {
+      shown: freezegate.shown,
+      version: freezegate.version,
+      why: `it has no Vitest runner (${RUNNER_MODULE})`,
+      install: "freezegate@latest",
+    });
   }
   const node =
     nodeOutside(facts.node, `Vitest ${vitest.version}`, vitest.engines) ??

@@ -4,25 +4,19 @@
 // "shadowed". Pure: each takes the data's header and what the audit knows of the patch.
 
 import { nodeIdFile } from "../../core/deposits.js";
-import { InputError } from "../../core/errors.js";
+import type { FreezegateError } from "../../core/errors.js";
 import type { FrozenList } from "../../core/frozen.js";
 import { sample, sampleOf } from "../../core/listing.js";
 import { normalizePath } from "../../core/path-map.js";
+import { refusal } from "../../core/refusals/index.js";
 import type { VitestHeader } from "./data-format.js";
 import { repoPathOf } from "./files.js";
-
-const RERUN = "re-run the whole suite (npx vitest run, no file filter, no -t), then audit";
 
 /** Two tests' windows overlapped: the lines they ran are mixed. */
 export function refuseConcurrentOverlap(header: VitestHeader): void {
   if (!header.concurrentOverlap) return;
   const tests = header.tests.filter((t) => t.concurrent).map((t) => t.id);
-  throw new InputError(
-    `the Vitest data mixes the lines of tests that ran at the same time${tests.length ? ` (${sample(tests)})` : ""}, so it cannot say which of them ran a line`,
-    {
-      fix: "keep tests that wait for each other out of the recorded run, or make them sequential (no test.concurrent, sequence.concurrent false), then record again",
-    },
-  );
+  throw refusal("vitest-tests-overlapped", { tests: tests.length ? sample(tests) : null });
 }
 
 /** A run filtered by name or file holds only part of the suite. */
@@ -33,10 +27,7 @@ export function refuseFilteredRun(header: VitestHeader): void {
     filter.testNamePattern === null ? null : `-t ${filter.testNamePattern}`,
     filter.files?.length ? `files ${sampleOf(filter.files.map((f) => JSON.stringify(f)))}` : null,
   ].filter((x) => x !== null);
-  throw new InputError(
-    `the Vitest data is from a filtered run (${what.join(", ")}): the tests it left out would read as having run nothing`,
-    { fix: RERUN },
-  );
+  throw refusal("vitest-run-filtered", { filter: what.join(", ") });
 }
 
 /**
@@ -45,20 +36,17 @@ export function refuseFilteredRun(header: VitestHeader): void {
  */
 export function refuseIncompleteRun(header: VitestHeader): void {
   if (header.reason === "interrupted") {
-    throw new InputError(
-      "the Vitest run that recorded the data was interrupted, so it holds only part of the suite",
-      {
-        fix: RERUN,
-      },
-    );
+    throw refusal("vitest-run-incomplete", { interrupted: true });
   }
   const ran = new Set([...header.ranFiles, ...header.failedFiles.map((f) => f.file)]);
   const left = header.testFiles.filter((file) => !ran.has(file));
   if (left.length > 0) {
-    throw new InputError(
-      `the Vitest run that recorded the data did not run ${left.length} of its ${header.testFiles.length} test files (${sample(left)}): their tests would read as having run nothing`,
-      { fix: `${RERUN} (without --bail, --changed or --related)` },
-    );
+    throw refusal("vitest-run-incomplete", {
+      interrupted: false,
+      left: sample(left),
+      count: left.length,
+      total: header.testFiles.length,
+    });
   }
 }
 
@@ -85,33 +73,39 @@ export function refuseFailedFiles(header: VitestHeader, facts: FailedFilesFacts)
     ...f,
     repoPath: repoPathOf(facts.prefix, f.file),
   }));
-  const fix = (f: { reason: string }) =>
-    f.reason.startsWith("no per-test data")
-      ? "give every Vitest project freezegate's runner (npx freezegate init vitest), then record again"
-      : "fix what keeps that test file from running, then record again";
+  // What the refusal says of a failed file, whatever the patch it hides from.
+  const about = (f: (typeof failed)[number]) => ({
+    file: f.repoPath ?? f.file,
+    reason: f.reason,
+    noRunner: f.reason.startsWith("no per-test data"),
+  });
   const changed = new Set(facts.changed);
   const changedFailed = failed.find((f) => f.repoPath !== null && changed.has(f.repoPath));
   if (changedFailed !== undefined) {
-    throw new InputError(
-      `the test file ${changedFailed.repoPath}, which the patch changes, recorded no tests in the Vitest run (${changedFailed.reason})`,
-      { fix: fix(changedFailed) },
-    );
+    throw refusal("vitest-test-file-recorded-nothing", {
+      ...about(changedFailed),
+      because: "changed",
+    });
   }
   for (const entry of facts.frozen.entries) {
     const hit = failed.find((f) => mayNameTestIn(entry.pattern, f.file));
     if (hit !== undefined) {
-      throw new InputError(
-        `the frozen test "${entry.pattern}" may be in ${hit.repoPath ?? hit.file}, which recorded no tests in the Vitest run (${hit.reason}), so the lines it would run are unknown`,
-        { fix: fix(hit) },
-      );
+      throw refusal("vitest-test-file-recorded-nothing", {
+        ...about(hit),
+        because: "frozen",
+        test: entry.pattern,
+      });
     }
   }
   const [first] = failed;
-  if (facts.unmeasured.length > 0 && first !== undefined) {
-    throw new InputError(
-      `the changed file ${facts.unmeasured[0]} is not in the Vitest data, and ${failed.length} test file(s) recorded no tests (${first.repoPath ?? first.file}: ${first.reason}): the tests that import it may be among them`,
-      { fix: fix(first) },
-    );
+  const [unmeasured] = facts.unmeasured;
+  if (unmeasured !== undefined && first !== undefined) {
+    throw refusal("vitest-test-file-recorded-nothing", {
+      ...about(first),
+      because: "unmeasured",
+      changed: unmeasured,
+      count: failed.length,
+    });
   }
 }
 
@@ -159,10 +153,11 @@ export function refuseOtherRoot(
   const shown = facts.prefix === "" ? "the repository root" : facts.prefix.slice(0, -1);
   const inRepo = dataRoot.startsWith(`${repoRoot}/`) ? dataRoot.slice(repoRoot.length + 1) : null;
   if (inRepo !== null || dataRoot === repoRoot) {
-    throw new InputError(
-      `the Vitest data was recorded with the Vitest root ${inRepo ?? "the repository root"}, but the audit reads it against ${shown}`,
-      { fix: `pass --test-root ${inRepo ?? "."} (the directory Vitest ran in)` },
-    );
+    throw refusal("vitest-other-root", {
+      recorded: inRepo ?? "the repository root",
+      readAs: shown,
+      testRoot: inRepo ?? ".",
+    });
   }
   const tail = facts.prefix === "" ? "" : `/${facts.prefix.slice(0, -1)}`;
   const present = header.ranFiles.some((file) => {
@@ -170,12 +165,7 @@ export function refuseOtherRoot(
     return path !== null && facts.exists(path);
   });
   if (!dataRoot.endsWith(tail) || !present) {
-    throw new InputError(
-      `the Vitest data was recorded with the Vitest root ${header.root}, whose test files are not under ${shown} here`,
-      {
-        fix: "pass --test-root with the directory Vitest ran in, relative to the repository root",
-      },
-    );
+    throw refusal("vitest-other-root", { recorded: header.root, readAs: shown, testRoot: null });
   }
 }
 
@@ -184,14 +174,14 @@ export function refuseOtherRoot(
  * to have run: the lines they would run are unknown, so the shadow they hide is too. The
  * error, or null.
  */
-export function frozenWithoutBody(label: string, ids: readonly string[]): InputError | null {
+export function frozenWithoutBody(label: string, ids: readonly string[]): FreezegateError | null {
   if (ids.length === 0) return null;
-  return new InputError(
-    `${ids.length} frozen test(s) in ${label} did not run their body in the Vitest run (skipped, todo, or stopped by a failing beforeAll or beforeEach hook), or the data does not say that they did, so the lines they would cover are unknown: ${sample([...ids].sort())}`,
-    {
-      fix: "freeze tests through the freeze ledger, which freezegate's Vitest runner applies by running them with their failures ignored, instead of .skip or .todo, and make their hooks pass; then record again",
-    },
-  );
+  return refusal("frozen-tests-not-run", {
+    count: ids.length,
+    label,
+    list: sample([...ids].sort()),
+    vitest: true,
+  });
 }
 
 /**

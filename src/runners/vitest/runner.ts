@@ -5,14 +5,14 @@
 // tokenizer) finds nothing here.
 
 import { resolve } from "node:path";
+import { dataIsThere } from "../../adapters/coverage-discovery.js";
 import { appliedRecordBeside } from "../../adapters/pytest-ledger.js";
-import { isRepoFile, readFileHead } from "../../adapters/repo-files.js";
-import { isVitestDataName } from "../../adapters/vitest-data.js";
+import { isRepoFile } from "../../adapters/repo-files.js";
+import { VITEST_DATA } from "../../adapters/vitest-data.js";
 import { nodeIdFile } from "../../core/deposits.js";
-import type { DoctorCheck } from "../../core/doctor.js";
-import { InputError } from "../../core/errors.js";
-import { sample } from "../../core/listing.js";
-import type { ContextIndex, Patch, StatementMap } from "../../core/model.js";
+import { checkTestIdFiles, type DoctorCheck } from "../../core/doctor.js";
+import type { ContextIndex, StatementMap } from "../../core/model.js";
+import { refusal } from "../../core/refusals/index.js";
 import { splitLines } from "../../core/stale.js";
 import type { ChangedSource, DataTests, Runner } from "../runner.js";
 import { changedStatementStarts, spanStatements, spansPastEnd } from "./changed-source.js";
@@ -37,12 +37,6 @@ const RECORD = "npx freezegate init vitest, then npx vitest run";
 
 /** The run each DataTests this runner read was read from (by its index). */
 const runsOfTests = new WeakMap<ContextIndex, VitestRun>();
-
-/** Does the file start as the recorder's data does (its header names the format first)? */
-function looksLikeVitestData(path: string): boolean {
-  const head = readFileHead(path, "Vitest coverage data", 64).toString("utf8");
-  return /^\s*\{\s*"format"\s*:\s*"freezegate-vitest-coverage"/.test(head);
-}
 
 /** JavaScript ends a line at a lone "\r" and at U+2028/U+2029 too; git does not. */
 const OTHER_LINE_BREAK = /\r(?!\n)|[\u2028\u2029]/;
@@ -92,16 +86,8 @@ export const vitestRunner: Runner = {
   },
 
   data: {
-    isThere(request) {
-      try {
-        // A file named explicitly is this runner's by its first line, whatever its name.
-        return vitestDataFiles(request).every(
-          (file) => request.explicit === undefined || looksLikeVitestData(file),
-        );
-      } catch {
-        return false;
-      }
-    },
+    layout: VITEST_DATA,
+    isThere: ({ root, explicit, places }) => dataIsThere(VITEST_DATA, root, explicit, places),
     files: vitestDataFiles,
     open: openVitestSource,
     describe(data) {
@@ -133,12 +119,10 @@ export const vitestRunner: Runner = {
     },
     refuseNoTests({ index }) {
       if (index.testCount > 0) return;
-      throw new InputError(
-        "the Vitest data names no tests, so it cannot say which test ran a line",
-        {
-          fix: `run the test files with freezegate's Vitest runner (${RECORD})`,
-        },
-      );
+      throw refusal("data-names-no-tests", {
+        only: null,
+        fix: `run the test files with freezegate's Vitest runner (${RECORD})`,
+      });
     },
     unreadableIds: () => null,
     frozenList(list, _label, tests) {
@@ -156,7 +140,14 @@ export const vitestRunner: Runner = {
     refuseNotRun: (label, ids) => frozenWithoutBody(label, ids),
     testFiles: (tests) => runTestFiles(tests),
     testFilesOfRun: (tests) => runTestFiles(tests),
-    doctorChecks: (tests) => [contextsCheck(tests), testFilesCheck(tests)],
+    doctorChecks: (tests) => [
+      contextsCheck(tests),
+      checkTestIdFiles(
+        tests.index.testIds,
+        tests.testFileExists,
+        "the Vitest root (the directory Vitest ran in)",
+      ),
+    ],
   },
 
   files: {
@@ -204,11 +195,7 @@ export const vitestRunner: Runner = {
       },
     }),
     refuseLineBreaks(path, text) {
-      if (!OTHER_LINE_BREAK.test(text)) return;
-      throw new InputError(
-        `${path} holds a line break that git does not count (a lone carriage return, or U+2028/U+2029), so the Vitest data's line numbers do not name the lines the patch changes`,
-        { fix: `end its lines with "\\n" (or "\\r\\n") only, then record again` },
-      );
+      if (OTHER_LINE_BREAK.test(text)) throw refusal("javascript-line-break", { path });
     },
     staleEvidence(_path, text, executed, listed) {
       const lines = splitLines(text);
@@ -224,7 +211,6 @@ export const vitestRunner: Runner = {
   },
 
   guards: {
-    refuseDataInPatch,
     otherCopyMeasured: async () => null,
     refuseUnmeasuredAfterConfig: async () => {},
     refuseUnexecuted: () => {},
@@ -284,45 +270,4 @@ function contextsCheck({ index, names }: DataTests): DoctorCheck {
     status: "ok",
     message: `${index.testCount} tests in ${names?.length ?? 0} contexts (Vitest test ids); 1 context outside tests`,
   };
-}
-
-function testFilesCheck({ index, testFileExists }: DataTests): DoctorCheck {
-  const missing = [...new Set([...index.testIds].map((id) => nodeIdFile(id)))].filter(
-    (f) => !testFileExists(f),
-  );
-  if (missing.length === 0) {
-    return {
-      id: "node-ids",
-      status: "ok",
-      message: `every test id names a test file that exists (${index.testCount} tests)`,
-    };
-  }
-  return {
-    id: "node-ids",
-    status: "fail",
-    message: `test ids name ${missing.length} file(s) that do not exist in the repository: ${sample(missing.sort())}`,
-    fix: "pass --test-root with the Vitest root (the directory Vitest ran in), or record the data again on this checkout",
-  };
-}
-
-/** The Vitest data committed with the patch is no record of this run. */
-function refuseDataInPatch(_root: string, patch: Patch): void {
-  const source = patch.source;
-  if (source.kind !== "range" && source.kind !== "staged") return;
-  const data = patch.files.find((f) => {
-    if (f.status === "deleted") return false;
-    const name = f.path.slice(f.path.lastIndexOf("/") + 1);
-    return isVitestDataName(name) && f.path.split("/").includes(".freezegate");
-  });
-  if (data === undefined) return;
-  const by =
-    source.kind === "range"
-      ? `${source.base}...${source.head} adds or changes it`
-      : "the staged patch adds or changes it";
-  throw new InputError(
-    `the Vitest data ${data.path} is part of the patch (${by}): data committed with a patch is not a record of this run`,
-    {
-      fix: `remove ${data.path} from the patch (and add .freezegate/ to .gitignore); record the data in CI with npx vitest run`,
-    },
-  );
 }

@@ -4,8 +4,8 @@
 // files of different runs, or leaving a shard out, would read the tests of the missing or
 // older part as having run nothing: refused instead.
 
-import { InputError } from "../../core/errors.js";
 import { sameStrings, sampleOf } from "../../core/listing.js";
+import { refusal } from "../../core/refusals/index.js";
 import type { VitestHeader, VitestSection } from "./data-format.js";
 
 /** One data file's header, and where its indices start in the combined run. */
@@ -22,9 +22,6 @@ export interface CombinedRun {
   parts: readonly RunPart[];
 }
 
-const SAME_RUN_FIX =
-  "audit the files of one run: delete the data files, run every shard again (vitest run --shard i/n), and put all of them in one directory";
-
 /** The files of one run (one whole run's, or every shard's) as one run. */
 export function combineShards(
   files: readonly { path: string; header: VitestHeader }[],
@@ -39,10 +36,11 @@ export function combineShards(
   const byIndex = new Map(files.map((f) => [f.header.shard?.index ?? 0, f]));
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
   if (missing.length > 0) {
-    throw new InputError(
-      `the Vitest data has ${files.length} of ${count} shards: shard ${sampleOf(missing.map(String))} is missing, so the tests it ran would read as having run nothing`,
-      { fix: `put every shard's file (vitest-coverage.<i>-of-${count}.jsonl) in one directory` },
-    );
+    throw refusal("vitest-shard-missing", {
+      have: files.length,
+      count,
+      missing: sampleOf(missing.map(String)),
+    });
   }
   const parts: RunPart[] = [];
   let testOffset = 0;
@@ -59,13 +57,8 @@ export function combineShards(
 /** Refuses files that are not the shards of one run, each once. */
 function refuseNotOneRun(files: readonly { path: string; header: VitestHeader }[]): void {
   const first = files[0] as { path: string; header: VitestHeader };
-  const differs = (why: string, path: string) =>
-    new InputError(
-      `the Vitest data files ${first.path} and ${path} are not shards of one run: ${why}`,
-      {
-        fix: SAME_RUN_FIX,
-      },
-    );
+  const differs = (why: string, path: string, other = first.path) =>
+    refusal("vitest-shards-not-one-run", { first: other, other: path, why });
   const seen = new Map<number, string>();
   for (const { path, header } of files) {
     if (header.shard === null) throw differs("one is a whole run's data, not a shard", path);
@@ -77,10 +70,7 @@ function refuseNotOneRun(files: readonly { path: string; header: VitestHeader }[
     }
     const twin = seen.get(header.shard.index);
     if (twin !== undefined) {
-      throw new InputError(
-        `the Vitest data files ${twin} and ${path} are both shard ${header.shard.index} of ${header.shard.count}`,
-        { fix: SAME_RUN_FIX },
-      );
+      throw differs(`both are shard ${header.shard.index} of ${header.shard.count}`, path, twin);
     }
     seen.set(header.shard.index, path);
     if (header.root !== first.header.root) {
@@ -151,10 +141,11 @@ export function combineSections(
   const hashed = sections.filter((s) => s.section.hash !== null);
   const other = hashed.find((s) => s.section.hash !== hashed[0]?.section.hash);
   if (other !== undefined) {
-    throw new InputError(
-      `the Vitest data files ${hashed[0]?.part.path} and ${other.part.path} recorded ${source} from different code, so their line numbers do not name the same lines`,
-      { fix: SAME_RUN_FIX },
-    );
+    throw refusal("vitest-shards-not-one-run", {
+      first: String(hashed[0]?.part.path),
+      other: other.part.path,
+      why: `they recorded ${source} from different code, so their line numbers do not name the same lines`,
+    });
   }
   const spans = new Map<string, readonly [number, number]>();
   const outside = new Map<number, readonly number[]>();

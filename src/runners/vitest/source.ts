@@ -3,8 +3,8 @@
 // path mapping, the lost-recording checks and the reports treat it as they treat coverage.py's
 // relative paths. The runner's members get the run itself back with vitestOf.
 
-import { join, resolve } from "node:path";
-import { findVitestData, readVitestDataFile } from "../../adapters/vitest-data.js";
+import { discoverData } from "../../adapters/coverage-discovery.js";
+import { readVitestDataFile, VITEST_DATA } from "../../adapters/vitest-data.js";
 import type { CoverageSource } from "../../core/model.js";
 import { normalizePath } from "../../core/path-map.js";
 import type { DataRequest } from "../runner.js";
@@ -38,29 +38,9 @@ export function testRootPrefix(testRoot: string | undefined): string {
   return dir === "" || dir === "." ? "" : `${dir}/`;
 }
 
-/**
- * Where a search without a path looks: the Vitest root (the test root), then the directory
- * the user runs in. The first that holds a run's data is the one read.
- */
-export function vitestDataDirs({ root, places }: DataRequest): string[] {
-  const dirs = [join(resolve(root), places.testRoot ?? ""), resolve(places.cwd ?? root)];
-  return [...new Set(dirs)];
-}
-
 /** The data files of the run the request names (absolute); throws when there are none. */
-export function vitestDataFiles(request: DataRequest): string[] {
-  if (request.explicit !== undefined) {
-    return findVitestData(request.root, resolve(request.root, request.explicit));
-  }
-  const dirs = vitestDataDirs(request);
-  for (const dir of dirs.slice(1)) {
-    try {
-      return findVitestData(dir);
-    } catch {
-      // The first place's error says where the data should be.
-    }
-  }
-  return findVitestData(dirs[0] as string);
+export function vitestDataFiles({ root, explicit, places }: DataRequest): string[] {
+  return discoverData(VITEST_DATA, root, explicit, places).files;
 }
 
 export function openVitestSource(request: DataRequest): CoverageSource {
