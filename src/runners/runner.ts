@@ -23,6 +23,7 @@ import type {
   Patch,
   StatementMap,
 } from "../core/model.js";
+import type { MutatorAnswer } from "../core/mutants.js";
 
 /** Where the data is: an explicit path (absolute, or relative to the root), else the places. */
 export interface DataRequest {
@@ -319,6 +320,39 @@ export interface RunnerLedger {
   readonly mutedBy: string;
 }
 
+/** What the mutator is asked: the statements at `lines` of repository file `path`. */
+export interface MutateRequest {
+  root: string;
+  path: string;
+  lines: readonly number[];
+  /** The interpreter or tool the mutator runs on, as the user named it. */
+  python: string;
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Running the runner's tests against mutants of its language's statements (impact
+ * --mutants). pytest: Python statements mutated with Python's own ast
+ * (freezegate_pytest.mutants), tests run by node id with the outcomes recorder
+ * (freezegate_pytest.outcomes). Vitest: none yet.
+ */
+export interface RunnerMutation {
+  /** The language whose statements are mutated, in messages: "Python". */
+  readonly language: string;
+  /** Whether the mutator reads this measured file. */
+  accepts(path: string): boolean;
+  /** The mutants of the statements at the request's lines, and the file's import probe. */
+  mutate(request: MutateRequest): Promise<MutatorAnswer>;
+  /**
+   * The words after the user's command that run exactly `ids` (as the data names them, under
+   * the test root `prefix`) from `cwd` (repository-relative), with the outcomes recorded.
+   */
+  testArguments(ids: readonly string[], where: { prefix: string; cwd: string }): string[];
+  /** The user's environment with what a run adds: the recorder, and where it writes. */
+  environment(outcomesFile: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+}
+
 export interface Runner {
   /** The runner's name in messages: "pytest", "Vitest". */
   readonly name: string;
@@ -329,4 +363,9 @@ export interface Runner {
   readonly files: RunnerFiles;
   readonly sources: RunnerSources;
   readonly guards: RunnerGuards;
+  /**
+   * Loads the runner's mutant runs, or null when it has none yet. Loaded on use: the audit
+   * never needs them, and its start-up pays for every module it holds.
+   */
+  readonly mutation: (() => Promise<RunnerMutation>) | null;
 }
