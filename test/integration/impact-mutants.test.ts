@@ -46,8 +46,11 @@ const LOOP = [
   "",
 ].join("\n");
 
+// With MUTANT_TEST_PIDS, each pytest session notes its pid there, and the third (the first
+// mutant's run, after the baseline and the probe) hangs: an interrupt must end it.
 const CONFTEST = [
   "import os",
+  "import time",
   "",
   "import pytest",
   "",
@@ -59,6 +62,9 @@ const CONFTEST = [
   "    if pids:",
   '        with open(pids, "a") as f:',
   '            f.write(f"{os.getpid()}\\n")',
+  "        with open(pids) as f:",
+  "            if len(f.read().split()) >= 3:",
+  "                time.sleep(600)",
   "",
   "",
   "@pytest.fixture",
@@ -287,7 +293,7 @@ describePython("impact --mutants (real pytest, pytest-cov, Hypothesis)", () => {
         "--run",
         pytestCommand(),
         "--timeout",
-        "120",
+        "600",
         "--source-files",
         "app/loop.py",
         "--python",
@@ -313,11 +319,19 @@ describePython("impact --mutants (real pytest, pytest-cov, Hypothesis)", () => {
         return [];
       }
     };
-    // The baseline, the probe and a mutant's run have started: a copy is in use.
-    while (started().length < 3) await new Promise((r) => setTimeout(r, 100));
+    // The baseline, the probe and a mutant's run have started; that run hangs in a copy.
+    while (started().length < 3 && child.exitCode === null) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(started().length, stderr).toBeGreaterThanOrEqual(3);
     expect(readdirSync(tmp).some((n) => n.startsWith("freezegate-mutants-"))).toBe(true);
     child.kill("SIGINT");
-    expect(await exited).toBe(130);
+    const late = new Promise<"still running">((r) => {
+      setTimeout(() => r("still running"), 30_000).unref();
+    });
+    const code = await Promise.race([exited, late]);
+    if (code === "still running") child.kill("SIGKILL");
+    expect(code).toBe(130);
     expect(stderr).toContain("interrupted");
     expect(readdirSync(tmp)).toEqual([]);
     // A killed process is gone once its new parent has reaped it.
