@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from fz_helpers import freeze, write_ledger
+from fz_helpers import freeze, read_json, write_ledger
 
 pytest.importorskip("setuptools")
 pytest.importorskip("pip")
@@ -57,4 +57,20 @@ def test_the_installed_package_activates_through_its_entry_point(pytester, monke
     assert result.ret == 1
     out = result.stdout.str()
     assert "freezegate: " not in out and " freezegate =" not in out
+    assert not (pytester.path / ".freezegate").exists()
+
+
+def test_a_mutant_run_switches_the_installed_plugin_off_and_records_outcomes(pytester, monkeypatch, installed):
+    # What freezegate runs for each mutant, where the package is installed (entry point):
+    # the frozen test's failure is a failure, not the xfail the plugin would make of it.
+    monkeypatch.setenv("PYTHONPATH", str(installed))
+    monkeypatch.setenv("FREEZEGATE_OUTCOMES", "outcomes.json")
+    pytester.makepyfile(test_a="def test_flaky():\n    assert False\n")
+    write_ledger(pytester, freeze("test_a.py::test_flaky"))
+    result = pytester.runpytest_subprocess(
+        "-p", "no:freezegate_pytest", "-p", "freezegate_pytest.outcomes", "-p", "no:cacheprovider", "-q",
+        "test_a.py::test_flaky",
+    )
+    assert result.ret == 1, result.stdout.str() + result.stderr.str()
+    assert read_json(pytester.path / "outcomes.json")["outcomes"] == {"test_a.py::test_flaky": "failed"}
     assert not (pytester.path / ".freezegate").exists()
