@@ -335,7 +335,8 @@ export interface MutateRequest {
  * Running the runner's tests against mutants of its language's statements (impact
  * --mutants). pytest: Python statements mutated with Python's own ast
  * (freezegate_pytest.mutants), tests run by node id with the outcomes recorder
- * (freezegate_pytest.outcomes). Vitest: none yet.
+ * (freezegate_pytest.outcomes). Vitest: none yet. Which runner has one is said by
+ * src/runners/mutations.ts, apart from the Runner: the audit never needs it.
  */
 export interface RunnerMutation {
   /** The language whose statements are mutated, in messages: "Python". */
@@ -363,9 +364,4 @@ export interface Runner {
   readonly files: RunnerFiles;
   readonly sources: RunnerSources;
   readonly guards: RunnerGuards;
-  /**
-   * Loads the runner's mutant runs, or null when it has none yet. Loaded on use: the audit
-   * never needs them, and its start-up pays for every module it holds.
-   */
-  readonly mutation: (() => Promise<RunnerMutation>) | null;
 }

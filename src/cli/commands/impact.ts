@@ -23,7 +23,8 @@ import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
 import { type ImpactMutants, impactMutants, mutantsText } from "../../reporters/mutants-report.js";
 import { foldRanges } from "../../reporters/text.js";
 import { jsonText, visible } from "../../reporters/words.js";
-import type { Runner } from "../../runners/runner.js";
+import { mutationOf } from "../../runners/mutations.js";
+import type { RunnerMutation } from "../../runners/runner.js";
 import { DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
 import { type CommandIo, type CommandSpec, listOpt, stringOpt } from "../command.js";
 import { FORMAT_OPTION, resolveFormat } from "../gate-output.js";
@@ -270,7 +271,7 @@ const MUTANT_SEED = 1;
 
 /** What the data gives a mutant run: the runner's mutation, the test root and the sites. */
 interface MutantPlan {
-  load: NonNullable<Runner["mutation"]>;
+  load: () => Promise<RunnerMutation>;
   prefix: string;
   sites: MutantsRequest["sites"];
 }
@@ -286,9 +287,8 @@ function mutantPlan(
   who: { targets: ReadonlySet<string>; frozen: ReadonlySet<string>; property: string | undefined },
 ): MutantPlan {
   const { runner } = read;
-  if (runner.mutation === null) {
-    throw refusal("mutants-language-unsupported", { runner: runner.name });
-  }
+  const load = mutationOf(runner);
+  if (load === null) throw refusal("mutants-language-unsupported", { runner: runner.name });
   const contexts = read.tests.index;
   const property =
     who.property === undefined
@@ -306,7 +306,7 @@ function mutantPlan(
         });
   read.refuseStale(files.map((f) => f.path));
   return {
-    load: runner.mutation,
+    load,
     prefix: read.tests.prefix,
     sites: mutationSites({
       files,

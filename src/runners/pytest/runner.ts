@@ -172,6 +172,4 @@ export const pytestRunner: Runner = {
       refuseUnexecutedImported(root, candidates, toData, isTestFile, executedOf),
     refuseTestFilesWithoutData: () => {},
   },
-
-  mutation: async () => (await import("./mutation.js")).pytestMutation,
 };

@@ -238,9 +238,6 @@ export const vitestRunner: Runner = {
       });
     },
   },
-
-  // No mutator for JavaScript or TypeScript yet.
-  mutation: null,
 };
 
 /** The run of the data a DataTests was read from. */
