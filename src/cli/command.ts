@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "../core/errors.js";
 import { refusal } from "../core/refusals/index.js";
+import { shellWord } from "../core/shlex.js";
 
 export interface OptionSpec {
   name: string;
@@ -198,11 +199,6 @@ function refuseConflictingRepeats(
       throw refusal("flag-given-twice", { flag: token.name, first: earlier, second: value });
     }
   }
-}
-
-/** A word as a POSIX shell reads it back unchanged: bare when safe, else single-quoted. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /**

@@ -1,5 +1,5 @@
 // Python's shlex.split (POSIX mode, no comments): how pytest splits an `addopts` or
-// `python_files` string into arguments. Pure.
+// `python_files` string into arguments; and its inverse for one word, shlex.quote. Pure.
 
 /** Where shlex.split raises ValueError. */
 export class ShlexError extends Error {
@@ -45,4 +45,9 @@ export function shlexSplit(text: string): string[] {
   if (quote !== null) throw new ShlexError("no closing quotation");
   if (token !== null) out.push(token);
   return out;
+}
+
+/** A word as a POSIX shell reads it back unchanged: bare when safe, else single-quoted. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }

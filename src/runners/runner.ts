@@ -24,6 +24,7 @@ import type {
   Patch,
   StatementMap,
 } from "../core/model.js";
+import type { MutatorAnswer } from "../core/mutants.js";
 
 /** Where the data is: an explicit path (absolute, or relative to the root), else the places. */
 export interface DataRequest {
@@ -324,6 +325,40 @@ export interface RunnerLedger {
   readonly propertyTest: string;
   /** What mutes a test outside the ledger: "an xfail", "test.fails". */
   readonly mutedBy: string;
+}
+
+/** What the mutator is asked: the statements at `lines` of repository file `path`. */
+export interface MutateRequest {
+  root: string;
+  path: string;
+  lines: readonly number[];
+  /** The interpreter or tool the mutator runs on, as the user named it. */
+  python: string;
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Running the runner's tests against mutants of its language's statements (impact
+ * --mutants). pytest: Python statements mutated with Python's own ast
+ * (freezegate_pytest.mutants), tests run by node id with the outcomes recorder
+ * (freezegate_pytest.outcomes). Vitest: none yet. Which runner has one is said by
+ * src/runners/mutations.ts, apart from the Runner: the audit never needs it.
+ */
+export interface RunnerMutation {
+  /** The language whose statements are mutated, in messages: "Python". */
+  readonly language: string;
+  /** Whether the mutator reads this measured file. */
+  accepts(path: string): boolean;
+  /** The mutants of the statements at the request's lines, and the file's import probe. */
+  mutate(request: MutateRequest): Promise<MutatorAnswer>;
+  /**
+   * The words after the user's command that run exactly `ids` (as the data names them, under
+   * the test root `prefix`) from `cwd` (repository-relative), with the outcomes recorded.
+   */
+  testArguments(ids: readonly string[], where: { prefix: string; cwd: string }): string[];
+  /** The user's environment with what a run adds: the recorder, and where it writes. */
+  environment(outcomesFile: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
 }
 
 export interface Runner {

@@ -56,6 +56,7 @@ describe("impact --format json as docs/json-contract.md describes it", () => {
       ],
       compensation: [],
       notes: [`already frozen in the ledger: ${REFUND}`],
+      mutants: null,
     });
     expect(Object.keys(JSON.parse(r.stdout))).toEqual([
       "schema",
@@ -68,6 +69,7 @@ describe("impact --format json as docs/json-contract.md describes it", () => {
       "witnessLoss",
       "compensation",
       "notes",
+      "mutants",
     ]);
   });
 });

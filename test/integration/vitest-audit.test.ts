@@ -316,6 +316,15 @@ describe("doctor and impact on Vitest data", () => {
     const free = cli(repo, "impact", FREE);
     expect(free.stdout).toMatch(/src\/pricing\.ts: 11\b/);
   });
+
+  it("impact --mutants refuses Vitest data: only Python is mutated so far", () => {
+    const line = expectOneLineError(
+      cli(repo, "impact", WRAPS, "--mutants", "--run", "npx vitest run"),
+    );
+    expect(line).toMatch(
+      /^freezegate: error\[mutants-language-unsupported\]: --mutants mutates Python only so far, and this coverage data is Vitest's/,
+    );
+  });
 });
 
 describe("without usable data", () => {

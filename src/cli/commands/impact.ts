@@ -2,24 +2,34 @@
 // per-test coverage of every measured file: the lines these tests are the only live cover of;
 // from the ledger: the properties that would lose their last live witness. A report, so it
 // exits 0 whatever it finds; unusable input (unknown test id, stale data) is still exit 2.
+// With --mutants, the withdrawn statements are mutated and the tests that execute each run
+// against its mutants (src/app/mutants.ts): which kills the freeze withdraws.
 
+import { relative, sep } from "node:path";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { fileExists } from "../../adapters/repo-files.js";
 import { compensationIn } from "../../app/compensation.js";
-import { withWithdrawnData } from "../../app/withdrawn-data.js";
+import { MutantsInterrupted, type MutantsRequest, runMutants } from "../../app/mutants.js";
+import { type WithdrawnData, withWithdrawnData } from "../../app/withdrawn-data.js";
 import { type CompensationState, compensationFigure } from "../../core/compensation.js";
 import { InputError, UsageError } from "../../core/errors.js";
 import type { Finding } from "../../core/findings.js";
 import { DEFAULT_TEST_GLOBS } from "../../core/globs.js";
 import { type ImpactFile, resolveTestIds, withdrawnLines } from "../../core/impact.js";
 import type { Ledger } from "../../core/ledger-model.js";
+import { mutationSites } from "../../core/mutants.js";
+import { refusal } from "../../core/refusals/index.js";
 import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
+import { type ImpactMutants, impactMutants, mutantsText } from "../../reporters/mutants-report.js";
 import { foldRanges } from "../../reporters/text.js";
 import { jsonText, visible } from "../../reporters/words.js";
+import { mutationOf } from "../../runners/mutations.js";
+import type { RunnerMutation } from "../../runners/runner.js";
 import { DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
-import { type CommandSpec, listOpt, stringOpt } from "../command.js";
+import { type CommandIo, type CommandSpec, listOpt, stringOpt } from "../command.js";
 import { FORMAT_OPTION, resolveFormat } from "../gate-output.js";
 import { DIRECTORY_OPTION, LEDGER_OPTION, resolveLedgerContext } from "../ledger-options.js";
+import { MUTANT_OPTIONS, progressWriter, resolveMutantOptions } from "../mutant-options.js";
 
 const DATA_OPTION_NAMES = ["coverage", "path-map", "test-root", "test-files", "source-files"];
 
@@ -49,6 +59,8 @@ export interface ImpactReport {
     summary: string;
   }[];
   notes: string[];
+  /** With --mutants: the mutants of the withdrawn statements, judged; null without it. */
+  mutants: ImpactMutants | null;
 }
 
 // Test ids, paths and ledger text go through visible(): one line each, and never a workflow
@@ -80,7 +92,9 @@ function renderText(report: ImpactReport): string {
   for (const c of report.compensation) {
     out.push("", `  as compensating property: ${visible(c.summary)}`);
   }
-  if (report.notes.length > 0) out.push("", ...report.notes.map((n) => `note: ${visible(n)}`));
+  if (report.mutants !== null) out.push(...mutantsText(report.mutants));
+  const notes = [...report.notes, ...(report.mutants?.notes ?? [])];
+  if (notes.length > 0) out.push("", ...notes.map((n) => `note: ${visible(n)}`));
   return `${out.join("\n")}\n`;
 }
 
@@ -89,7 +103,7 @@ export const impactCommand: CommandSpec = {
   summary:
     "What freezing tests would withdraw: lines only they cover, properties they are the last witness of.",
   usage:
-    "freezegate impact TEST_ID... [--property TEST_ID] [--coverage PATH] [--source-files GLOB] [options]",
+    "freezegate impact TEST_ID... [--property TEST_ID] [--mutants --run CMD [--jobs N] [--timeout SECONDS] [--max N]] [options]",
   positionals: true,
   options: [
     ...DATA_OPTIONS.filter((o) => DATA_OPTION_NAMES.includes(o.name)).map((o) =>
@@ -113,6 +127,7 @@ export const impactCommand: CommandSpec = {
       description:
         "the compensating property the freeze would deposit: how many of the withdrawn lines it executes",
     },
+    ...MUTANT_OPTIONS,
     LEDGER_OPTION,
     FORMAT_OPTION,
     DIRECTORY_OPTION,
@@ -124,9 +139,18 @@ parameters stands for all its parametrized cases. With --property, the property 
 (it is the deposit, not a live test), and the report says how many of the lines these tests
 withdraw it executes in its body.
 
+With --mutants (pytest data), each withdrawn statement is mutated (an operator, a comparison,
+a constant, a condition or a returned value changed, one at a time) and only the tests that
+execute it run against the mutant, with the command --run names, in a temporary copy of the
+work tree (yours and .git are never written). A mutant is killed by a live test, by the
+property only, only by the tests given (the kills the freeze withdraws), survives, or times
+out. With --property, the property is set aside when the lines are chosen, so the mutants
+cover what it should recover. Details: docs/ledger.md.
+
 Exit codes:
   0  the report was made (whatever it withdraws)
-  2  usage, configuration or input error (e.g. a test id the coverage data does not have)`,
+  2  usage, configuration or input error (e.g. a test id the coverage data does not have)
+130  interrupted (the mutant run's copies and processes are removed)`,
   async run(args, io) {
     const format = resolveFormat(args.values);
     const written = [...new Set(args.positionals)];
@@ -135,6 +159,7 @@ Exit codes:
         fix: "pass one or more node ids, e.g. freezegate impact tests/test_a.py::test_x",
       });
     }
+    const mutantOptions = resolveMutantOptions(args.values, io.env);
     const ctx = await resolveLedgerContext(args, io);
     const { root } = ctx;
     const data = resolveDataOptions(args.values, ctx.config, ctx.cwd, root);
@@ -156,7 +181,7 @@ Exit codes:
       cwd: ctx.cwd,
       sourceFilter: listOpt(args.values, "source-files"),
     };
-    return withWithdrawnData(request, (read) => {
+    const made = withWithdrawnData(request, (read) => {
       const { runner } = read;
       const contexts = read.tests.index;
       const { ids: targets, unknown } = resolveTestIds(written, contexts.testIds);
@@ -192,6 +217,8 @@ Exit codes:
             );
       const loss =
         ledger === null ? [] : witnessLoss(ledger, [...written, ...targets], contexts.testIds);
+      const plan =
+        mutantOptions === null ? null : mutantPlan(read, files, { targets, frozen, property });
       const report: ImpactReport = {
         schema: "freezegate/impact",
         schemaVersion: 1,
@@ -203,9 +230,130 @@ Exit codes:
         witnessLoss: loss,
         compensation: measured.map(compensationFigure).map(({ testId: _, ...figure }) => figure),
         notes,
+        mutants: null,
       };
-      io.stdout.write(format === "json" ? jsonText(report) : renderText(report));
-      return 0;
+      return { report, plan };
     });
+    const { report, plan } = made;
+    if (mutantOptions !== null && plan !== null) {
+      const run = await runWithProgress(
+        {
+          root,
+          cwd: repositoryDirectory(root, ctx.cwd),
+          command: mutantOptions.command,
+          python: mutantOptions.python,
+          env: io.env,
+          mutation: await plan.load(),
+          prefix: plan.prefix,
+          sites: plan.sites,
+          max: mutantOptions.max,
+          seed: MUTANT_SEED,
+          jobs: mutantOptions.jobs,
+          timeoutSeconds: mutantOptions.timeoutSeconds,
+        },
+        io,
+      );
+      if (run === "interrupted") return 130;
+      report.mutants = impactMutants(run, {
+        tests: written,
+        command: mutantOptions.command,
+        max: mutantOptions.max,
+        property: property !== undefined,
+      });
+    }
+    io.stdout.write(format === "json" ? jsonText(report) : renderText(report));
+    return 0;
   },
 };
+
+/** The sample's seed: the same data, the same mutants. */
+const MUTANT_SEED = 1;
+
+/** What the data gives a mutant run: the runner's mutation, the test root and the sites. */
+interface MutantPlan {
+  load: () => Promise<RunnerMutation>;
+  prefix: string;
+  sites: MutantsRequest["sites"];
+}
+
+/**
+ * The withdrawn statements to mutate and the tests that execute each. With a property, it is
+ * set aside as the compensation figure sets it aside: the lines it should recover are
+ * withdrawn lines too.
+ */
+function mutantPlan(
+  read: WithdrawnData,
+  withdrawn: readonly ImpactFile[],
+  who: { targets: ReadonlySet<string>; frozen: ReadonlySet<string>; property: string | undefined },
+): MutantPlan {
+  const { runner } = read;
+  const load = mutationOf(runner);
+  if (load === null) throw refusal("mutants-language-unsupported", { runner: runner.name });
+  const contexts = read.tests.index;
+  const property =
+    who.property === undefined
+      ? new Set<string>()
+      : resolveTestIds([who.property], contexts.testIds).ids;
+  const files =
+    property.size === 0
+      ? withdrawn
+      : withdrawnLines({
+          targets: who.targets,
+          frozen: who.frozen,
+          setAside: property,
+          contexts,
+          files: read.files,
+        });
+  read.refuseStale(files.map((f) => f.path));
+  return {
+    load,
+    prefix: read.tests.prefix,
+    sites: mutationSites({
+      files,
+      executed: new Map(read.files.map((f) => [f.path, f.executed])),
+      contexts,
+      targets: who.targets,
+      frozen: who.frozen,
+      property,
+    }),
+  };
+}
+
+/** The user's directory relative to the root, as a repository path ("" for the root). */
+function repositoryDirectory(root: string, cwd: string): string {
+  const rel = relative(root, cwd);
+  return rel.startsWith("..") ? "" : rel.split(sep).join("/");
+}
+
+/**
+ * The mutant run, with its progress on stderr, and ended by SIGINT or SIGTERM: then its
+ * processes are killed and its copies removed before "interrupted" is returned.
+ */
+async function runWithProgress(
+  request: Omit<MutantsRequest, "signal" | "onProgress">,
+  io: CommandIo,
+): Promise<Awaited<ReturnType<typeof runMutants>> | "interrupted"> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  const progress = progressWriter(io);
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  try {
+    return await runMutants({
+      ...request,
+      signal: controller.signal,
+      onProgress: progress.onProgress,
+    });
+  } catch (error) {
+    if (!(error instanceof MutantsInterrupted)) throw error;
+    progress.end();
+    io.stderr.write(
+      "freezegate: interrupted: the mutant runs were stopped and their temporary copies removed\n",
+    );
+    return "interrupted";
+  } finally {
+    progress.end();
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  }
+}

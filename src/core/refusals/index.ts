@@ -10,6 +10,7 @@ import { DIFF } from "./diff.js";
 import { FILES } from "./files.js";
 import { GIT } from "./git.js";
 import { LEDGER } from "./ledger.js";
+import { MUTANTS } from "./mutants.js";
 import { OUTPUT } from "./output.js";
 import { SOURCES } from "./sources.js";
 
@@ -50,6 +51,7 @@ export const AREAS = [
   { title: "The patch", table: DIFF },
   { title: "Coverage data", table: COVERAGE },
   { title: "Path mapping and Python sources", table: SOURCES },
+  { title: "Mutants", table: MUTANTS },
 ] as const satisfies readonly RefusalArea[];
 
 export const REFUSALS = combineAreas(AREAS);

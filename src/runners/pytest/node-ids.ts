@@ -1,6 +1,8 @@
 // pytest's node ids (`tests/test_a.py::TestX::test_y[p1-p2]`): the grammar the ledger, the
 // applied record and pytest-cov's context names share. Pure.
 
+import { posix } from "node:path";
+
 /**
  * A node id without its parameters: `tests/t.py::test_y[a-b]` is `tests/t.py::test_y`. They
  * are the bracketed end of the test's name, from the first "[" after the file part (class and
@@ -35,4 +37,17 @@ export function classesOf(id: string): string[] {
 export function isDoctestId(id: string): boolean {
   const parts = withoutParameters(id).split("::");
   return parts.length === 2 && (parts[1] as string).includes(".");
+}
+
+/**
+ * A node id (relative to the test root `prefix`, "" or "dir/", as the data names it) as a
+ * pytest argument given in repository directory `cwd` ("" for the root): pytest reads the file
+ * part relative to where it runs.
+ */
+export function nodeIdArgument(id: string, prefix: string, cwd: string): string {
+  const sep = id.indexOf("::");
+  const file = sep < 0 ? id : id.slice(0, sep);
+  const rest = sep < 0 ? "" : id.slice(sep);
+  const from = posix.relative(`/${cwd}`, `/${prefix}${file}`);
+  return `${from}${rest}`;
 }
