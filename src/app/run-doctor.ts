@@ -12,6 +12,7 @@ import {
   checkPathMapping,
   type DoctorCheck,
   type FreshnessInput,
+  failedCheck,
 } from "../core/doctor.js";
 import { FreezegateError, InputError } from "../core/errors.js";
 import { type FrozenList, resolveFrozen } from "../core/frozen.js";
@@ -52,9 +53,7 @@ export interface DoctorRequest {
 }
 
 function failed(id: string, error: unknown): DoctorCheck {
-  if (error instanceof FreezegateError) {
-    return { id, status: "fail", message: error.message, ...(error.fix ? { fix: error.fix } : {}) };
-  }
+  if (error instanceof FreezegateError) return failedCheck(id, error);
   throw error;
 }
 

@@ -3,6 +3,7 @@
 // them all rather than stopping at the first. The checks of the data's tests are the
 // runner's (RunnerTests.doctorChecks).
 
+import type { FreezegateError } from "./errors.js";
 import { type FrozenResolution, type IdWords, testRootMismatch, unresolvedFix } from "./frozen.js";
 import { sample, sampleOf } from "./listing.js";
 import {
@@ -19,6 +20,16 @@ export interface DoctorCheck {
   status: CheckStatus;
   message: string;
   fix?: string;
+}
+
+/** The failed check `id` for a refusal the audit would stop at: its message, fix and code. */
+export function failedCheck(id: string, error: FreezegateError): DoctorCheck {
+  return {
+    id,
+    status: "fail",
+    message: error.message,
+    ...(error.fix ? { fix: error.fix } : {}),
+  };
 }
 
 /** How to make the data measure code, in the runner's words (see RunnerAdvice). */

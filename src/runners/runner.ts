@@ -13,7 +13,7 @@
 // statements) and the composition that reads its files through src/adapters.
 
 import type { DoctorCheck } from "../core/doctor.js";
-import type { InputError } from "../core/errors.js";
+import type { FreezegateError } from "../core/errors.js";
 import type { FrozenList, IdWords } from "../core/frozen.js";
 import type {
   ChangedFile,
@@ -158,7 +158,7 @@ export interface RunnerTests {
    * The refusal for frozen tests that never ran their body, in the runner's words (how to keep
    * frozen tests running), or null when there are none.
    */
-  refuseNotRun(label: string, ids: readonly string[], data: CoverageSource): InputError | null;
+  refuseNotRun(label: string, ids: readonly string[], data: CoverageSource): FreezegateError | null;
   /**
    * The repository paths of the files the data's tests live in, for telling a production file
    * named like a test from a test file (pytest: a doctest makes its module no test file).
@@ -252,7 +252,7 @@ export interface RunnerGuards {
    * None of the changed files is in the data while a copy of them is (pytest: a build, an
    * installed package): the error, or null.
    */
-  otherCopyMeasured(facts: PatchFacts): Promise<InputError | null>;
+  otherCopyMeasured(facts: PatchFacts): Promise<FreezegateError | null>;
   /**
    * Changed files left out of the data while the patch changes what the data measures
    * (pytest: coverage.py's configuration; Vitest: the coverage include and exclude).

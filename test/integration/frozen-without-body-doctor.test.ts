@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { expectOneLineError, expectRefusal, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, runPython } from "../helpers/python.js";
 import { assertMatchesSchema } from "../helpers/schema.js";
@@ -91,23 +91,28 @@ describePython("a frozen test that ran no body", () => {
   };
 
   it("refuses an exact frozen id that was skipped, --allow-unresolved or not", () => {
-    const message = `freezegate: error: ${bodiless(join(repo.dir, "quarantine.json"), ["tests/test_price.py::test_marked"])} (fix: ${BODILESS_FIX})`;
-    expect(expectOneLineError(audit(["tests/test_price.py::test_marked"]))).toBe(message);
+    const message = `${bodiless(join(repo.dir, "quarantine.json"), ["tests/test_price.py::test_marked"])} (fix: ${BODILESS_FIX})`;
+    expect(expectRefusal(audit(["tests/test_price.py::test_marked"]), "frozen-tests-not-run")).toBe(
+      message,
+    );
     expect(
-      expectOneLineError(audit(["tests/test_price.py::test_marked"], "--allow-unresolved")),
+      expectRefusal(
+        audit(["tests/test_price.py::test_marked"], "--allow-unresolved"),
+        "frozen-tests-not-run",
+      ),
     ).toBe(message);
   });
 
   it("refuses the skipped tests a glob matches, not the one that ran", () => {
-    expect(expectOneLineError(audit(["tests/test_price.py::*"]))).toBe(
-      `freezegate: error: ${bodiless(join(repo.dir, "quarantine.json"), ["tests/test_price.py::test_fixture_skip", "tests/test_price.py::test_marked"])} (fix: ${BODILESS_FIX})`,
+    expect(expectRefusal(audit(["tests/test_price.py::*"]), "frozen-tests-not-run")).toBe(
+      `${bodiless(join(repo.dir, "quarantine.json"), ["tests/test_price.py::test_fixture_skip", "tests/test_price.py::test_marked"])} (fix: ${BODILESS_FIX})`,
     );
   });
 
   it("refuses it in a JSON report too (every name read), which cannot tell a skip", () => {
     const result = audit(["tests/test_price.py::test_fixture_skip"], "--coverage", "coverage.json");
-    expect(expectOneLineError(result)).toBe(
-      `freezegate: error: ${bodilessInReport(join(repo.dir, "quarantine.json"), ["tests/test_price.py::test_fixture_skip"])} (fix: ${BODILESS_REPORT_FIX})`,
+    expect(expectRefusal(result, "frozen-tests-not-run")).toBe(
+      `${bodilessInReport(join(repo.dir, "quarantine.json"), ["tests/test_price.py::test_fixture_skip"])} (fix: ${BODILESS_REPORT_FIX})`,
     );
   });
 
@@ -208,8 +213,8 @@ describePython("a frozen test whose body ran no measured line", () => {
     const result = runCli(["audit", "--base", "main", "--coverage", "coverage.json"], {
       cwd: repo.dir,
     });
-    expect(expectOneLineError(result)).toBe(
-      `freezegate: error: ${bodilessInReport(join(repo.dir, "quarantine.json"), ["tests/test_db.py::test_empty"])} (fix: ${BODILESS_REPORT_FIX})`,
+    expect(expectRefusal(result, "frozen-tests-not-run")).toBe(
+      `${bodilessInReport(join(repo.dir, "quarantine.json"), ["tests/test_db.py::test_empty"])} (fix: ${BODILESS_REPORT_FIX})`,
     );
   });
 
@@ -275,7 +280,7 @@ describePython("doctor refuses what the audit refuses", () => {
     repo.write("lib.py", "def f(k):\n    if k == 2:\n        return 2\n    return k + 0\n");
     recordLib();
     expect(expectSameRefusal("--base", "main")).toMatch(
-      /changed file\(s\) on disk differ from HEAD: "lib.py"/,
+      /^freezegate: error\[changed-files-differ-from-head\]: .* differ from HEAD: "lib.py"/,
     );
   });
 
@@ -283,7 +288,7 @@ describePython("doctor refuses what the audit refuses", () => {
     repo.git("add", "lib.py");
     repo.write("lib.py", "def f(k):\n    if k == 2:\n        return 2\n    return k\n");
     expect(expectSameRefusal("--staged")).toMatch(
-      /changed file\(s\) have unstaged edits: "lib.py"/,
+      /^freezegate: error\[unstaged-edits\]: .* unstaged edits: "lib.py"/,
     );
     repo.git("checkout", "-q", "HEAD", "lib.py");
     repo.git("reset", "-q");
@@ -294,7 +299,7 @@ describePython("doctor refuses what the audit refuses", () => {
     const diff = repo.git("diff", "main", "HEAD").replace(/return 2\n/, "return 22\n");
     repo.write("other.diff", diff);
     expect(expectSameRefusal("--diff", "other.diff")).toMatch(
-      /does not describe lib.py on disk: its line 3 is " {8}return 22" in the diff/,
+      /^freezegate: error\[diff-not-of-disk\]: .* does not describe lib.py on disk: its line 3 is " {8}return 22" in the diff/,
     );
   });
 
@@ -334,13 +339,13 @@ describePython("doctor refuses what the audit refuses", () => {
     const error = expectOneLineError(
       runCli(["audit", "--base", "main", "--test-root", "tset"], { cwd: repo.dir }),
     );
-    expect(error).toBe(
-      `freezegate: error: --test-root "tset" does not exist in the repository (fix: give pytest's rootdir (the rootdir: line pytest prints), relative to the repository root)`,
+    expect(error).toMatch(
+      /^freezegate: error\[bad-test-root\]: --test-root "tset" does not exist in the repository/,
     );
     const doctor = runCli(["doctor", "--base", "main", "--test-root", "tset"], { cwd: repo.dir });
     expect(doctor.status).toBe(2);
     expect(doctorLine(doctor.stdout, "contexts")).toBe(
-      `FAIL  contexts: ${error.slice("freezegate: error: ".length)}`,
+      `FAIL  contexts: ${error.replace(/^freezegate: error\[[a-z0-9-]+\]: /, "")}`,
     );
   });
 

@@ -6,7 +6,8 @@ import { findRepoRoot } from "../../adapters/git.js";
 import { entryExists } from "../../adapters/repo-files.js";
 import type { PatchRequest } from "../../app/audit/read-patch.js";
 import { doctorStatus, runDoctor } from "../../app/run-doctor.js";
-import { FreezegateError, UsageError } from "../../core/errors.js";
+import { FreezegateError } from "../../core/errors.js";
+import { refusal } from "../../core/refusals/index.js";
 import { visible } from "../../reporters/words.js";
 import {
   commandDirectory,
@@ -39,7 +40,7 @@ export const doctorCommand: CommandSpec = {
   async run(args: ParsedArgs, io: CommandIo): Promise<number> {
     const format = stringOpt(args.values, "format") ?? "text";
     if (format !== "text" && format !== "json") {
-      throw new UsageError(`unknown --format "${format}"`, { fix: "use text or json" });
+      throw refusal("unknown-format", { format, known: "text or json" });
     }
     const cwd = commandDirectory(args.values, io.cwd);
     const root = await findRepoRoot(cwd);
@@ -51,8 +52,7 @@ export const doctorCommand: CommandSpec = {
         choice.kind === "diff-file" ? await readDiffInput(choice.path, cwd, io.stdin) : choice;
     } catch (error) {
       // Doctor without a patch source is fine: the freshness check is skipped.
-      if (!(error instanceof UsageError) || !error.message.startsWith("nothing to audit"))
-        throw error;
+      if (!(error instanceof FreezegateError) || error.code !== "nothing-to-audit") throw error;
     }
     const data = resolveDataOptions(args.values, config, cwd, root);
     let frozen: string | FreezegateError;

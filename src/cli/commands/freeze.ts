@@ -9,8 +9,9 @@ import { depositOutlook, patchRange, patchRangeIfKnown } from "../../app/deposit
 import { readSweepEvidence } from "../../app/gates/sweep.js";
 import { KNOWN_TESTS_FIX, loadKnownTests } from "../../app/known-tests.js";
 import { addDays } from "../../core/dates.js";
-import { UsageError } from "../../core/errors.js";
+import type { FreezegateError } from "../../core/errors.js";
 import type { Freeze, Ledger } from "../../core/ledger-model.js";
+import { refusal } from "../../core/refusals/index.js";
 import { sweepFindings } from "../../core/sweep.js";
 import { frozenBy, frozenIds, witnessLoss } from "../../core/witness.js";
 import { visible } from "../../reporters/words.js";
@@ -39,12 +40,7 @@ import {
 /** The single TEST_ID positional of freeze / unfreeze / extend: one exact pytest node id. */
 export function singleTestId(command: string, positionals: readonly string[]): string {
   if (positionals.length !== 1) {
-    throw new UsageError(
-      positionals.length === 0
-        ? `${command}: which test? give its node id`
-        : `${command} takes one test id, got ${positionals.length}`,
-      { fix: `freezegate ${command} tests/test_x.py::test_y ...` },
-    );
+    throw refusal("needs-one-test-id", { command, count: positionals.length });
   }
   const id = (positionals[0] as string).trim();
   if (id === "") throw notOneTestId(command, positionals[0] as string);
@@ -56,10 +52,8 @@ export function singleTestId(command: string, positionals: readonly string[]): s
  * exactly that id (a parametrized case such as test_match[*.py]); `freeze` asks the known
  * tests, `extend` and `unfreeze` the ledger's own entries.
  */
-export function notOneTestId(command: string, given: string): UsageError {
-  return new UsageError(`${command}: "${given}" is not one exact test id`, {
-    fix: "give the pytest node id, e.g. tests/test_x.py::test_y (no globs)",
-  });
+export function notOneTestId(command: string, given: string): FreezegateError {
+  return refusal("not-one-test-id", { command, given });
 }
 
 /** --days N: a whole number of days >= 1, or undefined when not given. */
@@ -67,9 +61,7 @@ export function daysOpt(values: OptionValues): number | undefined {
   const raw = stringOpt(values, "days");
   if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
-    throw new UsageError(`--days "${raw}" is not a whole number of days >= 1`, {
-      fix: "write e.g. --days 7",
-    });
+    throw refusal("bad-count", { flag: "days", value: raw, min: 1, example: 7 });
   }
   return Number(raw);
 }
@@ -77,9 +69,7 @@ export function daysOpt(values: OptionValues): number | undefined {
 function requiredText(values: OptionValues, name: string): string {
   const value = stringOpt(values, name)?.trim();
   if (!value) {
-    throw new UsageError(`freeze needs --${name}: a freeze is a reviewed record`, {
-      fix: "pass --owner, --reason, --invariant and --property (see freezegate freeze --help)",
-    });
+    throw refusal("freeze-needs-field", { flag: name });
   }
   return value;
 }
@@ -162,12 +152,10 @@ Exit codes:
     const property = requiredText(args.values, "property");
     const approvedBy = stringOpt(args.values, "approved-by")?.trim();
     if (approvedBy === "") {
-      throw new UsageError("--approved-by is empty", { fix: "name the approver, or leave it out" });
+      throw refusal("empty-flag-value", { flag: "approved-by", needs: "A" });
     }
     if (property === testId) {
-      throw new UsageError(`${testId} cannot be its own compensating property`, {
-        fix: "name the property test that covers the invariant while this test is frozen",
-      });
+      throw refusal("property-is-frozen-test", { testId });
     }
     const daysFlag = daysOpt(args.values);
     const force = boolOpt(args.values, "force");
@@ -192,7 +180,7 @@ Exit codes:
       ...(sweepFlag === undefined ? {} : { sweepPath: resolve(context.cwd, sweepFlag) }),
     });
 
-    let refusal: { problems: string[]; fix: string } | null = null;
+    let turnedDown: { problems: string[]; fix: string } | null = null;
     let withdrawn: string[] = [];
     let recorded: Freeze | null = null;
     let recordedIn: Ledger | null = null;
@@ -203,23 +191,17 @@ Exit codes:
         const max = current.policy.max_window_days;
         const days = daysFlag ?? max;
         if (days > max) {
-          throw new UsageError(`--days ${days} is longer than the policy's window of ${max} days`, {
-            fix: `pass --days ${max} or fewer`,
-          });
+          throw refusal("days-over-policy-window", { days, max });
         }
         if (current.policy.require_approval && approvedBy === undefined) {
-          throw new UsageError("the ledger's policy requires an approver for every freeze", {
-            fix: "pass --approved-by with someone other than the owner",
-          });
+          throw refusal("freeze-needs-approver", { owner: null });
         }
         if (current.policy.require_approval && approvedBy === owner) {
-          throw new UsageError(`the owner ${owner} cannot approve their own freeze`, {
-            fix: "pass --approved-by with someone other than the owner",
-          });
+          throw refusal("freeze-needs-approver", { owner });
         }
         const existing = current.freezes.find((f) => f.test_id === testId);
         if (existing) {
-          refusal = {
+          turnedDown = {
             problems: [`${testId} is already frozen (until ${existing.expires || "?"})`],
             fix: `to change its expiry run freezegate extend ${testId} --days N`,
           };
@@ -229,7 +211,7 @@ Exit codes:
         const byFreeze = frozenBy(frozenIds(current), [testId, property], known.ids);
         const glob = byFreeze.get(testId);
         if (glob !== undefined) {
-          refusal = {
+          turnedDown = {
             problems: [`${testId} is already frozen by the entry ${glob}`],
             fix: `edit that entry in ${context.ledgerLabel} if ${testId} should be frozen on its own terms`,
           };
@@ -257,7 +239,7 @@ Exit codes:
           known.ids,
         );
         if (broken.length > 0) {
-          refusal = {
+          turnedDown = {
             problems: broken.map((f) => `${f.message} (${f.code})`),
             fix: "fix the property, then run the recorded command: a sweep that passes it at that seed clears the record",
           };
@@ -297,7 +279,7 @@ Exit codes:
         }
         const fix = `${fixes.join("; ")}; or pass --force to record the freeze anyway`;
         if (problems.length > 0 && !force) {
-          refusal = { problems, fix };
+          turnedDown = { problems, fix };
           return null;
         }
         withdrawn = problems;
@@ -318,7 +300,7 @@ Exit codes:
       { createIfMissing: true, ...ledgerWriteOptions(io) },
     );
 
-    const refused = refusal as { problems: string[]; fix: string } | null;
+    const refused = turnedDown as { problems: string[]; fix: string } | null;
     if (refused !== null) {
       // Ids, owners and paths come from the user and the repository: one line, never a CI
       // workflow command (visible()).

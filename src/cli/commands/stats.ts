@@ -16,7 +16,7 @@ import {
   compensationFigure,
   compensationWords,
 } from "../../core/compensation.js";
-import { InputError, UsageError } from "../../core/errors.js";
+import { refusal } from "../../core/refusals/index.js";
 import {
   freezeAges,
   median,
@@ -95,9 +95,7 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
     const staleRaw = stringOpt(args.values, "stale-runs") ?? "5";
     const staleRuns = Number(staleRaw);
     if (!Number.isInteger(staleRuns) || staleRuns < 2) {
-      throw new UsageError(`--stale-runs "${staleRaw}" is not a whole number of at least 2`, {
-        fix: "write e.g. --stale-runs 5",
-      });
+      throw refusal("bad-count", { flag: "stale-runs", value: staleRaw, min: 2, example: 5 });
     }
     const historyFlag = stringOpt(args.values, "history");
     const historyPath = historyFlag === undefined ? undefined : resolve(ctx.cwd, historyFlag);
@@ -184,12 +182,10 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
       try {
         appendFileSync(historyPath, serializeStats(stats));
       } catch (error) {
-        throw new InputError(
-          `cannot append to the history ${historyPath}: ${(error as Error).message}`,
-          {
-            fix: "check that the directory exists and is writable",
-            cause: error,
-          },
+        throw refusal(
+          "write-failed",
+          { path: historyPath, why: (error as Error).message, nothingWritten: false },
+          { cause: error },
         );
       }
     }

@@ -12,6 +12,7 @@ import { GIT } from "./git.js";
 import { LEDGER } from "./ledger.js";
 import { OUTPUT } from "./output.js";
 import { SOURCES } from "./sources.js";
+import { TESTS } from "./tests.js";
 
 /** One area's table, with the heading its codes are listed under in docs/refusals.md. */
 export interface RefusalArea<T extends RefusalTable = RefusalTable> {
@@ -50,6 +51,7 @@ export const AREAS = [
   { title: "The patch", table: DIFF },
   { title: "Coverage data", table: COVERAGE },
   { title: "Path mapping and Python sources", table: SOURCES },
+  { title: "Tests, contexts and the frozen list", table: TESTS },
 ] as const satisfies readonly RefusalArea[];
 
 export const REFUSALS = combineAreas(AREAS);

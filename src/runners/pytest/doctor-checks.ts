@@ -1,16 +1,16 @@
 // pytest's doctor checks of the data's tests: contexts exist and name tests, and their node ids
 // name test files that exist.
 
-import type { DoctorCheck } from "../../core/doctor.js";
+import { type DoctorCheck, failedCheck } from "../../core/doctor.js";
 import { sample } from "../../core/listing.js";
 import type { ContextIndex, TestFileExists } from "../../core/model.js";
+import { refusal } from "../../core/refusals/index.js";
 import { staticContextWithColons, staticContextWithColonsProblem } from "./context-names.js";
-import { NO_LINES_RECORDED } from "./contexts.js";
 
 /** Contexts exist and are not all the empty "no test" context. */
 export function checkContextsPresent(names: readonly string[], index: ContextIndex): DoctorCheck {
   if (names.length === 0) {
-    return { id: "contexts", status: "fail", ...NO_LINES_RECORDED };
+    return failedCheck("contexts", refusal("coverage-data-no-lines", undefined));
   }
   if (names.every((n) => n === "")) {
     return {

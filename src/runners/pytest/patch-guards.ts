@@ -6,11 +6,11 @@ import { basename, join, posix, relative, sep } from "node:path";
 import { looksLikeDataFile } from "../../adapters/coverage-discovery.js";
 import { readBlobs } from "../../adapters/git-history.js";
 import { readTextOrNull } from "../../adapters/repo-files.js";
-import { InputError } from "../../core/errors.js";
 import { outsideTestDirs } from "../../core/globs.js";
 import { sample } from "../../core/listing.js";
 import type { ChangedFile, Patch } from "../../core/model.js";
 import { baseRevisionOf } from "../../core/patch-base.js";
+import { refusal } from "../../core/refusals/index.js";
 import { coverageSettingsIn, mayConfigureCoverage } from "./coverage-settings.js";
 
 /**
@@ -60,12 +60,10 @@ export async function refuseUnmeasuredAfterCoverageConfig(
     return now !== then;
   });
   if (changed.length === 0) return;
-  throw new InputError(
-    `the patch changes coverage.py's configuration (${sample(changed.map((f) => f.path))}) and its changed source ${sample(unmeasured.map((f) => f.path))} is not in the coverage data: the change may have taken it out`,
-    {
-      fix: "land the coverage configuration change in a patch of its own, or make the tests measure these files",
-    },
-  );
+  throw refusal("patch-changes-coverage-config", {
+    config: sample(changed.map((f) => f.path)),
+    sources: sample(unmeasured.map((f) => f.path)),
+  });
 }
 
 // Directories that hold test fixtures: a `.coverage` in one of them below a test directory is
@@ -117,14 +115,6 @@ export function refuseDataInPatch(root: string, patch: Patch, dataFiles: readonl
     source.kind === "range"
       ? `${source.base}...${source.head} adds or changes it`
       : "the staged patch adds or changes it";
-  // A .coverage kept as a test fixture is let through in one place: say which.
-  const fixtureHint = read.has(data.path)
-    ? ""
-    : "; a data file kept as a test fixture belongs in a fixtures or testdata directory below the tests (tests/fixtures/)";
-  throw new InputError(
-    `the coverage data ${data.path} is part of the patch (${by}): data committed with a patch is not a record of this run`,
-    {
-      fix: `remove ${data.path} from the patch (and add it to .gitignore); record the data in CI with pytest --cov --cov-context=test${fixtureHint}`,
-    },
-  );
+  // A .coverage kept as a test fixture is let through in one place: the fix says which.
+  throw refusal("coverage-data-in-patch", { path: data.path, by, read: read.has(data.path) });
 }
