@@ -360,7 +360,7 @@ describe("bad input is exit 2 with one line, never a pass", () => {
     try {
       writeFileSync(join(repo.dir, "package.json"), `{"name": "shop", "freezegate": ${settings}}`);
       expect(expectOneLineError(runCli(["audit", "-q"], { cwd: repo.dir }))).toBe(
-        'freezegate: error[config-duplicate-key]: package.json has the key "frozen" twice in $.freezegate: JSON readers keep only the last one, a person reading the file sees the first (fix: keep one "frozen" in $.freezegate)',
+        'freezegate: error[json-duplicate-key]: package.json has the key "frozen" twice in $.freezegate: JSON readers keep only the last one, a person reading the file sees the first (fix: keep one "frozen" in $.freezegate)',
       );
       const twice = '{"name": "shop", "freezegate": {"base": "x"}, "freezegate": {"base": "base"}}';
       writeFileSync(join(repo.dir, "package.json"), twice);

@@ -72,6 +72,18 @@ describe("the registry", () => {
     expect(usage.code).toBe("check-needs-base");
   });
 
+  it("says what a file that could not be written is, where its path does not", () => {
+    const ledger = refusal("write-failed", {
+      what: "the ledger",
+      path: "freeze-ledger.json",
+      why: "EACCES",
+      nothingWritten: false,
+    });
+    expect(ledger.message).toBe("cannot write the ledger freeze-ledger.json: EACCES");
+    const report = refusal("write-failed", { path: "r.json", why: "EACCES", nothingWritten: true });
+    expect(report.message).toBe("cannot write r.json: EACCES; no report file was written");
+  });
+
   it("keeps the cause", () => {
     const cause = new Error("EACCES");
     const error = refusal(

@@ -184,7 +184,12 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
       } catch (error) {
         throw refusal(
           "write-failed",
-          { path: historyPath, why: (error as Error).message, nothingWritten: false },
+          {
+            what: "the history",
+            path: historyPath,
+            why: (error as Error).message,
+            nothingWritten: false,
+          },
           { cause: error },
         );
       }

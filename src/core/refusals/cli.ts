@@ -186,11 +186,6 @@ export const CLI = {
     (v: { missing: string }) => `queue check needs both applied records (missing ${v.missing})`,
     "pass --parent with the previous queue entry's record and --child with this run's record",
   ),
-  "ledger-outside-repository": usage(
-    (v: { ledger: string }) =>
-      `the ledger ${v.ledger} is outside the repository, so it cannot be read at a commit`,
-    "point --ledger at the ledger file checked into this repository",
-  ),
   "queue-commit-unknown": git(
     (v: { ref: string }) => `--commit "${v.ref}" is not a commit in this repository`,
     "pass the commit being gated (a sha or ref that git rev-parse knows), or fetch it",

@@ -80,11 +80,6 @@ export const FILES = {
     (v: { why: string }) => `package.json is not valid JSON: ${v.why}`,
     'fix the JSON syntax (freezegate reads its "freezegate" key)',
   ),
-  "config-duplicate-key": config(
-    (v: { key: string; at: string }) =>
-      `package.json has the key ${JSON.stringify(v.key)} twice in ${v.at}: JSON readers keep only the last one, a person reading the file sees the first`,
-    (v) => `keep one ${JSON.stringify(v.key)} in ${v.at}`,
-  ),
   "config-in-two-places": config(
     () =>
       'freezegate settings are in both pyproject.toml [tool.freezegate] and package.json "freezegate"',
