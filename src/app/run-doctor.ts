@@ -14,7 +14,7 @@ import {
   type FreshnessInput,
   failedCheck,
 } from "../core/doctor.js";
-import { FreezegateError, InputError } from "../core/errors.js";
+import { FreezegateError, InputError, reworded } from "../core/errors.js";
 import { type FrozenList, resolveFrozen } from "../core/frozen.js";
 import { sampleOf } from "../core/listing.js";
 import type { CoverageSource, Patch } from "../core/model.js";
@@ -72,7 +72,7 @@ function loadFrozenListAs(path: string, label: string): FrozenList {
     return loadFrozenList(path);
   } catch (error) {
     if (!(error instanceof InputError) || label === path) throw error;
-    throw new InputError(error.message.split(path).join(label), { fix: error.fix, cause: error });
+    throw reworded(error, error.message.split(path).join(label));
   }
 }
 

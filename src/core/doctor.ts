@@ -20,6 +20,8 @@ export interface DoctorCheck {
   status: CheckStatus;
   message: string;
   fix?: string;
+  /** The refusal's code, when the check failed on one (docs/refusals.md). */
+  code?: string;
 }
 
 /** The failed check `id` for a refusal the audit would stop at: its message, fix and code. */
@@ -29,6 +31,7 @@ export function failedCheck(id: string, error: FreezegateError): DoctorCheck {
     status: "fail",
     message: error.message,
     ...(error.fix ? { fix: error.fix } : {}),
+    ...(error.code === undefined ? {} : { code: error.code }),
   };
 }
 

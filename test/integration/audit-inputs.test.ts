@@ -261,7 +261,9 @@ describe("one file recorded under two roots", () => {
     expect(line).toMatch(/\(fix: map it onto the repository with --path-map "\/elsewhere\/=\."\)$/);
     const doctor = runCli(["doctor", "--base", "base", "--coverage", data], { cwd: r.dir });
     expect(doctor.status).toBe(2);
-    expect(doctor.stdout).toMatch(/^FAIL {2}freshness: the coverage data also records/m);
+    expect(doctor.stdout).toMatch(
+      /^FAIL {2}freshness: error\[coverage-recording-unmapped\]: the coverage data also records/m,
+    );
   });
 
   it("both mapped: the file's tests are those of both roots", () => {
@@ -465,7 +467,7 @@ describe("coverage data that the patch itself commits", () => {
       cwd: r.dir,
     });
     expect(doctor.stdout).toContain(
-      "FAIL  freshness: the coverage data ci/baseline.coverage is part of the patch",
+      "FAIL  freshness: error[coverage-data-in-patch]: the coverage data ci/baseline.coverage is part of the patch",
     );
     expect(doctor.status).toBe(2);
 
@@ -647,7 +649,9 @@ describe("a patch none of whose changed files is in the data", () => {
       "which measures src/billing/proration.py instead of lib/billing/proration.py",
     );
     const doctor = runCli(["doctor", "--base", "base2"], { cwd: r.dir });
-    expect(doctor.stdout).toContain(`FAIL  freshness: ${message.split(" (fix: ")[0]}`);
+    expect(doctor.stdout).toContain(
+      `FAIL  freshness: error[tests-ran-a-copy]: ${message.split(" (fix: ")[0]}`,
+    );
     expect(doctor.status).toBe(2);
   });
 

@@ -365,7 +365,7 @@ describe("the frozen list when --frozen is not given", () => {
       const doctor = runCli(["doctor", "--base", "base"], { cwd: repo.dir });
       expect(doctor.status).toBe(2);
       expect(doctor.stdout).toMatch(
-        /^FAIL {2}frozen: both quarantine\.json and freeze-ledger\.json/m,
+        /^FAIL {2}frozen: error\[frozen-list-ambiguous\]: both quarantine\.json and freeze-ledger\.json/m,
       );
       const named = runCli(["audit", "--base", "base", "-q", "--frozen", "freeze-ledger.json"], {
         cwd: repo.dir,
@@ -384,7 +384,9 @@ describe("the frozen list when --frozen is not given", () => {
       expect(line).toContain('{"frozen": []}, which declares exactly that');
       const doctor = runCli(["doctor", "--base", "base"], { cwd: repo.dir });
       expect(doctor.status).toBe(2);
-      expect(doctor.stdout).toMatch(/^FAIL {2}frozen: no frozen-test list/m);
+      expect(doctor.stdout).toMatch(
+        /^FAIL {2}frozen: error\[no-frozen-list\]: no frozen-test list/m,
+      );
     });
   });
 });
@@ -396,7 +398,7 @@ describe("doctor fails where the audit would refuse to run", () => {
     const r = runCli(["doctor", ...args], { cwd: repo.dir });
     expect(r.status).toBe(2);
     expect(r.stdout).toContain(
-      `FAIL  freshness: the path-map rule "src/billing/proration.py=gone.py" sends the coverage data's "src/billing/proration.py", the recording of the changed file src/billing/proration.py, to "gone.py" (no file here), so src/billing/proration.py would pass as unmeasured`,
+      `FAIL  freshness: error[path-map-sends-away]: the path-map rule "src/billing/proration.py=gone.py" sends the coverage data's "src/billing/proration.py", the recording of the changed file src/billing/proration.py, to "gone.py" (no file here), so src/billing/proration.py would pass as unmeasured`,
     );
   });
 });
@@ -697,7 +699,7 @@ describe("settings in a subdirectory's config file", () => {
       const doctor = runCli(["doctor", "--base", "base", "--test-root", "backend"], {
         cwd: repo.dir,
       });
-      expect(doctor.stdout).toContain(`FAIL  contexts: ${message}\n`);
+      expect(doctor.stdout).toContain(`FAIL  contexts: error[config-not-at-root]: ${message}\n`);
       expect(doctor.status).toBe(2);
       // A package.json that only depends on freezegate holds no settings.
       rmSync(join(sub, "pyproject.toml"));

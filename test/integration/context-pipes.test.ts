@@ -163,7 +163,7 @@ describePython('a test file whose path holds "|"', () => {
     );
     const checked = doctor(repo);
     expect(checked.stdout).toMatch(
-      /^FAIL {2}contexts: the coverage data's context name .* names two test files that both exist/m,
+      /^FAIL {2}contexts: error\[context-pipe-two-files\]: the coverage data's context name .* names two test files that both exist/m,
     );
     expect(checked.status).toBe(2);
   });

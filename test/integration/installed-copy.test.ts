@@ -530,7 +530,7 @@ describePython("installed-copy refusals: what the data says ran", () => {
         ).toBe(error);
         const doctor = runCli(["doctor", "--base", "base"], { cwd: r.dir });
         expect(doctor.stdout).toContain(
-          "FAIL  freshness: the coverage data holds pkg/calc.py without a single executed line",
+          "FAIL  freshness: error[tests-ran-a-copy]: the coverage data holds pkg/calc.py without a single executed line",
         );
         expect(doctor.status).toBe(2);
       },

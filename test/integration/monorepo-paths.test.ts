@@ -141,7 +141,9 @@ describePython("relative data that the root and a subdirectory both hold", () =>
     ).toBe(`${refusal("the data file's directory")}`);
     const doctor = runCli(["doctor", ...withRoot.slice(1)], { cwd: repo.dir });
     expect(doctor.status).toBe(2);
-    expect(doctor.stdout).toContain(`\nFAIL  paths: ${refusal("the --test-root")}\n`);
+    expect(doctor.stdout).toContain(
+      `\nFAIL  paths: error[coverage-path-ambiguous]: ${refusal("the --test-root")}\n`,
+    );
 
     // impact maps the data as the audit does.
     const impact = ["impact", "tests/test_main.py::test_handle", ...data];

@@ -103,7 +103,9 @@ describe("a patch that changes the config it is judged by", () => {
       `freezegate: error[patch-changes-path-map]: the patch changes path-map (now ${rule}), and the new rules give the changed file src/billing/proration.py the data recorded as "src/billing/__init__.py" instead of "src/billing/proration.py" (fix: change path-map in a patch that changes no measured source file, or pass --path-map)`,
     );
     const doctor = runCli(["doctor", "--base", "base"], { cwd: r.dir });
-    expect(doctor.stdout).toMatch(/^FAIL {2}freshness: the patch changes path-map/m);
+    expect(doctor.stdout).toMatch(
+      /^FAIL {2}freshness: error\[patch-changes-path-map\]: the patch changes path-map/m,
+    );
     expect(doctor.status).toBe(2);
     // Given as a flag, the rule is the CI's word, and the base's rules do not count.
     const flag = runCli(["audit", "--base", "base", "-q", "--path-map", rule], { cwd: r.dir });
@@ -151,7 +153,7 @@ describe("a patch that changes coverage.py's configuration", () => {
       cwd: r.dir,
     });
     expect(doctor.stdout).toMatch(
-      /^FAIL {2}freshness: the patch changes coverage\.py's configuration/m,
+      /^FAIL {2}freshness: error\[patch-changes-coverage-config\]: the patch changes coverage\.py's configuration/m,
     );
     expect(doctor.status).toBe(2);
     expect(expectRefusal(runCli(args, { cwd: r.dir }), "patch-changes-coverage-config")).toBe(

@@ -35,8 +35,9 @@ export const doctorCommand: CommandSpec = {
     { name: "format", type: "string", value: "FORMAT", description: "text (default) or json" },
     DIRECTORY_OPTION,
   ],
-  details: `Each problem is one line with a fix. Exit codes: 0 no check failed (warnings allowed),
-2 a check failed or the command could not run.`,
+  details: `Each problem is one line with a fix; a check that fails on a refusal the audit would
+stop at shows its code, error[CODE] (docs/refusals.md). Exit codes: 0 no check failed
+(warnings allowed), 2 a check failed or the command could not run.`,
   async run(args: ParsedArgs, io: CommandIo): Promise<number> {
     const format = stringOpt(args.values, "format") ?? "text";
     if (format !== "text" && format !== "json") {
@@ -84,7 +85,7 @@ export const doctorCommand: CommandSpec = {
     } else {
       for (const c of checks) {
         io.stdout.write(
-          `${MARK[c.status]}  ${c.id}: ${visible(c.message)}${c.fix && c.status !== "ok" ? ` (fix: ${visible(c.fix)})` : ""}\n`,
+          `${MARK[c.status]}  ${c.id}: ${c.code === undefined ? "" : `error[${c.code}]: `}${visible(c.message)}${c.fix && c.status !== "ok" ? ` (fix: ${visible(c.fix)})` : ""}\n`,
         );
       }
       io.stdout.write(
