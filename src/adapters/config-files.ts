@@ -52,7 +52,11 @@ function fromPackageJson(path: string, text: string | null): Found | null {
     path === "$" ? key === "freezegate" : /^\$\.freezegate(?:$|[.[])/.test(path),
   );
   if (repeat !== null) {
-    throw refusal("config-duplicate-key", { key: repeat.key, at: repeat.path });
+    throw refusal("json-duplicate-key", {
+      source: "package.json",
+      key: repeat.key,
+      at: repeat.path,
+    });
   }
   return {
     source: 'package.json "freezegate"',

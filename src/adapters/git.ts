@@ -720,7 +720,7 @@ async function notACommit(
     return refusal("ref-starts-with-dash", { flag, ref });
   }
   if (ref.includes("..")) {
-    return refusal("ref-is-range", { flag, ref });
+    return refusal("ref-is-range", { flag, ref, withHead: false });
   }
   const args = ["rev-parse", "--verify", "-q", "--end-of-options", ref];
   const result = await runGit(root, args);

@@ -385,7 +385,11 @@ async function writeLedgerText(
   } catch (error) {
     rmSync(temp, { force: true });
     if (error instanceof FreezegateError) throw error;
-    throw refusal("ledger-not-written", { path, why: (error as Error).message }, { cause: error });
+    throw refusal(
+      "write-failed",
+      { what: "the ledger", path, why: (error as Error).message, nothingWritten: false },
+      { cause: error },
+    );
   }
   syncDirectory(dirname(path));
 }

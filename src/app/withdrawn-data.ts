@@ -5,11 +5,12 @@
 
 import { join } from "node:path";
 import { readTextFile } from "../adapters/repo-files.js";
-import { InputError } from "../core/errors.js";
 import { compileGlobs } from "../core/globs.js";
 import type { ImpactFileInput } from "../core/impact.js";
+import { sample } from "../core/listing.js";
 import type { CoverageSource } from "../core/model.js";
 import { type PathRule, unmappedPathsFix } from "../core/path-map.js";
+import { refusal } from "../core/refusals/index.js";
 import type { DataTests, Runner } from "../runners/runner.js";
 import { openData } from "./audit/data.js";
 import { ambiguousRun, mapCoverageToRepo, recordedRootIn } from "./audit/data-paths.js";
@@ -62,9 +63,7 @@ function readWithdrawnData(
   const { root } = request;
   const tests = runner.tests.read(root, request.testRoot, coverage, { names: true });
   if (tests.index.testIds.size === 0) {
-    throw new InputError("the coverage data names no tests, so it cannot say who covers what", {
-      fix: runner.advice.recordTests,
-    });
+    throw refusal("data-names-no-tests", { only: null, fix: runner.advice.recordTests });
   }
   const filter = request.sourceFilter;
   const isSource = filter === undefined ? () => true : compileGlobs(filter);
@@ -83,7 +82,9 @@ function readWithdrawnData(
     (p) => isSource(p) && (filter !== undefined || !(isTest(p) || (ofRun?.has(p) ?? false))),
   );
   if (existing.length === 0) {
-    throw new InputError("no file in the coverage data maps onto the repository", {
+    throw refusal("coverage-paths-unmapped", {
+      root,
+      sample: sample(measured),
       fix: unmappedPathsFix(measured, recordedRootIn(root, measured)),
     });
   }
@@ -116,10 +117,7 @@ function readWithdrawnData(
         const text = readTextFile(join(root, path), path);
         const evidence = runner.sources.staleEvidence(path, text, lines);
         if (evidence) {
-          throw new InputError(
-            `the coverage data does not match ${path} on disk (${evidence}): it was recorded from another version`,
-            { fix: "re-run the tests with coverage on this checkout" },
-          );
+          throw refusal("coverage-data-stale", { path, evidence });
         }
         fresh.add(path);
       }

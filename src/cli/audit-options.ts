@@ -17,12 +17,13 @@ import type { PatchRequest } from "../app/audit/read-patch.js";
 import type { FrozenChoice } from "../app/patch-settings.js";
 import type { AuditRequest } from "../app/run-audit.js";
 import type { ConfigValues } from "../core/config.js";
-import { ConfigError, FreezegateError, InputError, UsageError } from "../core/errors.js";
+import { FreezegateError } from "../core/errors.js";
 import { parseFrozenList } from "../core/frozen.js";
 import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from "../core/globs.js";
 import { wideEncodingOf } from "../core/json-text.js";
 import { DEFAULT_LEDGER_PATH } from "../core/ledger-model.js";
 import { type PathRule, parsePathRule } from "../core/path-map.js";
+import { refusal } from "../core/refusals/index.js";
 import { FAILABLE_VERDICTS, type FailableVerdict } from "../core/shadow-audit.js";
 import { boolOpt, listOpt, type OptionSpec, type OptionValues, stringOpt } from "./command.js";
 
@@ -43,9 +44,7 @@ export function commandDirectory(values: OptionValues, cwd: string): string {
   const flag = stringOpt(values, "directory");
   const dir = resolve(cwd, flag ?? ".");
   if (flag !== undefined && statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) {
-    throw new UsageError(`-C ${flag}: ${dir} is a file, not a directory`, {
-      fix: `give -C the directory to run in, e.g. -C ${dirname(dir)}`,
-    });
+    throw refusal("directory-is-file", { flag, dir, parent: dirname(dir) });
   }
   return dir;
 }
@@ -172,15 +171,13 @@ export function resolvePatchRequest(flags: OptionValues, config: ConfigValues): 
     stringOpt(flags, "diff") !== undefined && "--diff",
   ].filter(Boolean);
   if (chosen.length > 1) {
-    throw new UsageError(`${chosen.join(" and ")} cannot be combined`, {
-      fix: "choose one source of changes",
-    });
+    throw refusal("patch-sources-combined", { flags: chosen as string[] });
   }
   const head = stringOpt(flags, "head");
   if (base !== undefined) checkRevision("--base", base);
   if (head !== undefined) checkRevision("--head", head);
   if (head !== undefined && chosen[0] !== "--base" && !(chosen.length === 0 && config.base)) {
-    throw new UsageError("--head only applies to --base", { fix: "add --base REF" });
+    throw refusal("head-without-base", undefined);
   }
   if (base !== undefined) return { kind: "range", base, ...(head ? { head } : {}) };
   if (boolOpt(flags, "staged")) return { kind: "staged" };
@@ -191,9 +188,7 @@ export function resolvePatchRequest(flags: OptionValues, config: ConfigValues): 
     checkRevision('the config file\'s "base"', config.base);
     return { kind: "range", base: config.base, ...(head ? { head } : {}) };
   }
-  throw new UsageError("nothing to audit: say which changes", {
-    fix: "pass --base REF (e.g. --base origin/main), --staged, --worktree or --diff FILE",
-  });
+  throw refusal("nothing-to-audit", undefined);
 }
 
 /**
@@ -210,9 +205,7 @@ export async function readDiffInput(
     const bytes = await readStreamBytes(stdin, "the diff on stdin", DIFF_TOO_LARGE_FIX);
     const text = diffText(bytes, "the diff on stdin");
     if (text.trim() === "") {
-      throw new InputError("--diff -: stdin is empty", {
-        fix: "pipe a unified diff in, e.g. git diff origin/main...HEAD | freezegate audit --diff -",
-      });
+      throw refusal("diff-empty", { file: null });
     }
     return { kind: "diff", label: "-", text };
   }
@@ -225,9 +218,7 @@ export async function readDiffInput(
     `the diff file ${file}`,
   );
   if (text.trim() === "") {
-    throw new InputError(`the diff file ${file} is empty`, {
-      fix: "check the step that wrote it (a failed git diff, e.g. in a shallow clone, leaves an empty file); a patch with no changes needs no audit",
-    });
+    throw refusal("diff-empty", { file });
   }
   return { kind: "diff", label: file, text };
 }
@@ -243,9 +234,7 @@ function diffText(bytes: Buffer, what: string): string {
   const text = bytes.toString("utf8");
   const wide = wideEncodingOf(text);
   if (wide !== null) {
-    throw new InputError(`${what} is ${wide} text; freezegate reads diffs as UTF-8`, {
-      fix: "write the diff as UTF-8, e.g. in PowerShell: git diff origin/main...HEAD | Out-File -Encoding utf8 patch.diff",
-    });
+    throw refusal("diff-wide-encoding", { source: what, encoding: wide });
   }
   return text;
 }
@@ -308,20 +297,10 @@ function chooseFrozenFile(
   if (found.length > 1) {
     // `ledger migrate` leaves the quarantine list in place: reading either one alone would
     // quietly drop the other's freezes.
-    throw new UsageError(
-      `both quarantine.json and ${DEFAULT_LEDGER_PATH} are in the repository root, so which tests are frozen cannot be told`,
-      {
-        fix: `delete the list the ledger replaced (after freezegate ledger migrate: quarantine.json), or name one with --frozen FILE or the config's "ledger" key`,
-      },
-    );
+    throw refusal("frozen-list-ambiguous", { ledger: DEFAULT_LEDGER_PATH });
   }
   if (found[0] !== undefined) return found[0];
-  throw new UsageError(
-    `no frozen-test list: neither quarantine.json nor ${DEFAULT_LEDGER_PATH} is in the repository root, and without one every covered line looks defended`,
-    {
-      fix: `pass --frozen FILE (a quarantine list or a freeze ledger); only if no test is frozen at all, create quarantine.json with {"frozen": []}, which declares exactly that`,
-    },
-  );
+  throw refusal("no-frozen-list", { ledger: DEFAULT_LEDGER_PATH });
 }
 
 export function resolveFailOn(flags: OptionValues, config: ConfigValues): FailableVerdict[] {
@@ -334,15 +313,9 @@ export function resolveFailOn(flags: OptionValues, config: ConfigValues): Failab
     for (const item of value.split(",")) {
       const v = item.trim();
       // "uncovered," is a list with a hole: most likely an empty variable after the comma.
-      if (v === "") {
-        throw new UsageError(`${where} "${value}" has an empty item`, {
-          fix: `list verdicts separated by commas, with none empty: ${FAILABLE_VERDICTS.join(", ")}`,
-        });
-      }
-      if (!(FAILABLE_VERDICTS as readonly string[]).includes(v)) {
-        throw new UsageError(`${where}: unknown verdict "${v}"`, {
-          fix: `use any of: ${FAILABLE_VERDICTS.join(", ")}`,
-        });
+      if (v === "" || !(FAILABLE_VERDICTS as readonly string[]).includes(v)) {
+        const verdict = v === "" ? null : v;
+        throw refusal("bad-fail-on", { where, value, verdict, verdicts: FAILABLE_VERDICTS });
       }
       out.add(v as FailableVerdict);
     }
@@ -358,9 +331,7 @@ function pathRulesFrom(flags: OptionValues, config: ConfigValues): PathRule[] {
   return value.map((rule) => {
     if (rule.includes("=")) return parsePathRule(rule);
     // parsePathRule's message names the flag; this value came from the config file.
-    throw new ConfigError(`the config file's "path-map" entry "${rule}" has no "="`, {
-      fix: 'write FROM=TO, e.g. path-map = ["/app/=."] to map /app/src/x.py to src/x.py',
-    });
+    throw refusal("path-map-no-equals", { spec: rule, inConfig: true });
   });
 }
 
@@ -370,23 +341,13 @@ function pathRulesFrom(flags: OptionValues, config: ConfigValues): PathRule[] {
  * line break. Refused here with the reason.
  */
 function checkRevision(flag: string, value: string): void {
-  const fix = `pass one branch, tag or commit to ${flag}, e.g. ${flag} origin/main`;
   if (value.includes("..")) {
-    throw new UsageError(`${flag} "${value}" is a range; ${flag} takes one revision`, {
-      fix:
-        flag === "--base"
-          ? "for A..B write --base A --head B (the audit reads the changes since their merge base)"
-          : fix,
-    });
+    throw refusal("ref-is-range", { flag, ref: value, withHead: flag === "--base" });
   }
-  if (value.startsWith("-")) {
-    throw new UsageError(`${flag} "${value}" looks like an option, not a revision`, { fix });
-  }
+  if (value.startsWith("-")) throw refusal("ref-starts-with-dash", { flag, ref: value });
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
   if (/[\u0000-\u001f\u007f]/.test(value)) {
-    throw new UsageError(`${flag} ${JSON.stringify(value)} contains a control character`, {
-      fix,
-    });
+    throw refusal("ref-has-control-character", { flag, ref: value });
   }
 }
 

@@ -4,6 +4,7 @@
 // runner's (RunnerTests.doctorChecks).
 
 import { nodeIdFile } from "./deposits.js";
+import type { FreezegateError } from "./errors.js";
 import { type FrozenResolution, type IdWords, testRootMismatch, unresolvedFix } from "./frozen.js";
 import { sample, sampleOf } from "./listing.js";
 import {
@@ -20,6 +21,19 @@ export interface DoctorCheck {
   status: CheckStatus;
   message: string;
   fix?: string;
+  /** The refusal's code, when the check failed on one (docs/refusals.md). */
+  code?: string;
+}
+
+/** The failed check `id` for a refusal the audit would stop at: its message, fix and code. */
+export function failedCheck(id: string, error: FreezegateError): DoctorCheck {
+  return {
+    id,
+    status: "fail",
+    message: error.message,
+    ...(error.fix ? { fix: error.fix } : {}),
+    ...(error.code === undefined ? {} : { code: error.code }),
+  };
 }
 
 /** How to make the data measure code, in the runner's words (see RunnerAdvice). */

@@ -47,3 +47,12 @@ export function formatError(error: FreezegateError): string {
   const message = error.message.replace(/\s*\n\s*/g, " ").trim();
   return error.fix ? `${message} (fix: ${error.fix})` : message;
 }
+
+/**
+ * The same refusal in other words (a path shown as the user gave it, say): the same class,
+ * code and fix, with `error` as its cause, so that no caller loses the code it searches for.
+ */
+export function reworded(error: FreezegateError, message: string): FreezegateError {
+  const Kind = error.constructor as new (message: string, details: ErrorDetails) => FreezegateError;
+  return new Kind(message, { fix: error.fix, code: error.code, cause: error });
+}

@@ -7,8 +7,9 @@
 // freezes that case and not its siblings. There is no suffix ("endswith") matching: it would
 // freeze tests nobody named.
 
-import { InputError } from "./errors.js";
+import type { FreezegateError } from "./errors.js";
 import { oneEditMatches } from "./near-names.js";
+import { refusal } from "./refusals/index.js";
 
 export type FrozenFormat = "quarantine" | "ledger";
 
@@ -75,10 +76,8 @@ export function parseFrozenList(value: unknown, label: string): FrozenList {
   throw malformed(label, 'it has neither "frozen" (a list of test ids) nor "freezes" (a ledger)');
 }
 
-function malformed(label: string, why: string): InputError {
-  return new InputError(`frozen-test file ${label} is malformed: ${why}`, {
-    fix: 'write {"frozen": ["tests/test_x.py::test_y", ...]} or a freeze ledger with "freezes"',
-  });
+function malformed(label: string, why: string): FreezegateError {
+  return refusal("frozen-list-malformed", { label, why });
 }
 
 /**

@@ -15,7 +15,7 @@ export interface PathRule {
 export function parsePathRule(spec: string): PathRule {
   const eq = spec.indexOf("=");
   if (eq < 0) {
-    throw refusal("path-map-no-equals", { spec });
+    throw refusal("path-map-no-equals", { spec, inConfig: false });
   }
   return { from: spec.slice(0, eq), to: spec.slice(eq + 1) };
 }

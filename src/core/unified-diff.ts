@@ -142,9 +142,6 @@ export function parseDiff(text: string, options: ParseDiffOptions = {}): ParsedD
 
 const DEV_NULL = "/dev/null";
 
-/** The fix for a changed path that is not valid UTF-8 (the audit says it too). */
-export { NON_UTF8_PATH_FIX } from "./refusals/git.js";
-
 /**
  * The first changed path (new or old) that is not valid UTF-8, as decoded (its bad bytes
  * read as U+FFFD), or null.

@@ -7,7 +7,8 @@
 // own, whose changed files of the other language are not source (its source globs leave them
 // out) and not measured.
 
-import { FreezegateError, InputError, UsageError } from "../core/errors.js";
+import { FreezegateError } from "../core/errors.js";
+import { refusal } from "../core/refusals/index.js";
 import { pytestRunner } from "./pytest/runner.js";
 import type { DataRequest, Runner } from "./runner.js";
 import { vitestRunner } from "./vitest/runner.js";
@@ -38,12 +39,7 @@ export function findRunner(
   if (there.length === 0) return request.explicit === undefined ? null : first;
   if (there.length === 1) return there[0] as Runner;
   const names = there.map((runner) => runner.name);
-  throw new UsageError(
-    `data of ${names.length} test runners is here (${names.join(" and ")}), so which run to audit cannot be told`,
-    {
-      fix: "name the data of the run to audit with --coverage PATH (audit each runner's data in a run of its own)",
-    },
-  );
+  throw refusal("data-of-two-runners", { names });
 }
 
 /**
@@ -61,7 +57,8 @@ function refuseNoData(request: DataRequest, runners: readonly Runner[]): Runner 
       missing.push(error);
     }
   }
-  throw new InputError(missing.map((error) => error.message).join(", and "), {
+  throw refusal("coverage-data-not-found", {
+    looked: missing.map((error) => error.message).join(", and "),
     fix: missing
       .map((error) => error.fix)
       .filter((fix) => fix !== undefined)

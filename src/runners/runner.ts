@@ -14,7 +14,7 @@
 
 import type { DataLayout } from "../adapters/coverage-discovery.js";
 import type { DoctorCheck } from "../core/doctor.js";
-import type { FreezegateError, InputError } from "../core/errors.js";
+import type { FreezegateError } from "../core/errors.js";
 import type { FrozenList, IdWords } from "../core/frozen.js";
 import type {
   ChangedFile,
@@ -260,7 +260,7 @@ export interface RunnerGuards {
    * None of the changed files is in the data while a copy of them is (pytest: a build, an
    * installed package): the error, or null.
    */
-  otherCopyMeasured(facts: PatchFacts): Promise<InputError | null>;
+  otherCopyMeasured(facts: PatchFacts): Promise<FreezegateError | null>;
   /**
    * Changed files left out of the data while the patch changes what the data measures
    * (pytest: coverage.py's configuration; Vitest: the coverage include and exclude).

@@ -54,7 +54,7 @@ describe("encodings and formats are named as what they are", () => {
     );
     await refused(
       ["audit", "--diff", path, "-q"],
-      /the diff file .*utf16\.diff is UTF-16 text; freezegate reads diffs as UTF-8 \(fix: write the diff as UTF-8/,
+      /error\[diff-wide-encoding\]: the diff file .*utf16\.diff is UTF-16 text; .* \(fix: write the diff as UTF-8/,
       /not a unified diff/,
     );
   });
@@ -124,7 +124,7 @@ describe("files that are not what they seem", () => {
   it("--test-root naming a file says it is not a directory (no bare ENOTDIR)", async () => {
     await refused(
       ["audit", "--base", "base", "-q", "--test-root", "conftest.py"],
-      /--test-root "conftest\.py" is a file, not a directory \(fix: give pytest's rootdir/,
+      /error\[bad-test-root\]: --test-root "conftest\.py" is a file, not a directory \(fix: give pytest's rootdir/,
       /ENOTDIR/,
     );
   });
@@ -133,12 +133,15 @@ describe("files that are not what they seem", () => {
 describe("a negative number is a value, refused for what it is", () => {
   const FREEZE_FLAGS = ["--owner", "o", "--reason", "r", "--invariant", "i", "--property", LIVE];
   it.each([
-    [["extend", FROZEN, "--days", "-3"], /--days "-3" is not a whole number of days >= 1/],
+    [["extend", FROZEN, "--days", "-3"], /error\[bad-count\]: --days "-3" is not a whole number/],
     [
       ["freeze", FROZEN, "--days", "-3", ...FREEZE_FLAGS],
-      /--days "-3" is not a whole number of days >= 1/,
+      /error\[bad-count\]: --days "-3" is not a whole number/,
     ],
-    [["stats", "--stale-runs", "-1"], /--stale-runs "-1" is not a whole number of at least 2/],
+    [
+      ["stats", "--stale-runs", "-1"],
+      /error\[bad-count\]: --stale-runs "-1" is not a whole number/,
+    ],
   ])("%j", async (args, cause) => {
     await refused(args, cause, /ambiguous/);
   });
@@ -176,7 +179,12 @@ describe("a changed path that is not UTF-8: refused with a fix that works", () =
   });
 
   it("in a user's --diff written unquoted, the path is blamed, not the work tree", async () => {
-    await refused(["audit", "--diff", diffs.unquoted, "-q"], notUtf8, /not in the work tree/);
+    const line = await refused(
+      ["audit", "--diff", diffs.unquoted, "-q"],
+      notUtf8,
+      /not in the work tree/,
+    );
+    expect(line).toMatch(/^freezegate: error\[diff-path-not-utf8\]: /);
   });
 
   it("in a range, the fix does not send the user to a --diff that is refused too", async () => {

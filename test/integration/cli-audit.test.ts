@@ -14,7 +14,7 @@ import {
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { expectOneLineError, expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import type { TempRepo } from "../helpers/git-repo.js";
 import { expectGolden, normalize } from "../helpers/golden.js";
@@ -161,15 +161,15 @@ describe("usage", () => {
   });
 
   it.each([
-    [["frobnicate"], /unknown command "frobnicate"/],
-    [["audit"], /nothing to audit: say which changes \(fix: pass --base REF/],
-    [["audit", "--base", "base", "--staged"], /--base and --staged cannot be combined/],
-    [["audit", "--bsae", "base"], /audit: Unknown option '--bsae'/],
-    [["audit", "--base", "base", "--format", "xml"], /unknown --format "xml"/],
-    [["audit", "--base", "base", "--fail-on", "shadowy"], /--fail-on: unknown verdict "shadowy"/],
-    [["audit", "--base", "base", "--path-map", "/app"], /--path-map "\/app" has no "="/],
-  ])("%j is a one-line usage error", (args, message) => {
-    expect(expectOneLineError(runCli(args, { cwd: repo.dir }))).toMatch(message);
+    [["frobnicate"], "unknown-command", /"frobnicate"/],
+    [["audit"], "nothing-to-audit", /\(fix: pass --base REF/],
+    [["audit", "--base", "base", "--staged"], "patch-sources-combined", /--base and --staged/],
+    [["audit", "--bsae", "base"], "bad-arguments", /audit: Unknown option '--bsae'/],
+    [["audit", "--base", "base", "--format", "xml"], "unknown-format", /"xml"/],
+    [["audit", "--base", "base", "--fail-on", "shadowy"], "bad-fail-on", /--fail-on: .*"shadowy"/],
+    [["audit", "--base", "base", "--path-map", "/app"], "path-map-no-equals", /"\/app"/],
+  ])("%j is a one-line usage error", (args, code, field) => {
+    expect(expectRefusal(runCli(args, { cwd: repo.dir }), code)).toMatch(field);
   });
 });
 
@@ -196,7 +196,9 @@ describe("bad input is exit 2 with one line, never a pass", () => {
   it("a malformed frozen file", () => {
     writeFileSync(join(repo.dir, "bad.json"), '{"frozen": "tests/test_billing.py::x"}');
     const r = runCli(["audit", "--base", "base", "--frozen", "bad.json"], { cwd: repo.dir });
-    expect(expectOneLineError(r)).toMatch(/bad\.json is malformed: "frozen" is not an array/);
+    expect(expectRefusal(r, "frozen-list-malformed")).toMatch(
+      /bad\.json is malformed: "frozen" is not an array/,
+    );
     writeFileSync(join(repo.dir, "bad.json"), '{"frozen": [');
     const r2 = runCli(["audit", "--base", "base", "--frozen", "bad.json"], { cwd: repo.dir });
     expect(expectOneLineError(r2)).toMatch(/bad\.json is not valid JSON/);
@@ -208,8 +210,8 @@ describe("bad input is exit 2 with one line, never a pass", () => {
       '{"frozen": ["test_billing.py::test_proration_rounds_half_up"]}',
     );
     const r = runCli(["audit", "--base", "base", "--frozen", "typo.json"], { cwd: repo.dir });
-    expect(expectOneLineError(r)).toMatch(
-      /1 frozen id\(s\) in .*typo\.json match no test in the coverage data: "test_billing\.py::test_proration_rounds_half_up"; the data names this test with "tests\/" in front/,
+    expect(expectRefusal(r, "frozen-ids-unresolved")).toMatch(
+      /1 frozen id\(s\) in .*typo\.json .*"test_billing\.py::test_proration_rounds_half_up"; the data names this test with "tests\/" in front/,
     );
     // The test exists and ran under that name: --allow-unresolved, for tests that are gone,
     // does not waive it.
@@ -226,8 +228,8 @@ describe("bad input is exit 2 with one line, never a pass", () => {
       '{"frozen": ["tests/test_billing.py::test_removed_long_ago"]}',
     );
     const r = runCli(["audit", "--base", "base", "--frozen", "gone.json"], { cwd: repo.dir });
-    expect(expectOneLineError(r)).toMatch(
-      /1 frozen id\(s\) in .*gone\.json match no test in the coverage data: "tests\/test_billing\.py::test_removed_long_ago"/,
+    expect(expectRefusal(r, "frozen-ids-unresolved")).toMatch(
+      /1 frozen id\(s\) in .*gone\.json .*: "tests\/test_billing\.py::test_removed_long_ago"/,
     );
     // The fix names deselection too: --allow-unresolved is only for tests that are gone.
     expect(r.stderr).toContain(
@@ -251,7 +253,7 @@ describe("bad input is exit 2 with one line, never a pass", () => {
       // commit only the tracked change (git add -A would sweep in the untracked test files)
       repo.git("commit", "-q", "-a", "-m", "shift every line by two");
       const r = runCli(["audit", "--base", "base"], { cwd: repo.dir });
-      expect(expectOneLineError(r)).toMatch(
+      expect(expectRefusal(r, "coverage-data-stale")).toMatch(
         /the coverage data does not match src\/billing\/proration\.py on disk \(line \d+ is recorded as executed, but it is (blank|a comment)\)/,
       );
     } finally {
@@ -265,13 +267,13 @@ describe("bad input is exit 2 with one line, never a pass", () => {
     try {
       writeFileSync(file, `${original}\n# local edit\n`);
       const r = runCli(["audit", "--base", "base"], { cwd: repo.dir });
-      expect(expectOneLineError(r)).toMatch(
-        /changed file\(s\) on disk differ from HEAD: "src\/billing\/proration\.py"/,
+      expect(expectRefusal(r, "changed-files-differ-from-head")).toMatch(
+        /differ from HEAD: "src\/billing\/proration\.py"/,
       );
       // An explicit head that is the checked-out commit: the same check, and the same advice
       // (it is checked out already).
       const other = runCli(["audit", "--base", "base", "--head", "main"], { cwd: repo.dir });
-      expect(expectOneLineError(other)).toMatch(
+      expect(expectRefusal(other, "changed-files-differ-from-head")).toMatch(
         /on disk differ from main: "src\/billing\/proration\.py".*\(fix: commit or stash the changes/,
       );
       // A head that is not checked out (a commit on top of HEAD, same files): the bytes on
@@ -279,7 +281,7 @@ describe("bad input is exit 2 with one line, never a pass", () => {
       const ahead = repo.git("commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "ahead").trim();
       repo.git("branch", "-f", "ahead", ahead);
       const other2 = runCli(["audit", "--base", "base", "--head", "ahead"], { cwd: repo.dir });
-      expect(expectOneLineError(other2)).toMatch(
+      expect(expectRefusal(other2, "changed-files-differ-from-head")).toMatch(
         /on disk differ from ahead: "src\/billing\/proration\.py".*\(fix: check out ahead, run the tests/,
       );
       writeFileSync(file, original);
@@ -301,10 +303,8 @@ describe("bad input is exit 2 with one line, never a pass", () => {
       cwd: repo.dir,
     });
     // The fix names the root the data was recorded under, found by a file of the repository.
-    const line = expectOneLineError(r);
-    expect(line).toMatch(
-      /no file in the coverage data maps onto the repository .*: data has "\/app\/src\/billing\//,
-    );
+    const line = expectRefusal(r, "coverage-paths-unmapped");
+    expect(line).toMatch(/ maps onto the repository .*: data has "\/app\/src\/billing\//);
     const recorded =
       /\(fix: the data records (\S+) as "\/app\/(\S+)": map that root onto the repository with --path-map "\/app\/=\.", or record with relative_files = true\)$/.exec(
         line,
@@ -360,7 +360,7 @@ describe("bad input is exit 2 with one line, never a pass", () => {
     try {
       writeFileSync(join(repo.dir, "package.json"), `{"name": "shop", "freezegate": ${settings}}`);
       expect(expectOneLineError(runCli(["audit", "-q"], { cwd: repo.dir }))).toBe(
-        'freezegate: error[config-duplicate-key]: package.json has the key "frozen" twice in $.freezegate: JSON readers keep only the last one, a person reading the file sees the first (fix: keep one "frozen" in $.freezegate)',
+        'freezegate: error[json-duplicate-key]: package.json has the key "frozen" twice in $.freezegate: JSON readers keep only the last one, a person reading the file sees the first (fix: keep one "frozen" in $.freezegate)',
       );
       const twice = '{"name": "shop", "freezegate": {"base": "x"}, "freezegate": {"base": "base"}}';
       writeFileSync(join(repo.dir, "package.json"), twice);

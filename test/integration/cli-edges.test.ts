@@ -67,12 +67,14 @@ describe("an empty value is a usage error, never an empty patch or a dropped def
 
   it('--fail-on with an empty list item, and fail-on = [""] in the config, are exit 2', () => {
     expect(
-      expectOneLineError(
+      expectRefusal(
         runCli(["audit", "--base", "base", "-q", "--fail-on", "uncovered,"], { cwd: repo.dir }),
+        "bad-fail-on",
       ),
     ).toContain('--fail-on "uncovered," has an empty item');
-    expectOneLineError(
+    expectRefusal(
       runCli(["audit", "--base", "base", "-q", "--fail-on", ",uncovered"], { cwd: repo.dir }),
+      "bad-fail-on",
     );
     writeFileSync(join(repo.dir, "pyproject.toml"), '[tool.freezegate]\nfail-on = [""]\n');
     try {
@@ -84,7 +86,7 @@ describe("an empty value is a usage error, never an empty patch or a dropped def
       );
       // A config value is named as the config's, not as a flag the user did not pass.
       expect(
-        expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: repo.dir })),
+        expectRefusal(runCli(["audit", "--base", "base", "-q"], { cwd: repo.dir }), "bad-fail-on"),
       ).toContain('the config file\'s "fail-on" "uncovered," has an empty item');
     } finally {
       rmSync(join(repo.dir, "pyproject.toml"), { force: true });
@@ -100,8 +102,9 @@ describe("--diff reads files and stdin by one rule, in audit and doctor", () => 
     writeFileSync(join(repo.dir, "patch.diff"), text);
     try {
       for (const cmd of ["audit", "doctor"]) {
-        const line = expectOneLineError(
+        const line = expectRefusal(
           runCli([cmd, "--diff", "patch.diff", "--frozen", "empty.json"], { cwd: repo.dir }),
+          "diff-empty",
         );
         expect(line).toContain("patch.diff is empty");
       }
@@ -112,7 +115,10 @@ describe("--diff reads files and stdin by one rule, in audit and doctor", () => 
 
   it("/dev/null is an empty diff too", () => {
     expect(
-      expectOneLineError(runCli(["audit", "--diff", "/dev/null", "-q"], { cwd: repo.dir })),
+      expectRefusal(
+        runCli(["audit", "--diff", "/dev/null", "-q"], { cwd: repo.dir }),
+        "diff-empty",
+      ),
     ).toContain("/dev/null is empty");
   });
 
@@ -132,7 +138,7 @@ describe("--diff reads files and stdin by one rule, in audit and doctor", () => 
     );
     expect(r.status).toBe(0);
     expect(
-      expectOneLineError(runCli(["doctor", "--diff", "-"], { cwd: repo.dir, input: "" })),
+      expectRefusal(runCli(["doctor", "--diff", "-"], { cwd: repo.dir, input: "" }), "diff-empty"),
     ).toContain("stdin is empty");
   });
 });
@@ -351,14 +357,15 @@ describe("the frozen list when --frozen is not given", () => {
     try {
       // The ledger freezes a test the quarantine list does not: reading one would drop the other.
       writeFileSync(join(repo.dir, "freeze-ledger.json"), JSON.stringify(LEDGER));
-      const line = expectOneLineError(runCli(["audit", "--base", "base", "-q"], { cwd: repo.dir }));
-      expect(line).toBe(
-        `freezegate: error: both quarantine.json and freeze-ledger.json are in the repository root, so which tests are frozen cannot be told (fix: delete the list the ledger replaced (after freezegate ledger migrate: quarantine.json), or name one with --frozen FILE or the config's "ledger" key)`,
+      const line = expectRefusal(
+        runCli(["audit", "--base", "base", "-q"], { cwd: repo.dir }),
+        "frozen-list-ambiguous",
       );
+      expect(line).toContain("both quarantine.json and freeze-ledger.json");
       const doctor = runCli(["doctor", "--base", "base"], { cwd: repo.dir });
       expect(doctor.status).toBe(2);
       expect(doctor.stdout).toMatch(
-        /^FAIL {2}frozen: both quarantine\.json and freeze-ledger\.json/m,
+        /^FAIL {2}frozen: error\[frozen-list-ambiguous\]: both quarantine\.json and freeze-ledger\.json/m,
       );
       const named = runCli(["audit", "--base", "base", "-q", "--frozen", "freeze-ledger.json"], {
         cwd: repo.dir,
@@ -377,7 +384,9 @@ describe("the frozen list when --frozen is not given", () => {
       expect(line).toContain('{"frozen": []}, which declares exactly that');
       const doctor = runCli(["doctor", "--base", "base"], { cwd: repo.dir });
       expect(doctor.status).toBe(2);
-      expect(doctor.stdout).toMatch(/^FAIL {2}frozen: no frozen-test list/m);
+      expect(doctor.stdout).toMatch(
+        /^FAIL {2}frozen: error\[no-frozen-list\]: no frozen-test list/m,
+      );
     });
   });
 });
@@ -389,7 +398,7 @@ describe("doctor fails where the audit would refuse to run", () => {
     const r = runCli(["doctor", ...args], { cwd: repo.dir });
     expect(r.status).toBe(2);
     expect(r.stdout).toContain(
-      `FAIL  freshness: the path-map rule "src/billing/proration.py=gone.py" sends the coverage data's "src/billing/proration.py", the recording of the changed file src/billing/proration.py, to "gone.py" (no file here), so src/billing/proration.py would pass as unmeasured`,
+      `FAIL  freshness: error[path-map-sends-away]: the path-map rule "src/billing/proration.py=gone.py" sends the coverage data's "src/billing/proration.py", the recording of the changed file src/billing/proration.py, to "gone.py" (no file here), so src/billing/proration.py would pass as unmeasured`,
     );
   });
 });
@@ -432,10 +441,11 @@ describe("-C DIR: every relative path resolves against DIR", () => {
   });
 
   it("-C naming a file says so", () => {
-    const line = expectOneLineError(
+    const line = expectRefusal(
       runCli(["audit", "-C", "src/billing/proration.py", "--base", "base"], { cwd: repo.dir }),
+      "directory-is-file",
     );
-    expect(line).toContain("is a file, not a directory");
+    expect(line).toContain("src/billing/proration.py is a file, not a directory");
   });
 });
 
@@ -587,17 +597,23 @@ describe("config files with a UTF-8 byte-order mark", () => {
 
 describe("messages that say what is wrong, on one line, with a fix", () => {
   it.each([
-    [["audit", "--base", "base..HEAD"], "is a range; --base takes one revision", "--head B"],
-    [["audit", "--base=-p"], "looks like an option, not a revision", "pass one branch"],
-    [["audit", "--base", "a\nb"], "contains a control character", "pass one branch"],
-    [["audit", "--base", "-x"], "argument is ambiguous", "--base=-XYZ"],
+    [["audit", "--base", "base..HEAD"], "ref-is-range", "is a range", "--head B"],
+    [["audit", "--base=-p"], "ref-starts-with-dash", "starts with", "pass a branch"],
+    [
+      ["audit", "--base", "a\nb"],
+      "ref-has-control-character",
+      "control character",
+      "pass a branch",
+    ],
+    [["audit", "--base", "-x"], "bad-arguments", "argument is ambiguous", "--base=-XYZ"],
     [
       ["--base", "base", "audit"],
+      "option-before-command",
       'unknown option "--base" before the command',
       "options go after the command",
     ],
-  ])("%j", (args, message, fix) => {
-    const line = expectOneLineError(runCli(args, { cwd: repo.dir }));
+  ])("%j", (args, code, message, fix) => {
+    const line = expectRefusal(runCli(args, { cwd: repo.dir }), code);
     expect(line).toContain(message);
     expect(line.slice(line.indexOf("(fix: "))).toContain(fix);
   });
@@ -605,7 +621,10 @@ describe("messages that say what is wrong, on one line, with a fix", () => {
   it("a config path-map without = names the config key, not a flag", () => {
     writeFileSync(join(repo.dir, "pyproject.toml"), '[tool.freezegate]\npath-map = ["/app/"]\n');
     try {
-      const line = expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }));
+      const line = expectRefusal(
+        runCli(["audit", "--base", "base"], { cwd: repo.dir }),
+        "path-map-no-equals",
+      );
       expect(line).toContain('the config file\'s "path-map" entry "/app/" has no "="');
       expect(line).not.toContain("--path-map");
     } finally {
@@ -631,8 +650,9 @@ describe("doctor's wording", () => {
 describe("--test-root", () => {
   it("naming no directory in the repository is exit 2 in audit", () => {
     expect(
-      expectOneLineError(
+      expectRefusal(
         runCli(["audit", "--base", "base", "-q", "--test-root", "nosuch"], { cwd: repo.dir }),
+        "bad-test-root",
       ),
     ).toContain('--test-root "nosuch" does not exist in the repository');
   });
@@ -679,7 +699,7 @@ describe("settings in a subdirectory's config file", () => {
       const doctor = runCli(["doctor", "--base", "base", "--test-root", "backend"], {
         cwd: repo.dir,
       });
-      expect(doctor.stdout).toContain(`FAIL  contexts: ${message}\n`);
+      expect(doctor.stdout).toContain(`FAIL  contexts: error[config-not-at-root]: ${message}\n`);
       expect(doctor.status).toBe(2);
       // A package.json that only depends on freezegate holds no settings.
       rmSync(join(sub, "pyproject.toml"));

@@ -7,7 +7,7 @@
 import { cpSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { expectRefusal, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, makeTempDir, runPython } from "../helpers/python.js";
 
@@ -54,7 +54,10 @@ describePython("coverage combine --keep after remapping with [paths]", () => {
     const combined = runPython(["-m", "coverage", "combine", "--keep"], { cwd: repo.dir });
     expect(combined.status, combined.stdout + combined.stderr).toBe(0);
 
-    const refused = expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }));
+    const refused = expectRefusal(
+      runCli(["audit", "--base", "base"], { cwd: repo.dir }),
+      "coverage-recording-unmapped",
+    );
     expect(refused).toContain(
       `the coverage data also records pkg/calc.py as "${container}/pkg/calc.py"`,
     );

@@ -264,50 +264,64 @@ describe("freezegate init pytest", () => {
   it.each([
     [
       { "pytest.ini": "[pytest]\naddopts = -p no:freezegate_pytest\n" },
+      "plugin-switched-off",
       "[pytest] in pytest.ini switches the plugin off (its addopts has -p no:freezegate_pytest) (fix: remove -p no:freezegate_pytest from addopts first)",
     ],
     [
       { "pyproject.toml": "[tool.pytest.ini_options\naddopts = 1\n" },
-      "pyproject.toml is not valid TOML",
+      "pytest-config-unreadable",
+      "pyproject.toml: not valid TOML",
     ],
     [
       { "pyproject.toml": "[tool.pytest.ini_options]\naddopts = 3\n" },
+      "pytest-addopts-unreadable",
       "addopts is neither a string nor a list of strings",
     ],
     [
       { "pyproject.toml": '[tool.pytest]\nini_options = { addopts = "-ra" }\n' },
+      "init-cannot-edit",
       "cannot edit pyproject.toml safely: its pytest settings are not written as a [tool.pytest.ini_options] table header; nothing was written (fix: add -p freezegate_pytest to addopts by hand)",
     ],
-    [{ "pytest.ini": "addopts = -ra\n" }, "pytest.ini:1: no section header defined"],
+    [
+      { "pytest.ini": "addopts = -ra\n" },
+      "pytest-config-unreadable",
+      "pytest.ini:1: no section header defined",
+    ],
     [
       { "pytest.ini": "[pytest]\naddopts = -ra\naddopts = -q\n" },
+      "pytest-config-unreadable",
       'pytest.ini:3: duplicate name "addopts"',
     ],
     [
       { "pytest.ini": '[pytest]\naddopts = "-ra\n' },
+      "pytest-addopts-unreadable",
       "pytest.ini: addopts has no closing quotation",
     ],
     [
       { "setup.cfg": "[pytest]\naddopts = -ra\n" },
+      "setup-cfg-pytest-section",
       "setup.cfg has a [pytest] section, which pytest refuses in setup.cfg",
     ],
     // pytest 9's TOML configuration: a new pytest.ini would have replaced it.
     [
       { "pyproject.toml": '[tool.pytest]\naddopts = ["-ra"]\ntestpaths = ["tests"]\n' },
+      "init-pytest-toml",
       `pyproject.toml [tool.pytest] is pytest 9's TOML configuration, which freezegate init does not edit (a pytest.ini beside it would replace it) (fix: add "-p", "freezegate_pytest" to its addopts list yourself, then run pytest with the plugin installed)`,
     ],
     [
       { "pytest.toml": '[pytest]\naddopts = ["-ra"]\n' },
+      "init-pytest-toml",
       "pytest.toml is pytest 9's TOML configuration, which freezegate init does not edit",
     ],
     [
       { ".pytest.toml": '[pytest]\naddopts = ["-ra"]\n', "tox.ini": "[pytest]\naddopts = -ra\n" },
+      "init-pytest-toml",
       ".pytest.toml is pytest 9's TOML configuration",
     ],
-  ])("refuses what it cannot edit safely, writing nothing (%#)", (files, message) => {
+  ])("refuses what it cannot edit safely, writing nothing (%#)", (files, code, message) => {
     const repo = project(files as Record<string, string>);
     const before = snapshot(repo.dir);
-    const line = expectOneLineError(init(repo));
+    const line = expectRefusal(init(repo), code);
     expect(line).toContain(message);
     expect(snapshot(repo.dir)).toEqual(before);
   });

@@ -8,7 +8,7 @@
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { expectRefusal, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, makeTempDir, runPython } from "../helpers/python.js";
 
@@ -89,8 +89,10 @@ describePython("tests that ran an installed copy of the package", () => {
     expect(where().startsWith(userBase)).toBe(true);
     // Before: "src/pkg/calc.py: 1 unmeasured", PASS, exit 0 (doctor: usable).
     const error =
-      "freezegate: error: the coverage data measures test files only (3, e.g. test/test_calc.py), not src/pkg/calc.py, which test/test_calc.py imports: the tests ran a copy of the code that coverage.py did not measure (an installed package) (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
-    expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toBe(error);
+      "the coverage data measures test files only (3, e.g. test/test_calc.py), not src/pkg/calc.py, which test/test_calc.py imports: the tests ran a copy of the code that coverage.py did not measure (an installed package) (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
+    expect(
+      expectRefusal(runCli(["audit", "--base", "base"], { cwd: repo.dir }), "tests-ran-a-copy"),
+    ).toBe(error);
     const doctor = runCli(["doctor", "--base", "base"], { cwd: repo.dir });
     expect(doctor.stdout).toContain(
       "the coverage data measures test files only (3, e.g. test/test_calc.py), not src/pkg/calc.py",
@@ -104,9 +106,9 @@ describePython("tests that ran an installed copy of the package", () => {
     // Importing pkg.calc runs pkg/__init__.py: a change there ran in the installed copy too.
     repo.write("src/pkg/__init__.py", "VERSION = '1'\n");
     repo.commit("a version in the package");
-    expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toContain(
-      "not src/pkg/__init__.py, which test/test_calc.py imports",
-    );
+    expect(
+      expectRefusal(runCli(["audit", "--base", "base"], { cwd: repo.dir }), "tests-ran-a-copy"),
+    ).toContain("not src/pkg/__init__.py, which test/test_calc.py imports");
     repo.git("switch", "-q", "-c", "single-module", "base");
     // A test that imports a top-level module of the src layout (py-modules = ["helpers"]) by its
     // own name: test/helpers.py is the one on the path here, src/tools.py is not imported.
@@ -142,8 +144,13 @@ describePython("tests that ran an installed copy of the package", () => {
     // Before: "the coverage data names no tests (no contexts at all)", fix: --cov-context=test,
     // which the run already had.
     const error =
-      "freezegate: error: the coverage data records no executed line at all (no contexts): the tests ran none of the code coverage.py was told to measure (an installed copy of the package, or a --cov source the tests do not import from) (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src) and record per-test contexts: pytest --cov --cov-context=test)";
-    expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toBe(error);
+      "the coverage data records no executed line at all (no contexts): the tests ran none of the code coverage.py was told to measure (an installed copy of the package, or a --cov source the tests do not import from) (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src) and record per-test contexts: pytest --cov --cov-context=test)";
+    expect(
+      expectRefusal(
+        runCli(["audit", "--base", "base"], { cwd: repo.dir }),
+        "coverage-data-no-lines",
+      ),
+    ).toBe(error);
     const doctor = runCli(["doctor", "--base", "base"], { cwd: repo.dir });
     expect(doctor.stdout).toContain(
       "the coverage data records no executed line at all (no contexts)",
@@ -156,8 +163,10 @@ describePython("tests that ran an installed copy of the package", () => {
     expect(where().startsWith(userBase)).toBe(true);
     // Before: the fix said "python -m pytest from the root", which leaves the copy first on
     // the path (or, with it removed, cannot import pkg from src/).
-    expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toBe(
-      "freezegate: error: the coverage data holds src/pkg/calc.py without a single executed line, though test/test_calc.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)",
+    expect(
+      expectRefusal(runCli(["audit", "--base", "base"], { cwd: repo.dir }), "tests-ran-a-copy"),
+    ).toBe(
+      "the coverage data holds src/pkg/calc.py without a single executed line, though test/test_calc.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or PYTHONPATH=src), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)",
     );
   });
 
@@ -174,8 +183,10 @@ describePython("tests that ran an installed copy of the package", () => {
     repo.write("test/test_calc.py", test);
     try {
       pytest("--cov=src", "--cov=test");
-      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: repo.dir }))).toMatch(
-        /^freezegate: error: the coverage data holds src\/pkg\/calc\.py without a single executed line, though test\/test_calc\.py, which ran, imports it/,
+      expect(
+        expectRefusal(runCli(["audit", "--base", "base"], { cwd: repo.dir }), "tests-ran-a-copy"),
+      ).toMatch(
+        /^the coverage data holds src\/pkg\/calc\.py without a single executed line, though test\/test_calc\.py, which ran, imports it/,
       );
     } finally {
       writeFileSync(siteInit, "");
@@ -273,8 +284,10 @@ describePython("a flat layout measured with --cov=. while the tests ran an insta
       );
       expect(run.status, run.stdout + run.stderr).toBe(0);
       // Before: "UNCOVERED 6: no test executed it", PASS, exit 0.
-      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: flat.dir }))).toBe(
-        "freezegate: error: the coverage data holds pkg/calc.py without a single executed line, though test/test_calc.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)",
+      expect(
+        expectRefusal(runCli(["audit", "--base", "base"], { cwd: flat.dir }), "tests-ran-a-copy"),
+      ).toBe(
+        "the coverage data holds pkg/calc.py without a single executed line, though test/test_calc.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)",
       );
     } finally {
       flat.cleanup();
@@ -335,7 +348,9 @@ describePython("a monorepo whose services each have an app/main.py", () => {
       mono.git("switch", "-q", "-c", "orders", "base");
       mono.write("services/orders/app/main.py", 'def api():\n    return "orders v2"\n');
       mono.commit("orders: v2");
-      expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: mono.dir }))).toContain(
+      expect(
+        expectRefusal(runCli(["audit", "--base", "base"], { cwd: mono.dir }), "tests-ran-a-copy"),
+      ).toContain(
         "the coverage data measures test files only (1, e.g. services/orders/tests/test_orders.py), not services/orders/app/main.py, which services/orders/tests/test_orders.py imports",
       );
     } finally {
@@ -481,7 +496,9 @@ describePython("installed-copy refusals: what the data says ran", () => {
           cov: ["--cov=."],
         },
         (r) => {
-          expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toMatch(
+          expect(
+            expectRefusal(runCli(["audit", "--base", "base"], { cwd: r.dir }), "tests-ran-a-copy"),
+          ).toMatch(
             new RegExp(
               `not ${src}pkg/calc\\.py, which tests/pkg/test_calc\\.py imports|holds pkg/calc\\.py without a single executed line, though tests/pkg/test_calc\\.py`,
             ),
@@ -507,11 +524,13 @@ describePython("installed-copy refusals: what the data says ran", () => {
       },
       (r) => {
         const error =
-          "freezegate: error: the coverage data holds pkg/calc.py without a single executed line, though tests/conftest.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
-        expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toBe(error);
+          "the coverage data holds pkg/calc.py without a single executed line, though tests/conftest.py, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure (fix: run the tests against the checkout (pip install -e ., or python -m pytest from the root), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO)";
+        expect(
+          expectRefusal(runCli(["audit", "--base", "base"], { cwd: r.dir }), "tests-ran-a-copy"),
+        ).toBe(error);
         const doctor = runCli(["doctor", "--base", "base"], { cwd: r.dir });
         expect(doctor.stdout).toContain(
-          "FAIL  freshness: the coverage data holds pkg/calc.py without a single executed line",
+          "FAIL  freshness: error[tests-ran-a-copy]: the coverage data holds pkg/calc.py without a single executed line",
         );
         expect(doctor.status).toBe(2);
       },
@@ -532,7 +551,9 @@ describePython("installed-copy refusals: what the data says ran", () => {
         cov: ["--cov=."],
       },
       (r) => {
-        expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toContain(
+        expect(
+          expectRefusal(runCli(["audit", "--base", "base"], { cwd: r.dir }), "tests-ran-a-copy"),
+        ).toContain(
           "the coverage data has executed lines in test files only (1, e.g. tests/test_calc.py), not src/pkg/calc.py, which tests/test_calc.py imports",
         );
       },
@@ -552,7 +573,9 @@ describePython("installed-copy refusals: what the data says ran", () => {
         cov: ["--cov"],
       },
       (r) => {
-        expect(expectOneLineError(runCli(["audit", "--base", "base"], { cwd: r.dir }))).toContain(
+        expect(
+          expectRefusal(runCli(["audit", "--base", "base"], { cwd: r.dir }), "tests-ran-a-copy"),
+        ).toContain(
           "not libs/calc-lib/src/pkg/calc.py, which libs/calc-lib/tests/test_calc.py imports",
         );
       },

@@ -61,13 +61,16 @@ describe("doctor names an unreadable frozen file relative to the repository root
     repo.write("q-bad.json", '{"frozen": [\n');
     const check = frozenCheck("q-bad.json");
     expect(check.status).toBe("fail");
+    expect(check.code).toBe("json-invalid");
     expect(check.message).toMatch(/^frozen-test file q-bad\.json is not valid JSON: /);
     expect(check.message).not.toContain(repo.dir);
   });
 
   it("not found, also given from a subdirectory", () => {
+    // The message names the file as the user does; the refusal keeps its code.
     expect(frozenCheck("q-typo.json")).toMatchObject({
       status: "fail",
+      code: "file-not-found",
       message: "frozen-test file not found: q-typo.json",
       fix: "check the path",
     });
@@ -79,11 +82,19 @@ describe("doctor names an unreadable frozen file relative to the repository root
     );
     const check = JSON.parse(r.stdout).checks.find((c: { id: string }) => c.id === "frozen");
     expect(check.message).toBe("frozen-test file not found: q-typo.json");
+    expect(check.code).toBe("file-not-found");
+    const text = runCli(["doctor", "--base", "base", "--frozen", "q-typo.json"], {
+      cwd: repo.dir,
+    });
+    expect(text.stdout).toMatch(
+      /^FAIL {2}frozen: error\[file-not-found\]: frozen-test file not found: q-typo\.json \(fix: check the path\)$/m,
+    );
   });
 
   it("malformed", () => {
     repo.write("q-list.json", "[]\n");
     const check = frozenCheck("q-list.json");
+    expect(check.code).toBe("frozen-list-malformed");
     expect(check.message).toBe(
       "frozen-test file q-list.json is malformed: the top level is not a JSON object",
     );

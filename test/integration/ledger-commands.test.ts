@@ -521,7 +521,9 @@ describe("freezegate freeze", () => {
       ]),
       { cwd: repo.dir },
     );
-    expect(expectOneLineError(itself)).toMatch(/cannot be its own compensating property/);
+    expect(expectRefusal(itself, "property-is-frozen-test")).toMatch(
+      /^tests\/test_ledger\.py::test_deposit_adds cannot be its own compensating property/,
+    );
     expect(ledgerOf(repo).freezes).toHaveLength(1);
   });
 
@@ -542,20 +544,25 @@ describe("freezegate freeze", () => {
   it("usage errors: exit 2, nothing written", () => {
     const before = read(repo);
     const id = "tests/test_ledger.py::test_deposit_adds";
-    const cases: [string[], RegExp][] = [
-      [freezeArgs(id, ["--days", "15"]), /--days 15 is longer than the policy's window of 14 days/],
-      [freezeArgs(id, ["--days", "0"]), /--days "0" is not a whole number of days >= 1/],
-      [freezeArgs(id, ["--days", "2.5"]), /not a whole number/],
+    const cases: [string[], string, RegExp][] = [
+      [
+        freezeArgs(id, ["--days", "15"]),
+        "days-over-policy-window",
+        /--days 15 .* window of 14 days/,
+      ],
+      [freezeArgs(id, ["--days", "0"]), "bad-count", /--days "0"/],
+      [freezeArgs(id, ["--days", "2.5"]), "bad-count", /--days "2\.5"/],
       [
         freezeArgs(id).filter((a, i, all) => a !== "--owner" && all[i - 1] !== "--owner"),
-        /freeze needs --owner/,
+        "freeze-needs-field",
+        /--owner/,
       ],
-      [freezeArgs("tests/test_ledger.py::*"), /is not one exact test id/],
-      [["freeze", "--owner", "x"], /which test\?/],
-      [freezeArgs(id, ["--today", "2026-13-01"]), /--today "2026-13-01" is not a real day/],
+      [freezeArgs("tests/test_ledger.py::*"), "not-one-test-id", /"tests\/test_ledger\.py::\*"/],
+      [["freeze", "--owner", "x"], "needs-one-test-id", /which test\?/],
+      [freezeArgs(id, ["--today", "2026-13-01"]), "bad-today", /"2026-13-01"/],
     ];
-    for (const [args, message] of cases) {
-      expect(expectOneLineError(runCli(args, { cwd: repo.dir })), args.join(" ")).toMatch(message);
+    for (const [args, code, field] of cases) {
+      expect(expectRefusal(runCli(args, { cwd: repo.dir }), code), args.join(" ")).toMatch(field);
     }
     expect(read(repo)).toBe(before);
   });

@@ -7,7 +7,7 @@
 
 import { readFileSync } from "node:fs";
 import { afterEach, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { expectRefusal, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, runPython } from "../helpers/python.js";
 
@@ -49,18 +49,21 @@ describePython("relative data recorded in a subdirectory", () => {
     const args = ["audit", "--base", "base", "--coverage", "backend/.coverage", "-q"];
     // "setup.py" is a file at the root and in backend/: which one coverage measured is unclear.
     const ambiguous = (where: string) =>
-      `freezegate: error: the coverage data's relative path "setup.py" names both setup.py (read from the repository root) and backend/setup.py (read from backend, ${where}), and nothing says which directory coverage ran in (fix: if coverage ran in backend, read its paths there with --path-map =backend/; if it ran at the repository root, say so with --path-map =)`;
-    expect(expectOneLineError(runCli(args, { cwd: repo.dir }))).toBe(
+      `the coverage data's relative path "setup.py" names both setup.py (read from the repository root) and backend/setup.py (read from backend, ${where}), and nothing says which directory coverage ran in (fix: if coverage ran in backend, read its paths there with --path-map =backend/; if it ran at the repository root, say so with --path-map =)`;
+    expect(expectRefusal(runCli(args, { cwd: repo.dir }), "coverage-path-ambiguous")).toBe(
       ambiguous("the data file's directory"),
     );
-    expect(expectOneLineError(runCli([...args, "--test-root", "backend"], { cwd: repo.dir }))).toBe(
-      ambiguous("the --test-root"),
-    );
+    expect(
+      expectRefusal(
+        runCli([...args, "--test-root", "backend"], { cwd: repo.dir }),
+        "coverage-path-ambiguous",
+      ),
+    ).toBe(ambiguous("the --test-root"));
     // The same data kept elsewhere: the backend's file is still not left unmeasured.
     repo.write("ci/.coverage", readFileSync(repo.path("backend/.coverage")));
     const elsewhere = ["audit", "--base", "base", "--coverage", "ci/.coverage", "-q"];
-    expect(expectOneLineError(runCli(elsewhere, { cwd: repo.dir }))).toBe(
-      `freezegate: error: the coverage data also records backend/app/core.py as "app/core.py" (another root, or an installed copy) and no --path-map maps it there, so the tests recorded there would be lost (fix: map it onto the repository with --path-map "=backend/")`,
+    expect(expectRefusal(runCli(elsewhere, { cwd: repo.dir }), "coverage-recording-unmapped")).toBe(
+      `the coverage data also records backend/app/core.py as "app/core.py" (another root, or an installed copy) and no --path-map maps it there, so the tests recorded there would be lost (fix: map it onto the repository with --path-map "=backend/")`,
     );
     const mapped = runCli([...args, "--path-map", "=backend/", "--test-root", "backend"], {
       cwd: repo.dir,
@@ -130,21 +133,26 @@ describePython("relative data that the root and a subdirectory both hold", () =>
     const refusal = (where: string) =>
       `the coverage data's relative path "app/__init__.py" names both app/__init__.py (read from the repository root) and services/worker/app/__init__.py (read from services/worker, ${where}), and nothing says which directory coverage ran in (fix: if coverage ran in services/worker, read its paths there with --path-map =services/worker/; if it ran at the repository root, say so with --path-map =)`;
     const withRoot = [...audit, ...data, "--test-root", "services/worker"];
-    expect(expectOneLineError(runCli(withRoot, { cwd: repo.dir }))).toBe(
-      `freezegate: error: ${refusal("the --test-root")}`,
+    expect(expectRefusal(runCli(withRoot, { cwd: repo.dir }), "coverage-path-ambiguous")).toBe(
+      `${refusal("the --test-root")}`,
     );
-    expect(expectOneLineError(runCli([...audit, ...data], { cwd: repo.dir }))).toBe(
-      `freezegate: error: ${refusal("the data file's directory")}`,
-    );
+    expect(
+      expectRefusal(runCli([...audit, ...data], { cwd: repo.dir }), "coverage-path-ambiguous"),
+    ).toBe(`${refusal("the data file's directory")}`);
     const doctor = runCli(["doctor", ...withRoot.slice(1)], { cwd: repo.dir });
     expect(doctor.status).toBe(2);
-    expect(doctor.stdout).toContain(`\nFAIL  paths: ${refusal("the --test-root")}\n`);
+    expect(doctor.stdout).toContain(
+      `\nFAIL  paths: error[coverage-path-ambiguous]: ${refusal("the --test-root")}\n`,
+    );
 
     // impact maps the data as the audit does.
     const impact = ["impact", "tests/test_main.py::test_handle", ...data];
     expect(
-      expectOneLineError(runCli([...impact, "--test-root", "services/worker"], { cwd: repo.dir })),
-    ).toBe(`freezegate: error: ${refusal("the --test-root")}`);
+      expectRefusal(
+        runCli([...impact, "--test-root", "services/worker"], { cwd: repo.dir }),
+        "coverage-path-ambiguous",
+      ),
+    ).toBe(`${refusal("the --test-root")}`);
     // Read under the worker: its changed line is run only by the frozen test.
     const worker = runCli([...withRoot, "--path-map", "=services/worker/"], { cwd: repo.dir });
     expect(worker.stderr).toBe("");
@@ -195,9 +203,12 @@ describePython("relative data that the root and a subdirectory both hold", () =>
     expect(r.status, r.stdout + r.stderr).toBe(0);
     const args = [...audit, "--coverage", "services/worker/.coverage"];
     expect(
-      expectOneLineError(runCli([...args, "--test-root", "services/worker"], { cwd: repo.dir })),
+      expectRefusal(
+        runCli([...args, "--test-root", "services/worker"], { cwd: repo.dir }),
+        "coverage-paths-unmapped",
+      ),
     ).toBe(
-      `freezegate: error: no file in the coverage data maps onto the repository ${repo.dir}: data has "app/__init__.py", "app/main.py" (fix: the data's paths are relative to the directory coverage ran in: give it with --path-map =DIR/ (e.g. --path-map =backend/))`,
+      `no file in the coverage data maps onto the repository ${repo.dir}: data has "app/__init__.py", "app/main.py" (fix: the data's paths are relative to the directory coverage ran in: give it with --path-map =DIR/ (e.g. --path-map =backend/))`,
     );
   });
 });

@@ -62,7 +62,9 @@ describePython("a path-map rule that sends a changed file's own data elsewhere",
       );
       const doctor = runCli(["doctor", "--base", "base", "--path-map", rule], { cwd: repo.dir });
       expect(doctor.status).toBe(2);
-      expect(doctor.stdout).toContain(`FAIL  freshness: ${message} ${FIX}`);
+      expect(doctor.stdout).toContain(
+        `FAIL  freshness: error[path-map-sends-away]: ${message} ${FIX}`,
+      );
       expect(doctor.stdout).not.toMatch(/usable|all checks passed/);
     }
     // doctor's paths check names where the rule sent the data, not the file that exists.

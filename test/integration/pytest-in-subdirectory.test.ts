@@ -5,7 +5,7 @@
 import { copyFileSync, linkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { expectOneLineError, expectRefusal, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, runPython } from "../helpers/python.js";
 
@@ -139,7 +139,7 @@ describePython("pytest run in tests/ beside older data at the repository root", 
     // Before: "1 frozen id(s) ... match no test in the coverage data" and the general advice.
     const refused = expectOneLineError(audit(".", "--coverage", "tests/.coverage"));
     expect(refused).toBe(
-      `freezegate: error: 1 frozen id(s) in ${repo.path("quarantine.json")} match no test in the coverage data: "tests/test_ops.py::test_add"; the data names this test without "tests/" ("test_ops.py::test_add" for "tests/test_ops.py::test_add"): pytest ran with its rootdir in tests/, and node ids are relative to it (fix: pass --test-root tests (pytest's rootdir) and write the frozen ids as the data names them ("test_ops.py::test_add"); or run pytest with its rootdir at the repository root, where its ids are the frozen ids)`,
+      `freezegate: error[frozen-ids-unresolved]: 1 frozen id(s) in ${repo.path("quarantine.json")} match no test in the coverage data: "tests/test_ops.py::test_add"; the data names this test without "tests/" ("test_ops.py::test_add" for "tests/test_ops.py::test_add"): pytest ran with its rootdir in tests/, and node ids are relative to it (fix: pass --test-root tests (pytest's rootdir) and write the frozen ids as the data names them ("test_ops.py::test_add"); or run pytest with its rootdir at the repository root, where its ids are the frozen ids)`,
     );
     // The tests exist and ran: --allow-unresolved (for tests that are gone) does not waive it.
     expect(
@@ -169,18 +169,24 @@ describePython("pytest run in tests/ beside older data at the repository root", 
   it("frozen ids written for tests/, data from the root: says so the other way round", () => {
     writeFileSync(join(repo.dir, "q-short.json"), '{"frozen": ["test_ops.py::test_add"]}');
     expect(
-      expectOneLineError(audit(".", "--coverage", ".coverage", "--frozen", "q-short.json")),
+      expectRefusal(
+        audit(".", "--coverage", ".coverage", "--frozen", "q-short.json"),
+        "frozen-ids-unresolved",
+      ),
     ).toBe(
-      `freezegate: error: 1 frozen id(s) in ${repo.path("q-short.json")} match no test in the coverage data: "test_ops.py::test_add"; the data names this test with "tests/" in front ("tests/test_ops.py::test_add" for "test_ops.py::test_add"): node ids are relative to pytest's rootdir, the repository root (fix: write the frozen ids as the data names them ("tests/test_ops.py::test_add"); or run pytest with its rootdir in tests/ and pass --test-root tests)`,
+      `1 frozen id(s) in ${repo.path("q-short.json")} match no test in the coverage data: "test_ops.py::test_add"; the data names this test with "tests/" in front ("tests/test_ops.py::test_add" for "test_ops.py::test_add"): node ids are relative to pytest's rootdir, the repository root (fix: write the frozen ids as the data names them ("tests/test_ops.py::test_add"); or run pytest with its rootdir in tests/ and pass --test-root tests)`,
     );
   });
 
   it("a frozen id one character from a test in the data: did you mean", () => {
     writeFileSync(join(repo.dir, "q-typo.json"), '{"frozen": ["tests/test_ops.py::test_ad"]}');
     expect(
-      expectOneLineError(audit(".", "--coverage", ".coverage", "--frozen", "q-typo.json")),
+      expectRefusal(
+        audit(".", "--coverage", ".coverage", "--frozen", "q-typo.json"),
+        "frozen-ids-unresolved",
+      ),
     ).toBe(
-      `freezegate: error: 1 frozen id(s) in ${repo.path("q-typo.json")} match no test in the coverage data: "tests/test_ops.py::test_ad" (fix: did you mean "tests/test_ops.py::test_add" (the data's test one character from "tests/test_ops.py::test_ad")? Frozen ids are exact pytest node ids (as in \`pytest --collect-only -q\`))`,
+      `1 frozen id(s) in ${repo.path("q-typo.json")} match no test in the coverage data: "tests/test_ops.py::test_ad" (fix: did you mean "tests/test_ops.py::test_add" (the data's test one character from "tests/test_ops.py::test_ad")? Frozen ids are exact pytest node ids (as in \`pytest --collect-only -q\`))`,
     );
   });
 });

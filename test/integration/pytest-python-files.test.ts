@@ -243,7 +243,7 @@ describePython("python_files of pytest's configuration", () => {
     const omitted = audit(r);
     expect(omitted.stdout).toBe("");
     expect(omitted.stderr).toMatch(
-      /^freezegate: error: the patch changes coverage\.py's configuration \("pyproject\.toml"\) and its changed source "app\/calc\.py" is not in the coverage data/,
+      /^freezegate: error\[patch-changes-coverage-config\]: the patch changes coverage\.py's configuration \("pyproject\.toml"\) and its changed source "app\/calc\.py" is not in the coverage data/,
     );
     expect(omitted.status).toBe(2);
 

@@ -329,7 +329,7 @@ describe("freezegate queue check", () => {
       ],
       [
         ["--parent", "records/parent.json", "--child", child, "--ledger", "/tmp/elsewhere.json"],
-        /the ledger \/tmp\/elsewhere\.json is outside the repository/,
+        /^freezegate: error\[ledger-outside-repo\]: the ledger \/tmp\/elsewhere\.json is outside the repository/,
       ],
     ];
     for (const [args, expected] of cases) {

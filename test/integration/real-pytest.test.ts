@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { expectOneLineError, REPO_ROOT, runCli } from "../helpers/cli.js";
+import { expectOneLineError, expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, makeTempDir, runPytestCov, runPython } from "../helpers/python.js";
 import { assertMatchesSchema } from "../helpers/schema.js";
@@ -218,7 +218,7 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
     const r = runCli(["audit", "--base", "base", "--coverage", data.testFunction as string], {
       cwd: repo.dir,
     });
-    expect(expectOneLineError(r)).toMatch(
+    expect(expectRefusal(r, "frozen-case-with-test-function")).toMatch(
       /freezes the parametrized case "tests\/test_pricing\.py::test_format_price\[small\|cents\]", but the coverage data uses test_function contexts/,
     );
   });
@@ -260,8 +260,8 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
         ["audit", "--base", "base", "--coverage", data.testFunction as string, "--frozen", list],
         { cwd: repo.dir },
       );
-      expect(expectOneLineError(refused)).toBe(
-        `freezegate: error: ${list} freezes parametrized cases "${entry}", but the coverage data uses test_function contexts, which merge all cases of a test into one name and do not tell parametrized tests from others (fix: record node ids with pytest --cov --cov-context=test, or freeze every case of one test with "id[*]" (or the whole test))`,
+      expect(expectRefusal(refused, "frozen-case-with-test-function")).toMatch(
+        `${list} freezes parametrized cases "${entry}", but the coverage data uses test_function contexts`,
       );
     }
   });
@@ -276,8 +276,8 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
       },
     );
     const fix = `(fix: "tests/test_pricing.py::test_format_price" is a parametrized test: freeze all its cases with "tests/test_pricing.py::test_format_price[*]", or list them as \`pytest --collect-only -q\` prints them)`;
-    expect(expectOneLineError(r)).toBe(
-      `freezegate: error: 1 frozen id(s) in ${list} match no test in the coverage data: "tests/test_pricing.py::test_format_price" ${fix}`,
+    expect(expectRefusal(r, "frozen-ids-unresolved")).toBe(
+      `1 frozen id(s) in ${list} match no test in the coverage data: "tests/test_pricing.py::test_format_price" ${fix}`,
     );
     // doctor gives the same fix, not a general one.
     const doctor = runCli(
@@ -300,8 +300,8 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
     );
     expect(plain.status).toBe(0);
     const r = runCli(["audit", "--base", "base"], { cwd: repo.dir });
-    expect(expectOneLineError(r)).toMatch(
-      /the coverage data names no tests \(only ""\), so it cannot say which test ran a line \(fix: record per-test contexts/,
+    expect(expectRefusal(r, "data-names-no-tests")).toMatch(
+      /names no tests \(only ""\), .* \(fix: record per-test contexts/,
     );
     const doctor = runCli(["doctor"], { cwd: repo.dir });
     expect(doctor.status).toBe(2);
@@ -381,8 +381,8 @@ describePython("audit on data recorded by pytest-cov and coverage.py", () => {
       const r = runCli(["audit", "--base", "base", "--coverage", data.lines as string], {
         cwd: repo.dir,
       });
-      expect(expectOneLineError(r)).toMatch(
-        /the coverage data does not match src\/shop\/pricing\.py on disk/,
+      expect(expectRefusal(r, "coverage-data-stale")).toMatch(
+        /does not match src\/shop\/pricing\.py on disk/,
       );
       const doctor = runCli(["doctor", "--base", "base", "--coverage", data.lines as string], {
         cwd: repo.dir,

@@ -8,7 +8,7 @@ import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { expectOneLineError, expectRefusal, runCli } from "../helpers/cli.js";
 import { makeDemoRepo } from "../helpers/demo-repo.js";
 import type { TempRepo } from "../helpers/git-repo.js";
 
@@ -103,7 +103,9 @@ describe("a patch that changes the config it is judged by", () => {
       `freezegate: error[patch-changes-path-map]: the patch changes path-map (now ${rule}), and the new rules give the changed file src/billing/proration.py the data recorded as "src/billing/__init__.py" instead of "src/billing/proration.py" (fix: change path-map in a patch that changes no measured source file, or pass --path-map)`,
     );
     const doctor = runCli(["doctor", "--base", "base"], { cwd: r.dir });
-    expect(doctor.stdout).toMatch(/^FAIL {2}freshness: the patch changes path-map/m);
+    expect(doctor.stdout).toMatch(
+      /^FAIL {2}freshness: error\[patch-changes-path-map\]: the patch changes path-map/m,
+    );
     expect(doctor.status).toBe(2);
     // Given as a flag, the rule is the CI's word, and the base's rules do not count.
     const flag = runCli(["audit", "--base", "base", "-q", "--path-map", rule], { cwd: r.dir });
@@ -151,11 +153,11 @@ describe("a patch that changes coverage.py's configuration", () => {
       cwd: r.dir,
     });
     expect(doctor.stdout).toMatch(
-      /^FAIL {2}freshness: the patch changes coverage\.py's configuration/m,
+      /^FAIL {2}freshness: error\[patch-changes-coverage-config\]: the patch changes coverage\.py's configuration/m,
     );
     expect(doctor.status).toBe(2);
-    expect(expectOneLineError(runCli(args, { cwd: r.dir }))).toBe(
-      'freezegate: error: the patch changes coverage.py\'s configuration (".coveragerc") and its changed source "src/billing/proration.py" is not in the coverage data: the change may have taken it out (fix: land the coverage configuration change in a patch of its own, or make the tests measure these files)',
+    expect(expectRefusal(runCli(args, { cwd: r.dir }), "patch-changes-coverage-config")).toBe(
+      'the patch changes coverage.py\'s configuration (".coveragerc") and its changed source "src/billing/proration.py" is not in the coverage data: the change may have taken it out (fix: land the coverage configuration change in a patch of its own, or make the tests measure these files)',
     );
   });
 
@@ -168,11 +170,12 @@ describe("a patch that changes coverage.py's configuration", () => {
     r.git("add", "ci/coverage.cfg", "pytest.ini", "src/billing/__init__.py");
     r.git("commit", "-q", "-m", "coverage config elsewhere");
     expect(
-      expectOneLineError(
+      expectRefusal(
         runCli(["audit", "--base", "base", "--coverage", "omitted.coverage", "-q"], { cwd: r.dir }),
+        "patch-changes-coverage-config",
       ),
     ).toBe(
-      `freezegate: error: the patch changes coverage.py's configuration ("ci/coverage.cfg", "pytest.ini") and its changed source "src/billing/proration.py" is not in the coverage data: the change may have taken it out (fix: land the coverage configuration change in a patch of its own, or make the tests measure these files)`,
+      `the patch changes coverage.py's configuration ("ci/coverage.cfg", "pytest.ini") and its changed source "src/billing/proration.py" is not in the coverage data: the change may have taken it out (fix: land the coverage configuration change in a patch of its own, or make the tests measure these files)`,
     );
   });
 
@@ -194,13 +197,14 @@ describe("a patch that changes coverage.py's configuration", () => {
       r.git("add", path, "src/billing/__init__.py");
       r.git("commit", "-q", "-m", `omit in ${path}`);
       expect(
-        expectOneLineError(
+        expectRefusal(
           runCli(["audit", "--base", "base", "--coverage", "omitted.coverage", "-q"], {
             cwd: r.dir,
           }),
+          "patch-changes-coverage-config",
         ),
         path,
-      ).toMatch(/^freezegate: error: the patch changes coverage\.py's configuration/);
+      ).toMatch(/^the patch changes coverage\.py's configuration/);
     }
   });
 
@@ -224,12 +228,11 @@ describe("a patch that changes coverage.py's configuration", () => {
     r.git("add", ".coveragerc");
     r.git("commit", "-q", "-m", "omit");
     expect(
-      expectOneLineError(
+      expectRefusal(
         runCli(["audit", "--base", "base", "--coverage", "omitted.coverage", "-q"], { cwd: r.dir }),
+        "patch-changes-coverage-config",
       ),
-    ).toMatch(
-      /^freezegate: error: the patch changes coverage\.py's configuration \("\.coveragerc"\)/,
-    );
+    ).toMatch(/^the patch changes coverage\.py's configuration \("\.coveragerc"\)/);
   });
 
   it("another option on pytest-cov's addopts line, or an application ini's [DEFAULT], is not such a change", () => {
@@ -274,11 +277,10 @@ describe("a patch that changes coverage.py's configuration", () => {
     r.git("add", "setup.cfg");
     r.git("commit", "-q", "-m", "omit in setup.cfg");
     expect(
-      expectOneLineError(
+      expectRefusal(
         runCli(["audit", "--base", "base", "--coverage", "omitted.coverage", "-q"], { cwd: r.dir }),
+        "patch-changes-coverage-config",
       ),
-    ).toMatch(
-      /^freezegate: error: the patch changes coverage\.py's configuration \("setup\.cfg"\)/,
-    );
+    ).toMatch(/^the patch changes coverage\.py's configuration \("setup\.cfg"\)/);
   });
 });

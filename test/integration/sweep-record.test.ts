@@ -213,8 +213,8 @@ describePython("the sweep record in freeze and check (real pytest, Hypothesis, p
     expect(foreign((r) => (r.kind = "applied"))).toContain(
       'is not a sweep record ("kind" is "applied")',
     );
-    expect(expectOneLineError(check("--sweep", join(scratch, "missing.json")))).toContain(
-      "sweep record not found",
+    expect(expectOneLineError(check("--sweep", join(scratch, "missing.json")))).toMatch(
+      /^freezegate: error\[file-not-found\]: sweep record not found: .*missing\.json \(fix: check the path; pytest --freezegate-sweep writes it/,
     );
 
     // The recorded command fails as the sweep did; once the property is fixed it passes, the

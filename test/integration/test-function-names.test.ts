@@ -7,7 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { expectRefusal, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, makeTempDir, runPython } from "../helpers/python.js";
 
@@ -80,8 +80,8 @@ describePython("test_function names mapped to node ids", () => {
     // Both classes' runs of test_area, under one name.
     expect(truth(repo, "lib.py")["3"]).toEqual(["test_shapes.TestShape.test_area"]);
     const r = audit(repo, ["tests/test_shapes.py::TestSquare::*"]);
-    expect(expectOneLineError(r)).toBe(
-      `freezegate: error: class TestSquare (tests/test_shapes.py) inherits from TestShape, and test_function names an inherited test method after the class that defines it, so "test_shapes.TestShape.test_area" stands for runs of both classes that cannot be told apart ${RECORD_NODE_IDS}`,
+    expect(expectRefusal(r, "test-function-inherited")).toBe(
+      `class TestSquare (tests/test_shapes.py) inherits from TestShape, and test_function names an inherited test method after the class that defines it, so "test_shapes.TestShape.test_area" stands for runs of both classes that cannot be told apart ${RECORD_NODE_IDS}`,
     );
   });
 
@@ -93,9 +93,12 @@ describePython("test_function names mapped to node ids", () => {
       "tests/test_square.py":
         "from test_shapes import TestShape\nclass TestSquare(TestShape):\n    k = 4\n",
     });
-    expect(expectOneLineError(audit(repo, ["tests/test_shapes.py::TestShape::test_area"]))).toMatch(
-      /^freezegate: error: class TestSquare \(tests\/test_square\.py\) inherits from TestShape, /,
-    );
+    expect(
+      expectRefusal(
+        audit(repo, ["tests/test_shapes.py::TestShape::test_area"]),
+        "test-function-inherited",
+      ),
+    ).toMatch(/^class TestSquare \(tests\/test_square\.py\) inherits from TestShape, /);
   });
 
   it("maps test classes whose base class holds no test method (setUp only)", () => {
@@ -126,8 +129,10 @@ describePython("test_function names mapped to node ids", () => {
       "mypkg/lib.py",
     );
     expect(truth(repo, "mypkg/lib.py")["3"]).toEqual(["mypkg.utils.test_retry"]);
-    expect(expectOneLineError(audit(repo, ["tests/test_flaky.py::*"]))).toBe(
-      `freezegate: error: 1 test_function context name(s) in source modules may name a test, not a helper that ran outside tests, e.g. "mypkg.utils.test_retry" -> mypkg/utils.py::test_retry (mypkg/utils.py defines no module-level function test_retry: a decorator without functools.wraps gives a test its own module's name) ${RECORD_NODE_IDS}`,
+    expect(
+      expectRefusal(audit(repo, ["tests/test_flaky.py::*"]), "test-function-names-unclear"),
+    ).toBe(
+      `1 test_function context name(s) in source modules may name a test, not a helper that ran outside tests, e.g. "mypkg.utils.test_retry" -> mypkg/utils.py::test_retry (mypkg/utils.py defines no module-level function test_retry: a decorator without functools.wraps gives a test its own module's name) ${RECORD_NODE_IDS}`,
     );
   });
 
@@ -141,8 +146,10 @@ describePython("test_function names mapped to node ids", () => {
         "import lib\nfrom test_utils import retry\n@retry\ndef test_flaky():\n    assert lib.f(4) == 4\ndef test_one():\n    assert lib.f(1) == 1\n",
     });
     expect(truth(repo, "lib.py")["3"]).toEqual(["test_utils.test_flaky"]);
-    expect(expectOneLineError(audit(repo, ["tests/test_api.py::*"]))).toBe(
-      `freezegate: error: 1 test_function context name(s) name a test that their file does not define, e.g. "test_utils.test_flaky" -> tests/test_utils.py::test_flaky (tests/test_utils.py defines no function test_flaky: a decorator without functools.wraps gives a test its own module's name), so the test that ran cannot be told ${RECORD_NODE_IDS}`,
+    expect(
+      expectRefusal(audit(repo, ["tests/test_api.py::*"]), "test-function-names-unclear"),
+    ).toBe(
+      `1 test_function context name(s) name a test that their file does not define, e.g. "test_utils.test_flaky" -> tests/test_utils.py::test_flaky (tests/test_utils.py defines no function test_flaky: a decorator without functools.wraps gives a test its own module's name), so the test that ran cannot be told ${RECORD_NODE_IDS}`,
     );
     // On a method, coverage.py names the wrapper itself.
     const method = recorded({
@@ -152,7 +159,12 @@ describePython("test_function names mapped to node ids", () => {
         "import lib\nfrom test_utils import retry\nclass TestApi:\n    @retry\n    def test_flaky(self):\n        assert lib.f(4) == 4\n",
     });
     expect(truth(method, "lib.py")["3"]).toEqual(["test_utils.retry.<locals>.wrapper"]);
-    expect(expectOneLineError(audit(method, ["tests/test_api.py::TestApi::*"]))).toContain(
+    expect(
+      expectRefusal(
+        audit(method, ["tests/test_api.py::TestApi::*"]),
+        "test-function-names-unclear",
+      ),
+    ).toContain(
       '"test_utils.retry.<locals>.wrapper" (a function defined inside another: a decorator without functools.wraps gives a test method its wrapper\'s name)',
     );
   });
@@ -168,7 +180,9 @@ describePython("test_function names mapped to node ids", () => {
       "mypkg/lib.py",
     );
     expect(truth(repo, "mypkg/lib.py")["3"]).toEqual(["check_api.test_api"]);
-    expect(expectOneLineError(audit(repo, ["checks/check_api.py::test_api"]))).toContain(
+    expect(
+      expectRefusal(audit(repo, ["checks/check_api.py::test_api"]), "test-function-names-unclear"),
+    ).toContain(
       `e.g. "check_api.test_api" -> checks/check_api.py::test_api (the python_files that pytest's configuration sets may collect checks/check_api.py) ${RECORD_NODE_IDS}`,
     );
   });
@@ -370,8 +384,13 @@ describePython("test_function names mapped to node ids", () => {
       "test_api.TestUpdate.TestValid.test_value",
     ]);
     // The first class of that name decided, and the real test read as a fixture.
-    expect(expectOneLineError(audit(repo, ["tests/test_api.py::TestCreate::*"]))).toMatch(
-      /^freezegate: error: 2 test_function context name\(s\) name a method that its file defines in classes both as a pytest fixture and as a test, e\.g\. "test_api\.TestCreate\.TestValid\.test_value" -> /,
+    expect(
+      expectRefusal(
+        audit(repo, ["tests/test_api.py::TestCreate::*"]),
+        "test-function-names-unclear",
+      ),
+    ).toMatch(
+      /^2 test_function context name\(s\) name a method that its file defines in classes both as a pytest fixture and as a test, e\.g\. "test_api\.TestCreate\.TestValid\.test_value" -> /,
     );
   });
 
@@ -442,8 +461,10 @@ describePython("test_function names mapped to node ids", () => {
     });
     const runner = "hypothesis.internal.conjecture.engine.ConjectureRunner.test_function";
     expect(truth(repo, "lib.py")["3"]).toEqual([runner]);
-    expect(expectOneLineError(audit(repo, ["tests/test_h.py::test_h"]))).toBe(
-      `freezegate: error: 1 test_function context name(s) name a module outside the repository, e.g. "${runner}": a library function named test* (such as Hypothesis's @given runner) started the context, so the test that ran under it cannot be told ${RECORD_NODE_IDS}`,
+    expect(
+      expectRefusal(audit(repo, ["tests/test_h.py::test_h"]), "test-function-names-unclear"),
+    ).toBe(
+      `1 test_function context name(s) name a module outside the repository, e.g. "${runner}": a library function named test* (such as Hypothesis's @given runner) started the context, so the test that ran under it cannot be told ${RECORD_NODE_IDS}`,
     );
   });
 
@@ -471,7 +492,12 @@ describePython("test_function names mapped to node ids", () => {
     files["svc_b/lib.py"] = LIB;
     const repo = recorded(files, "svc_a/lib.py", "svc_a");
     const args = ["--coverage", "svc_a/.coverage"];
-    expect(expectOneLineError(audit(repo, ["tests/test_api.py::test_api"], args))).toMatch(
+    expect(
+      expectRefusal(
+        audit(repo, ["tests/test_api.py::test_api"], args),
+        "test-function-names-unclear",
+      ),
+    ).toMatch(
       /fit more than one test file, .* \(fix: if pytest ran in a subdirectory, give it as --test-root \(names are relative to it\); else record node ids instead: run pytest --cov --cov-context=test \(pytest-cov\)\)$/,
     );
     const r = audit(repo, ["tests/test_api.py::test_api"], [...args, "--test-root", "svc_a"]);

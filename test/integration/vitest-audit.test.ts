@@ -228,7 +228,7 @@ describe("audit of a TypeScript patch", () => {
   it("refuses when both pytest's and Vitest's data are there, and names the fix", () => {
     writeFileSync(repo.path(".coverage"), "");
     try {
-      const line = expectOneLineError(cli(repo, "audit", "--base", "main"));
+      const line = expectRefusal(cli(repo, "audit", "--base", "main"), "data-of-two-runners");
       expect(line).toContain("data of 2 test runners is here (pytest and Vitest)");
       // Naming the data chooses the run.
       expect(cli(repo, "audit", "--base", "main", "--coverage", DATA).status).toBe(1);

@@ -10,6 +10,7 @@ import {
 import { indexContextOverview, indexContexts } from "../../src/runners/pytest/contexts.js";
 import { dottedCandidates, dottedTestKind } from "../../src/runners/pytest/test-function-names.js";
 import { buildModuleIndex, testFileExistsIn } from "../../src/runners/pytest/test-root-files.js";
+import { refusedWith } from "../helpers/refusals.js";
 
 describe("parsePytestCovContext", () => {
   it("splits node id and phase on the last bar", () => {
@@ -79,7 +80,10 @@ describe('a "|" before the first "::": a static context, or the test file\'s pat
   it("is refused when no reading's file is here and no name of the data tells", () => {
     for (const outside of [undefined, new Set<string>(), new Set([""])]) {
       expect(() => parsePytestCovContext(`shard-1|${LEGACY}::t|run`, has(), outside)).toThrow(
-        `the coverage data's context name "shard-1|${LEGACY}::t|run" has a "|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root ("shard-1|${LEGACY}", "${LEGACY}" after a static context "shard-1", "v1/test_old.py" after a static context "shard-1|tests/legacy"), so the test that ran cannot be told`,
+        refusedWith(
+          "context-pipe-unresolved",
+          `the coverage data's context name "shard-1|${LEGACY}::t|run" has a "|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root ("shard-1|${LEGACY}", "${LEGACY}" after a static context "shard-1", "v1/test_old.py" after a static context "shard-1|tests/legacy"), so the test that ran cannot be told`,
+        ),
       );
     }
   });
@@ -88,12 +92,18 @@ describe('a "|" before the first "::": a static context, or the test file\'s pat
     expect(() =>
       parsePytestCovContext(`${LEGACY}::test_one|run`, has(LEGACY, "v1/test_old.py")),
     ).toThrow(
-      `the coverage data's context name "${LEGACY}::test_one|run" names two test files that both exist: "${LEGACY}", and "v1/test_old.py" after a static context "tests/legacy", so the test that ran cannot be told`,
+      refusedWith(
+        "context-pipe-two-files",
+        `the coverage data's context name "${LEGACY}::test_one|run" names two test files that both exist: "${LEGACY}", and "v1/test_old.py" after a static context "tests/legacy", so the test that ran cannot be told`,
+      ),
     );
     expect(() =>
       parsePytestCovContext(`s|${LEGACY}::t|run`, has(LEGACY, "v1/test_old.py")),
     ).toThrow(
-      `names two test files that both exist: "${LEGACY}" (after a static context "s"), and "v1/test_old.py" after a static context "s|tests/legacy"`,
+      refusedWith(
+        "context-pipe-two-files",
+        `names two test files that both exist: "${LEGACY}" (after a static context "s"), and "v1/test_old.py" after a static context "s|tests/legacy"`,
+      ),
     );
   });
 
@@ -109,10 +119,13 @@ describe('a "|" before the first "::": a static context, or the test file\'s pat
     expect(index.hasTest("v1/test_old.py::test_one")).toBe(false);
     // No reading's file here (the wrong test root, a file the patch deletes): refused.
     expect(() => indexContexts(names, buildModuleIndex([]))).toThrow(
-      /has a "\|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root/,
+      refusedWith(
+        "context-pipe-unresolved",
+        /has a "\|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root/,
+      ),
     );
     expect(() => indexContexts(names, buildModuleIndex([LEGACY, "v1/test_old.py"]))).toThrow(
-      /names two test files that both exist/,
+      refusedWith("context-pipe-two-files", /names two test files that both exist/),
     );
   });
 
@@ -143,7 +156,7 @@ describe('a "|" before the first "::": a static context, or the test file\'s pat
     // one with it (whose bare name is missing) holds it too.
     const combined = ["", "shard-2|tests/legacy/test_old.py::t|run", "tests/u.py::v|run"];
     expect(() => indexContexts(combined, buildModuleIndex(["tests/u.py"]))).toThrow(
-      /no reading names a file under the test root/,
+      refusedWith("context-pipe-unresolved", /no reading names a file under the test root/),
     );
     expect(
       [
@@ -235,8 +248,12 @@ describe("dotted test_function names", () => {
   });
 
   it("indexContexts refuses ambiguous and unmapped names instead of guessing", () => {
-    expect(() => indexContexts(["", "test_c.test_x"], modules)).toThrow(/more than one test file/);
-    expect(() => indexContexts(["nowhere.test_x"], modules)).toThrow(/match no test file/);
+    expect(() => indexContexts(["", "test_c.test_x"], modules)).toThrow(
+      refusedWith("test-function-names-unclear", /more than one test file/),
+    );
+    expect(() => indexContexts(["nowhere.test_x"], modules)).toThrow(
+      refusedWith("test-function-names-unmapped", /match no test file/),
+    );
     const ok = indexContexts(["", "tests.test_b.test_add"], modules);
     expect(ok.style).toBe("test-function");
     expect([...ok.testIds]).toEqual(["tests/test_b.py::test_add"]);
@@ -252,7 +269,7 @@ describe("dotted test_function names", () => {
   it("refuses data mixing both styles", () => {
     expect(() =>
       indexContexts(["tests/test_b.py::test_add|run", "tests.test_b.test_add"], modules),
-    ).toThrow(/mixes pytest-cov contexts/);
+    ).toThrow(refusedWith("contexts-mixed", /mixes pytest-cov contexts/));
   });
 
   it("treats the empty context and unknown labels as no test", () => {
@@ -318,15 +335,21 @@ describe("test_function names that pytest would not collect", () => {
 
   it("refuses inherited-looking names instead of charging a node id pytest never collected", () => {
     expect(() => indexContexts(["tests.base.Base.test_common"], modules)).toThrow(
-      /tests\/base\.py::Base::test_common \(tests\/base\.py is not named test_\*\.py.*inherited test method/,
+      refusedWith(
+        "test-function-names-unclear",
+        /tests\/base\.py::Base::test_common \(tests\/base\.py is not named test_\*\.py.*inherited test method/,
+      ),
     );
     expect(() => indexContexts(["tests.test_x.Base.test_common"], modules)).toThrow(
-      /class Base is not named Test\*/,
+      refusedWith("test-function-names-unclear", /class Base is not named Test\*/),
     );
     // A unittest.TestCase pytest does collect: the message says why it is still refused,
     // not that pytest does not collect it.
     expect(() => indexContexts(["tests.test_x.QuestionTests.test_text"], modules)).toThrow(
-      '1 test_function context name(s) cannot be told from an inherited test method, e.g. "tests.test_x.QuestionTests.test_text" -> tests/test_x.py::QuestionTests::test_text (class QuestionTests is not named Test*: pytest collects it only as a unittest.TestCase, and a class a test inherits its methods from is named this way too); test_function names a method after the class that defines it, so the tests that ran an inherited test method cannot be told',
+      refusedWith(
+        "test-function-names-unclear",
+        '1 test_function context name(s) cannot be told from an inherited test method, e.g. "tests.test_x.QuestionTests.test_text" -> tests/test_x.py::QuestionTests::test_text (class QuestionTests is not named Test*: pytest collects it only as a unittest.TestCase, and a class a test inherits its methods from is named this way too); test_function names a method after the class that defines it, so the tests that ran an inherited test method cannot be told',
+      ),
     );
   });
 });
@@ -510,7 +533,10 @@ describe("test_function names checked against the source", () => {
     expect(indexContexts(["mypkg.data.testdata"], index()).style).toBe("none");
     // The wrapper of a decorator without functools.wraps gives the test the decorator's module.
     expect(() => indexContexts(["mypkg.utils.test_retry"], index())).toThrow(
-      'test_function context name(s) in source modules may name a test, not a helper that ran outside tests, e.g. "mypkg.utils.test_retry" -> mypkg/utils.py::test_retry (mypkg/utils.py defines no module-level function test_retry: a decorator without functools.wraps gives a test its own module\'s name)',
+      refusedWith(
+        "test-function-names-unclear",
+        'test_function context name(s) in source modules may name a test, not a helper that ran outside tests, e.g. "mypkg.utils.test_retry" -> mypkg/utils.py::test_retry (mypkg/utils.py defines no module-level function test_retry: a decorator without functools.wraps gives a test its own module\'s name)',
+      ),
     );
   });
 
@@ -526,7 +552,10 @@ describe("test_function names checked against the source", () => {
     "refuses a helper-looking name in a module that %s's python_files may collect",
     (file, text) => {
       expect(() => indexContexts(["check_api.test_api"], index({ [file]: text }))).toThrow(
-        "(the python_files that pytest's configuration sets may collect checks/check_api.py)",
+        refusedWith(
+          "test-function-names-unclear",
+          "(the python_files that pytest's configuration sets may collect checks/check_api.py)",
+        ),
       );
     },
   );
@@ -540,7 +569,7 @@ describe("test_function names checked against the source", () => {
         ["check_api.test_api"],
         index({ "pytest.toml": '[pytest]\npython_files = ["check_*.py"]\n' }),
       ),
-    ).toThrow(refusal);
+    ).toThrow(refusedWith("test-function-names-unclear", refusal));
     // pytest reads pytest.ini, not tox.ini beside it; a comment or another tool's section
     // sets nothing.
     for (const extra of <Record<string, string>[]>[
@@ -562,7 +591,12 @@ describe("test_function names checked against the source", () => {
   it("refuses without a reader instead of guessing", () => {
     expect(() =>
       indexContexts(["check_api.test_api"], buildModuleIndex(Object.keys(files))),
-    ).toThrow("checks/check_api.py was not read to check that it defines test_api");
+    ).toThrow(
+      refusedWith(
+        "test-function-names-unclear",
+        "checks/check_api.py was not read to check that it defines test_api",
+      ),
+    );
   });
 });
 
@@ -578,7 +612,10 @@ describe("test_function names of inherited test methods", () => {
 
   it("refuses a method whose class another class inherits from (same file)", () => {
     expect(() => indexContexts(names, index({ "tests/test_shapes.py": shapes }))).toThrow(
-      'class TestSquare (tests/test_shapes.py) inherits from TestShape, and test_function names an inherited test method after the class that defines it, so "tests.test_shapes.TestShape.test_area" stands for runs of both classes that cannot be told apart',
+      refusedWith(
+        "test-function-inherited",
+        'class TestSquare (tests/test_shapes.py) inherits from TestShape, and test_function names an inherited test method after the class that defines it, so "tests.test_shapes.TestShape.test_area" stands for runs of both classes that cannot be told apart',
+      ),
     );
   });
 
@@ -592,7 +629,10 @@ describe("test_function names of inherited test methods", () => {
         "from tests import mixins\nclass TestSub(mixins.Mixin, metaclass=M):\n    pass\n",
     };
     expect(() => indexContexts(["tests.test_base.TestBase.test_x"], index(all))).toThrow(
-      "class Mixin (tests/mixins.py) inherits from TestBase",
+      refusedWith(
+        "test-function-inherited",
+        "class Mixin (tests/mixins.py) inherits from TestBase",
+      ),
     );
   });
 
@@ -607,7 +647,7 @@ describe("test_function names of inherited test methods", () => {
 
   it("refuses class test methods without a reader", () => {
     expect(() => indexContexts(names, buildModuleIndex(["tests/test_shapes.py"]))).toThrow(
-      "the test files were not read",
+      refusedWith("test-function-inherited", "the test files were not read"),
     );
   });
 });
@@ -628,10 +668,15 @@ describe("test_function names that are no repository module", () => {
   it("refuses a library function named test*, under which a test body may have run", () => {
     const hypothesis = "hypothesis.internal.conjecture.engine.ConjectureRunner.test_function";
     expect(() => indexContexts([hypothesis, "tests.test_plain.test_plain"], modules)).toThrow(
-      `1 test_function context name(s) name a module outside the repository, e.g. "${hypothesis}": a library function named test* (such as Hypothesis's @given runner) started the context, so the test that ran under it cannot be told`,
+      refusedWith(
+        "test-function-names-unclear",
+        `1 test_function context name(s) name a module outside the repository, e.g. "${hypothesis}": a library function named test* (such as Hypothesis's @given runner) started the context, so the test that ran under it cannot be told`,
+      ),
     );
     // Nothing in the repository at all: more likely the wrong --test-root.
-    expect(() => indexContexts([hypothesis], modules)).toThrow(/match no test file/);
+    expect(() => indexContexts([hypothesis], modules)).toThrow(
+      refusedWith("test-function-names-unmapped", /match no test file/),
+    );
   });
 });
 

@@ -10,6 +10,7 @@ import { frozenBy } from "../../src/core/witness.js";
 import { frozenWithoutRun } from "../../src/runners/pytest/frozen-tests.js";
 import { pytestRunner } from "../../src/runners/pytest/runner.js";
 import { vitestRunner } from "../../src/runners/vitest/runner.js";
+import { refusedWith } from "../helpers/refusals.js";
 
 const PYTEST = pytestRunner.advice;
 const VITEST = vitestRunner.advice;
@@ -47,7 +48,9 @@ describe("parseFrozenList", () => {
     [{ frozen: [], freezes: [] }, /both "frozen" and "freezes"/],
     [{ tests: [] }, /neither "frozen"/],
   ])("refuses malformed input %j", (value, message) => {
-    expect(() => parseFrozenList(value, "q.json")).toThrow(message);
+    expect(() => parseFrozenList(value, "q.json")).toThrow(
+      refusedWith("frozen-list-malformed", message),
+    );
   });
 });
 
@@ -140,6 +143,7 @@ describe("frozenWithoutRun", () => {
       ["t::d", "t::c", "t::b", "t::a"],
       "coverage.py-sqlite",
     );
+    expect(error?.code).toBe("frozen-tests-not-run");
     expect(error?.message).toBe(
       '4 frozen test(s) in q.json ran no test body (the coverage data has their setup or teardown but no "|run" context: skipped, their setup failed, or their body ran no measured line), so the lines they would cover are unknown: "t::a", "t::b", "t::c", ... (4 in all)',
     );
@@ -150,6 +154,7 @@ describe("frozenWithoutRun", () => {
 
   it("from a JSON report, says that the report cannot tell and the .coverage file can", () => {
     const error = frozenWithoutRun("q.json", ["t::b", "t::a"], "coverage.py-json");
+    expect(error?.code).toBe("frozen-tests-not-run");
     expect(error?.message).toBe(
       '2 frozen test(s) in q.json have setup or teardown contexts but no "|run" context in the coverage json report, which lists only the contexts that ran a measured line: it cannot show whether a test whose body ran no measured line ran, so the lines they would cover are unknown: "t::a", "t::b"',
     );

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { InputError, UsageError } from "../../src/core/errors.js";
+import { InputError, reworded, UsageError } from "../../src/core/errors.js";
 import { input } from "../../src/core/refusals/define.js";
 import { AREAS, combineAreas, REFUSALS, refusal } from "../../src/core/refusals/index.js";
 import { REPO_ROOT } from "../helpers/cli.js";
@@ -70,6 +70,30 @@ describe("the registry", () => {
     const usage = refusal("check-needs-base", undefined);
     expect(usage).toBeInstanceOf(UsageError);
     expect(usage.code).toBe("check-needs-base");
+  });
+
+  it("says what a file that could not be written is, where its path does not", () => {
+    const ledger = refusal("write-failed", {
+      what: "the ledger",
+      path: "freeze-ledger.json",
+      why: "EACCES",
+      nothingWritten: false,
+    });
+    expect(ledger.message).toBe("cannot write the ledger freeze-ledger.json: EACCES");
+    const report = refusal("write-failed", { path: "r.json", why: "EACCES", nothingWritten: true });
+    expect(report.message).toBe("cannot write r.json: EACCES; no report file was written");
+  });
+
+  it("keeps its class, code and fix when said in other words", () => {
+    const error = refusal("history-not-found", { path: "/repo/runs.jsonl" });
+    const shown = reworded(error, error.message.replace("/repo/", ""));
+    expect(shown).toBeInstanceOf(InputError);
+    expect(shown).toMatchObject({
+      code: "history-not-found",
+      fix: error.fix,
+      message: "the history file runs.jsonl does not exist",
+    });
+    expect(shown.cause).toBe(error);
   });
 
   it("keeps the cause", () => {

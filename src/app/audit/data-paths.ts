@@ -4,8 +4,8 @@
 
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { directorySpellings, fileExists, isRepoFile } from "../../adapters/repo-files.js";
-import { InputError } from "../../core/errors.js";
-import { sample } from "../../core/listing.js";
+import type { FreezegateError } from "../../core/errors.js";
+import { sample, sampleOf } from "../../core/listing.js";
 import type { CoverageSource } from "../../core/model.js";
 import {
   findAmbiguousRun,
@@ -19,6 +19,7 @@ import {
   refuseMappedAway,
   unmappedPathsFix,
 } from "../../core/path-map.js";
+import { refusal } from "../../core/refusals/index.js";
 import type { ExecutedOf } from "../../runners/runner.js";
 
 /** The root the data's absolute paths were recorded under, when a tail of one is a file here. */
@@ -67,15 +68,14 @@ export function dataPathsOnRepo(
   const paths = mapCoverageToRepo(root, data, pathMap, { firstExisting: true });
   const { measured } = paths;
   if (measured.length === 0) {
-    throw new InputError("the coverage data has no measured files", {
-      fix: "check [run] source / --cov= so that coverage measures your code",
-    });
+    throw refusal("coverage-data-measured-nothing", { files: sampleOf(data.meta.dataFiles) });
   }
   if (paths.existing.length === 0) {
-    throw new InputError(
-      `no file in the coverage data maps onto the repository ${root}: data has ${sample(measured)}`,
-      { fix: unmappedPathsFix(measured, recordedRootIn(root, measured)) },
-    );
+    throw refusal("coverage-paths-unmapped", {
+      root,
+      sample: sample(measured),
+      fix: unmappedPathsFix(measured, recordedRootIn(root, measured)),
+    });
   }
   const ambiguous = ambiguousRun(root, measured, pathMap, testRoot, data.meta.dataFiles);
   if (ambiguous !== null) throw ambiguous;
@@ -94,7 +94,7 @@ export function ambiguousRun(
   rules: readonly PathRule[],
   testRoot: string,
   dataFiles: readonly string[],
-): InputError | null {
+): FreezegateError | null {
   const dirs = new Map<string, string>();
   const test = normalizePath(testRoot);
   if (test !== "" && !test.startsWith("/") && !test.startsWith("..")) {
@@ -116,12 +116,14 @@ export function ambiguousRun(
   );
   if (found === null) return null;
   const dir = found.dir.slice(0, -1);
-  return new InputError(
-    `the coverage data's relative path "${found.recorded}" names both ${found.atRoot} (read from the repository root) and ${found.inDir} (read from ${dir}, ${dirs.get(found.dir)}), and nothing says which directory coverage ran in`,
-    {
-      fix: `if coverage ran in ${dir}, read its paths there with --path-map =${found.dir}; if it ran at the repository root, say so with --path-map =`,
-    },
-  );
+  return refusal("coverage-path-ambiguous", {
+    recorded: found.recorded,
+    atRoot: found.atRoot,
+    inDir: found.inDir,
+    dir,
+    why: dirs.get(found.dir) as string,
+    prefix: found.dir,
+  });
 }
 
 /**
@@ -137,7 +139,7 @@ export function lostRecording(
   rules: readonly PathRule[],
   /** Parallel data files are read beside a combined data file (`coverage combine --keep`). */
   keptBeside = false,
-): InputError | null {
+): FreezegateError | null {
   const roots = directorySpellings(root);
   const isRepoFile = (p: string) => fileExists(join(root, p));
   // A rule that sends a changed file's own recording elsewhere loses it just as surely.
@@ -145,12 +147,12 @@ export function lostRecording(
   if (away !== null) return away;
   const lost = findLostRecording(changed, measured, mapping, roots, rules, isRepoFile);
   if (lost === null) return null;
-  return new InputError(
-    `the coverage data also records ${lost.path} as "${lost.recorded}" (another root, or an installed copy) and no --path-map maps it there, so the tests recorded there would be lost`,
-    {
-      fix: `map it onto the repository with --path-map "${lost.rule.from}=${lost.rule.to}"${keptBeside ? "; or, if `coverage combine --keep` already merged the parallel data files into the combined one (freezegate reads both), delete the parallel files" : ""}`,
-    },
-  );
+  return refusal("coverage-recording-unmapped", {
+    path: lost.path,
+    recorded: lost.recorded,
+    rule: `${lost.rule.from}=${lost.rule.to}`,
+    keptBeside,
+  });
 }
 
 /** ExecutedOf over a coverage source, each path read once. */

@@ -3,9 +3,9 @@
 // recorded from this version of the file. Statements come first, so that the data gives the
 // tests of the changed statements' lines only.
 
-import { InputError } from "../../core/errors.js";
 import type { ChangedFile, CoverageSource } from "../../core/model.js";
 import type { PathMapping } from "../../core/path-map.js";
+import { refusal } from "../../core/refusals/index.js";
 import type { AuditFileInput } from "../../core/shadow-audit.js";
 import { splitLines } from "../../core/stale.js";
 import type {
@@ -94,10 +94,7 @@ export function readFileInputs(request: FileInputsRequest): FileInputs {
     if (lines !== null) {
       const evidence = source.staleEvidence(lines);
       if (evidence) {
-        throw new InputError(
-          `the coverage data does not match ${change.path} on disk (${evidence}): it was recorded from another version of the file`,
-          { fix: "re-run the tests with coverage on this checkout, then audit again" },
-        );
+        throw refusal("coverage-data-stale", { path: change.path, evidence });
       }
     }
     return { change, statements, executed: lines };

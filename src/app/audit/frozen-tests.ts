@@ -4,7 +4,7 @@
 // the tests frozen in either.
 
 import { isRepoFile, readJsonFile } from "../../adapters/repo-files.js";
-import { InputError } from "../../core/errors.js";
+import type { FreezegateError } from "../../core/errors.js";
 import {
   type FrozenList,
   type FrozenResolution,
@@ -17,6 +17,7 @@ import {
 import { sample } from "../../core/listing.js";
 import type { CoverageSource, Patch } from "../../core/model.js";
 import { baseRevisionOf } from "../../core/patch-base.js";
+import { refusal } from "../../core/refusals/index.js";
 import type { DataTests, Runner } from "../../runners/runner.js";
 import { type BaseFrozen, frozenAtBase } from "../patch-settings.js";
 import type { SettingsChange, SettingsFor, StricterSettings } from "./stricter-settings.js";
@@ -104,10 +105,14 @@ function unresolvedError(
   words: IdWords,
   cause?: { message: string; fix: string },
   also?: { message: string; fix: string },
-): InputError {
-  const head = `${unresolved.length} frozen id(s) in ${label} match no test in the coverage data: ${sample(unresolved)}`;
-  if (cause !== undefined) return new InputError(`${head}; ${cause.message}`, { fix: cause.fix });
-  return new InputError(`${head}${also?.message ?? ""}`, {
+): FreezegateError {
+  const head = { count: unresolved.length, label, sample: sample(unresolved) };
+  if (cause !== undefined) {
+    return refusal("frozen-ids-unresolved", { ...head, why: cause.message, fix: cause.fix });
+  }
+  return refusal("frozen-ids-unresolved", {
+    ...head,
+    why: also?.message ?? null,
     fix: `${unresolvedFix(unresolved, index.testIds, words)}${also?.fix ?? ""}`,
   });
 }
@@ -144,7 +149,7 @@ export async function frozenForPatch(
       runner.advice,
       undefined,
       {
-        message: `; the patch allows unresolved ids (allow-unresolved), the config at ${at} does not`,
+        message: `the patch allows unresolved ids (allow-unresolved), the config at ${at} does not`,
         fix: "; change allow-unresolved in a patch of its own, or pass --allow-unresolved",
       },
     );

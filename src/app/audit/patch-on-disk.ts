@@ -5,17 +5,15 @@
 import { join } from "node:path";
 import { readHeadCommit, resolveCommit, workTreeBlobIds } from "../../adapters/git.js";
 import { fileExists, isSymbolicLink, readFileBytes } from "../../adapters/repo-files.js";
-import { InputError } from "../../core/errors.js";
+import type { FreezegateError } from "../../core/errors.js";
 import { gitBlobId } from "../../core/git-blob.js";
 import { sample } from "../../core/listing.js";
 import type { ChangedFile } from "../../core/model.js";
+import { refusal } from "../../core/refusals/index.js";
 import type { SkippedFile } from "../../core/shadow-audit.js";
 import { describePathPrefixes, type ParsedDiff } from "../../core/unified-diff.js";
 import type { ClassifiedFiles } from "./changed-files.js";
 import { diffLabel, type PatchRequest, type ReadPatch } from "./read-patch.js";
-
-const DIFF_FIX =
-  "make the diff from the repository root against the checkout the tests ran on, e.g. git diff origin/main...HEAD with HEAD checked out";
 
 /** A user's diff naming audited files the work tree does not have: how it read the paths. */
 function missingFromDiff(
@@ -23,13 +21,14 @@ function missingFromDiff(
   label: string,
   { prefixes }: ParsedDiff,
   missing: readonly ChangedFile[],
-): InputError {
-  return new InputError(
-    `${diffLabel(label)} names ${missing.length} source file(s) that are not in the work tree ${root}, e.g. "${missing[0]?.path}"; ${describePathPrefixes(prefixes)}`,
-    {
-      fix: `${DIFF_FIX} (in a sparse checkout, add their directories: git sparse-checkout add DIR)`,
-    },
-  );
+): FreezegateError {
+  return refusal("diff-names-missing-files", {
+    source: diffLabel(label),
+    count: missing.length,
+    root,
+    example: missing[0]?.path ?? "",
+    prefixes: describePathPrefixes(prefixes),
+  });
 }
 
 /**
@@ -76,17 +75,19 @@ async function checkUserDiff(
         onDisk !== undefined &&
         (added.has(n) ? bare(onDisk) === bare(text) : squeezed(onDisk) === squeezed(text));
       if (!same) {
-        throw new InputError(
-          `${label} does not describe ${file.path} on disk: its line ${n} is ${quote(text)} in the diff but ${quote(onDisk)} on disk`,
-          { fix: DIFF_FIX },
-        );
+        throw refusal("diff-not-of-disk", {
+          source: label,
+          path: file.path,
+          difference: `its line ${n} is ${quote(text)} in the diff but ${quote(onDisk)} on disk`,
+        });
       }
     }
     if (file.status === "added" && file.addedLines.length !== lines.length) {
-      throw new InputError(
-        `${label} does not describe ${file.path} on disk: it adds the file with ${file.addedLines.length} line(s), the file on disk has ${lines.length}`,
-        { fix: DIFF_FIX },
-      );
+      throw refusal("diff-not-of-disk", {
+        source: label,
+        path: file.path,
+        difference: `it adds the file with ${file.addedLines.length} line(s), the file on disk has ${lines.length}`,
+      });
     }
   }
   const withBlob = audited.filter((f) => newBlobs?.has(f.path));
@@ -98,10 +99,11 @@ async function checkUserDiff(
     const blob = newBlobs?.get(file.path) as string;
     const id = ids.get(file.path) ?? "";
     if (!id.startsWith(blob)) {
-      throw new InputError(
-        `${label} does not describe ${file.path} on disk: its new side is blob ${blob}, the file on disk is ${id.slice(0, Math.max(blob.length, 7))}`,
-        { fix: DIFF_FIX },
-      );
+      throw refusal("diff-not-of-disk", {
+        source: label,
+        path: file.path,
+        difference: `its new side is blob ${blob}, the file on disk is ${id.slice(0, Math.max(blob.length, 7))}`,
+      });
     }
   }
 }
@@ -143,12 +145,9 @@ export async function checkPatchOnDisk(
   // A file the data measured has lines; if the diff calls it binary, they are missing.
   const binaryMeasured = skipped.filter((f) => f.reason === "binary" && toData.has(f.path));
   if (binaryMeasured.length > 0) {
-    throw new InputError(
-      `the diff shows ${sample(binaryMeasured.map((f) => f.path))} as binary, but the coverage data measured it, so its changed lines are unknown`,
-      {
-        fix: "make the diff with `git diff --text` (or drop the -diff/binary attribute for these files in .gitattributes)",
-      },
-    );
+    throw refusal("measured-file-binary-in-diff", {
+      files: sample(binaryMeasured.map((f) => f.path)),
+    });
   }
   const missing = audited.filter((f) => !fileExists(join(root, f.path)));
   const absent = missing[0];
@@ -156,24 +155,14 @@ export async function checkPatchOnDisk(
     if (request.kind === "diff" && patch.userDiff) {
       throw missingFromDiff(root, request.label, patch.userDiff, missing);
     }
-    throw new InputError(
-      `changed file ${absent.path} is not on disk, so no test here can have run it: a sparse checkout that leaves it out, or a patch that is not of this checkout`,
-      {
-        fix: "check out the patch's commit in full (git sparse-checkout add DIR, or git sparse-checkout disable), run the tests, then audit",
-      },
-    );
+    throw refusal("changed-file-not-on-disk", { path: absent.path });
   }
   if (patch.source.kind === "staged") {
     // The staged diff's blob ids are the index's: a file on disk that hashes otherwise has
     // unstaged edits (whatever assume-unchanged says).
     const unstaged = await differFromBlobs(root, audited);
     if (unstaged.length > 0) {
-      throw new InputError(
-        `changed file(s) have unstaged edits: ${sample(unstaged)}; --staged numbers the index's lines, the coverage data measured the files on disk`,
-        {
-          fix: "stage the edits (git add) or stash them (git stash --keep-index), re-run the tests, then audit; or audit the work tree with --worktree",
-        },
-      );
+      throw refusal("unstaged-edits", { files: sample(unstaged) });
     }
   }
 
@@ -201,14 +190,11 @@ export async function checkPatchOnDisk(
       (source.head === "HEAD" ||
         (await resolveCommit(root, source.head)) === (await readHeadCommit(root)));
     if (dirty.length > 0) {
-      throw new InputError(
-        `changed file(s) on disk differ from ${source.head}: ${sample(dirty)}; the diff describes ${source.head}, the coverage data the files on disk`,
-        {
-          fix: headCheckedOut
-            ? "commit or stash the changes, then re-run the tests and the audit"
-            : `check out ${source.head}, run the tests with coverage there, then audit`,
-        },
-      );
+      throw refusal("changed-files-differ-from-head", {
+        head: source.head,
+        files: sample(dirty),
+        headCheckedOut,
+      });
     }
   }
   return { audited, skipped, sources };

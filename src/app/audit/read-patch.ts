@@ -9,14 +9,9 @@ import {
   patchFromWorktree,
 } from "../../adapters/git.js";
 import { fileExists, isSymbolicLink, readFileBytes } from "../../adapters/repo-files.js";
-import { InputError } from "../../core/errors.js";
 import type { ChangedFile, Patch } from "../../core/model.js";
-import {
-  NON_UTF8_PATH_FIX,
-  nonUtf8Path,
-  type ParsedDiff,
-  parseDiff,
-} from "../../core/unified-diff.js";
+import { refusal } from "../../core/refusals/index.js";
+import { nonUtf8Path, type ParsedDiff, parseDiff } from "../../core/unified-diff.js";
 
 export type PatchRequest =
   | { kind: "range"; base: string; head?: string; early?: EarlyRange }
@@ -46,12 +41,7 @@ export async function readPatch(root: string, request: PatchRequest): Promise<Re
       // A path written unquoted in another encoding (git diff with core.quotePath=false).
       const bad = nonUtf8Path(userDiff.files);
       if (bad !== null) {
-        throw new InputError(
-          `${diffLabel(request.label)} names the path "${bad}", which is not valid UTF-8`,
-          {
-            fix: NON_UTF8_PATH_FIX,
-          },
-        );
+        throw refusal("diff-path-not-utf8", { where: diffLabel(request.label), path: bad });
       }
       // A copy (`git diff -C`) shows only its edits against the source; like git's own ranges
       // here (no -C), it counts as a new file, every line of it.

@@ -12,6 +12,7 @@ import { type GateResult, sortFindings } from "../../core/findings.js";
 import type { Ledger } from "../../core/ledger-model.js";
 import { sampleOf } from "../../core/listing.js";
 import { refusal } from "../../core/refusals/index.js";
+import { SWEEP_NOT_FOUND_FIX } from "../../core/refusals/ledger.js";
 import {
   DEFAULT_SWEEP_PATH,
   parseSweepRecord,
@@ -54,7 +55,12 @@ export async function readSweepEvidence(req: SweepRequest): Promise<SweepEvidenc
   const label = show(req.root, path);
   if (!fileExists(path)) {
     if (req.sweepPath === undefined) return null;
-    throw refusal("sweep-record-not-found", { path: label });
+    throw refusal("file-not-found", {
+      label: "sweep record",
+      path: label,
+      underFile: false,
+      fix: SWEEP_NOT_FOUND_FIX,
+    });
   }
   const record = parseSweepRecord(
     readJsonFile(path, "sweep record", "fix the JSON syntax, or remove the file"),

@@ -6,7 +6,8 @@ import { findRepoRoot } from "../../adapters/git.js";
 import { entryExists } from "../../adapters/repo-files.js";
 import type { PatchRequest } from "../../app/audit/read-patch.js";
 import { doctorStatus, runDoctor } from "../../app/run-doctor.js";
-import { FreezegateError, UsageError } from "../../core/errors.js";
+import { FreezegateError } from "../../core/errors.js";
+import { refusal } from "../../core/refusals/index.js";
 import { visible } from "../../reporters/words.js";
 import {
   commandDirectory,
@@ -34,12 +35,13 @@ export const doctorCommand: CommandSpec = {
     { name: "format", type: "string", value: "FORMAT", description: "text (default) or json" },
     DIRECTORY_OPTION,
   ],
-  details: `Each problem is one line with a fix. Exit codes: 0 no check failed (warnings allowed),
-2 a check failed or the command could not run.`,
+  details: `Each problem is one line with a fix; a check that fails on a refusal the audit would
+stop at shows its code, error[CODE] (docs/refusals.md). Exit codes: 0 no check failed
+(warnings allowed), 2 a check failed or the command could not run.`,
   async run(args: ParsedArgs, io: CommandIo): Promise<number> {
     const format = stringOpt(args.values, "format") ?? "text";
     if (format !== "text" && format !== "json") {
-      throw new UsageError(`unknown --format "${format}"`, { fix: "use text or json" });
+      throw refusal("unknown-format", { format, known: "text or json" });
     }
     const cwd = commandDirectory(args.values, io.cwd);
     const root = await findRepoRoot(cwd);
@@ -51,8 +53,7 @@ export const doctorCommand: CommandSpec = {
         choice.kind === "diff-file" ? await readDiffInput(choice.path, cwd, io.stdin) : choice;
     } catch (error) {
       // Doctor without a patch source is fine: the freshness check is skipped.
-      if (!(error instanceof UsageError) || !error.message.startsWith("nothing to audit"))
-        throw error;
+      if (!(error instanceof FreezegateError) || error.code !== "nothing-to-audit") throw error;
     }
     const data = resolveDataOptions(args.values, config, cwd, root);
     let frozen: string | FreezegateError;
@@ -84,7 +85,7 @@ export const doctorCommand: CommandSpec = {
     } else {
       for (const c of checks) {
         io.stdout.write(
-          `${MARK[c.status]}  ${c.id}: ${visible(c.message)}${c.fix && c.status !== "ok" ? ` (fix: ${visible(c.fix)})` : ""}\n`,
+          `${MARK[c.status]}  ${c.id}: ${c.code === undefined ? "" : `error[${c.code}]: `}${visible(c.message)}${c.fix && c.status !== "ok" ? ` (fix: ${visible(c.fix)})` : ""}\n`,
         );
       }
       io.stdout.write(

@@ -151,7 +151,7 @@ Exit codes:
     const ctx = await resolveLedgerContext(args, io);
     const ledgerPath = ledgerRepoPath(ctx);
     if (ledgerPath === null) {
-      throw refusal("ledger-outside-repository", { ledger: ctx.ledgerLabel });
+      throw refusal("ledger-outside-repo", { ledger: ctx.ledgerLabel });
     }
     const parentPath = resolve(ctx.cwd, parentFlag);
     const childPath = resolve(ctx.cwd, childFlag);

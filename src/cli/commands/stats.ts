@@ -16,7 +16,8 @@ import {
   compensationFigure,
   compensationWords,
 } from "../../core/compensation.js";
-import { InputError, UsageError } from "../../core/errors.js";
+import type { Ledger } from "../../core/ledger-model.js";
+import { refusal } from "../../core/refusals/index.js";
 import {
   freezeAges,
   median,
@@ -29,12 +30,13 @@ import {
 import { checkWitnesses } from "../../core/witness.js";
 import { visible } from "../../reporters/words.js";
 import { auditSettings, DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
-import { type CommandSpec, stringOpt } from "../command.js";
+import { type CommandSpec, type OptionValues, stringOpt } from "../command.js";
 import { BASE_OPTION, FORMAT_OPTION, resolveBase, resolveFormat } from "../gate-output.js";
 import {
   COLLECTED_OPTION,
   DIRECTORY_OPTION,
   LEDGER_OPTION,
+  type LedgerContext,
   refuseOtherFrozenKey,
   resolveLedgerContext,
   resolveToday,
@@ -92,13 +94,7 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
     const ctx = await resolveLedgerContext(args, io);
     refuseOtherFrozenKey(ctx, "stats");
     const today = resolveToday(args.values, io.env);
-    const staleRaw = stringOpt(args.values, "stale-runs") ?? "5";
-    const staleRuns = Number(staleRaw);
-    if (!Number.isInteger(staleRuns) || staleRuns < 2) {
-      throw new UsageError(`--stale-runs "${staleRaw}" is not a whole number of at least 2`, {
-        fix: "write e.g. --stale-runs 5",
-      });
-    }
+    const staleRuns = staleRunsOpt(args.values);
     const historyFlag = stringOpt(args.values, "history");
     const historyPath = historyFlag === undefined ? undefined : resolve(ctx.cwd, historyFlag);
     // Read (and so validate) the history before anything else: a bad file writes nothing.
@@ -107,132 +103,191 @@ Exit codes: 0 figures printed (a stagnation warning does not fail), 2 usage or i
     const ledger = readLedgerFile(ctx.ledgerPath);
     const { ages, expired } = freezeAges(ledger, today);
     const orphaned = checkWitnesses(ledger).filter((f) => f.code === "orphaned-property").length;
-    const base = resolveBase(args.values, ctx.config);
-    let shadowRatio: number | null = null;
-    let depositFailures: number | null = null;
-    let compensation: Compensation[] | null = null;
-    const notes: string[] = [];
-    if (base === undefined) {
-      notes.push("no base given: shadow ratio, deposit failures and compensation not measured");
-      const unread = ["samples", "collected", "coverage"].filter(
-        (name) => stringOpt(args.values, name) !== undefined,
-      );
-      if (unread.length > 0) {
-        notes.push(
-          `${unread.map((name) => `--${name}`).join(", ")} not read: ${unread.length === 1 ? "it counts" : "they count"} only with a base (--base REF)`,
-        );
-      }
-    } else {
-      const data = resolveDataOptions(args.values, ctx.config, ctx.cwd, ctx.root);
-      const collected = stringOpt(args.values, "collected");
-      const samples = stringOpt(args.values, "samples");
-      // The ratio does not depend on the gate: fail-on is the one verdict that always fails.
-      const run = await runAudit({
-        ...auditSettings(data, ["shadowed"], ctx.cwd),
-        root: ctx.root,
-        patch: { kind: "range", base },
-        frozen: ctx.ledgerPath,
-      });
-      shadowRatio = run.audit.summary.shadowRatio;
-      compensation = ledgerCompensation({ ...data, root: ctx.root, cwd: ctx.cwd, ledger });
-      const known = loadKnownTests({
-        root: ctx.root,
-        cwd: ctx.cwd,
-        ...(collected === undefined ? {} : { collected: resolve(ctx.cwd, collected) }),
-        ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
-        testRoot: data.testRoot,
-      });
-      if (known.ids === null) {
-        notes.push(`deposit failures not measured: ${known.description}`);
-      } else if (samples === undefined) {
-        // Without the samples every deposit lacks its evidence: a count of the missing input,
-        // not of failures.
-        notes.push("no --samples artifact: deposit failures not measured");
-      } else {
-        const deposit = await runDepositGate(ctx, {
-          base,
-          samplesPath: resolve(ctx.cwd, samples),
-          known: { ...known, ids: known.ids },
-          testRoot: data.testRoot,
-        });
-        depositFailures = new Set(
-          deposit.result.findings
-            .filter((f) => f.severity === "error")
-            .map((f) => f.testId ?? f.message),
-        ).size;
-      }
-    }
-    let commit: string | null = null;
-    try {
-      commit = await readHeadCommit(ctx.root);
-    } catch {
-      commit = null; // a repository without commits still has a ledger to count
-    }
+    const patch = await patchFigures(args.values, ctx, ledger);
     const stats: Stats = {
       date: today,
-      commit,
+      commit: await headCommitIfAny(ctx.root),
       openFreezes: ledger.freezes.length,
       medianAgeDays: median(ages),
       expired,
-      depositFailures,
+      depositFailures: patch.depositFailures,
       orphanedProperties: orphaned,
-      shadowRatio,
+      shadowRatio: patch.shadowRatio,
     };
     const all = [...history, stats];
     const warning = stagnation(all, staleRuns);
-    if (historyPath !== undefined) {
-      try {
-        appendFileSync(historyPath, serializeStats(stats));
-      } catch (error) {
-        throw new InputError(
-          `cannot append to the history ${historyPath}: ${(error as Error).message}`,
-          {
-            fix: "check that the directory exists and is writable",
-            cause: error,
-          },
-        );
-      }
-    }
-    if (format === "json") {
-      const body = {
-        schema: "freezegate/stats",
-        schemaVersion: 1,
-        stats,
-        history: historyPath === undefined ? null : all,
-        compensation: compensation === null ? null : compensation.map(compensationFigure),
-        warning,
-        notes,
-      };
-      io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-      return 0;
-    }
-    const out = [
-      `freezegate stats for ${ctx.ledgerLabel} on ${today}`,
-      `  open freezes        ${stats.openFreezes}`,
-      `  median age (days)   ${stats.medianAgeDays ?? "n/a"}`,
-      `  expired             ${stats.expired}`,
-      `  deposit failures    ${stats.depositFailures ?? "n/a"}`,
-      `  orphaned properties ${stats.orphanedProperties}`,
-      `  shadow ratio        ${pct(stats.shadowRatio)}`,
-      ...(compensation ?? []).map(
-        (c) => `  compensation of ${visible(c.testId)}: ${visible(compensationWords(c))}`,
-      ),
-    ];
-    for (const note of notes) out.push(`note: ${note}`);
-    if (historyPath !== undefined) {
-      out.push(
-        "",
-        `trend (last ${Math.min(all.length, 10)} of ${all.length} runs in ${historyFlag}):`,
-      );
-      out.push("  date        freezes  expired  orphaned  shadow");
-      for (const s of all.slice(-10)) {
-        out.push(
-          `  ${s.date}  ${String(s.openFreezes).padStart(7)}  ${String(s.expired).padStart(7)}  ${String(s.orphanedProperties).padStart(8)}  ${pct(s.shadowRatio).padStart(6)}`,
-        );
-      }
-    }
-    if (warning) out.push("", `warning: ${warning}`);
-    io.stdout.write(`${out.join("\n")}\n`);
+    if (historyPath !== undefined) appendHistory(historyPath, stats);
+    const shown: StatsShown = { stats, all, patch, warning, history: historyFlag ?? null };
+    io.stdout.write(format === "json" ? jsonReport(shown) : textReport(ctx.ledgerLabel, shown));
     return 0;
   },
 };
+
+/** The figures that need the patch (a base): null, with a note, where they were not measured. */
+interface PatchFigures {
+  shadowRatio: number | null;
+  depositFailures: number | null;
+  compensation: Compensation[] | null;
+  notes: string[];
+}
+
+/** One run's figures and the history they join, as the reports show them. */
+interface StatsShown {
+  stats: Stats;
+  /** The history's runs and this one. */
+  all: Stats[];
+  patch: PatchFigures;
+  warning: string | null;
+  /** --history as given, or null. */
+  history: string | null;
+}
+
+/** --stale-runs N: a whole number of at least 2 (default 5). */
+function staleRunsOpt(values: OptionValues): number {
+  const raw = stringOpt(values, "stale-runs") ?? "5";
+  const staleRuns = Number(raw);
+  if (!Number.isInteger(staleRuns) || staleRuns < 2) {
+    throw refusal("bad-count", { flag: "stale-runs", value: raw, min: 2, example: 5 });
+  }
+  return staleRuns;
+}
+
+/**
+ * The shadow ratio (the audit of BASE...HEAD), each freeze's compensation and the deposit
+ * failures, all against the base (--base or the config's); without one, notes say so and
+ * which flags went unread.
+ */
+async function patchFigures(
+  values: OptionValues,
+  ctx: LedgerContext,
+  ledger: Ledger,
+): Promise<PatchFigures> {
+  const figures: PatchFigures = {
+    shadowRatio: null,
+    depositFailures: null,
+    compensation: null,
+    notes: [],
+  };
+  const { notes } = figures;
+  const base = resolveBase(values, ctx.config);
+  if (base === undefined) {
+    notes.push("no base given: shadow ratio, deposit failures and compensation not measured");
+    const unread = ["samples", "collected", "coverage"].filter(
+      (name) => stringOpt(values, name) !== undefined,
+    );
+    if (unread.length > 0) {
+      notes.push(
+        `${unread.map((name) => `--${name}`).join(", ")} not read: ${unread.length === 1 ? "it counts" : "they count"} only with a base (--base REF)`,
+      );
+    }
+    return figures;
+  }
+  const data = resolveDataOptions(values, ctx.config, ctx.cwd, ctx.root);
+  const collected = stringOpt(values, "collected");
+  const samples = stringOpt(values, "samples");
+  // The ratio does not depend on the gate: fail-on is the one verdict that always fails.
+  const run = await runAudit({
+    ...auditSettings(data, ["shadowed"], ctx.cwd),
+    root: ctx.root,
+    patch: { kind: "range", base },
+    frozen: ctx.ledgerPath,
+  });
+  figures.shadowRatio = run.audit.summary.shadowRatio;
+  figures.compensation = ledgerCompensation({ ...data, root: ctx.root, cwd: ctx.cwd, ledger });
+  const known = loadKnownTests({
+    root: ctx.root,
+    cwd: ctx.cwd,
+    ...(collected === undefined ? {} : { collected: resolve(ctx.cwd, collected) }),
+    ...(data.coverage === undefined ? {} : { coverage: data.coverage }),
+    testRoot: data.testRoot,
+  });
+  if (known.ids === null) {
+    notes.push(`deposit failures not measured: ${known.description}`);
+  } else if (samples === undefined) {
+    // Without the samples every deposit lacks its evidence: a count of the missing input,
+    // not of failures.
+    notes.push("no --samples artifact: deposit failures not measured");
+  } else {
+    const deposit = await runDepositGate(ctx, {
+      base,
+      samplesPath: resolve(ctx.cwd, samples),
+      known: { ...known, ids: known.ids },
+      testRoot: data.testRoot,
+    });
+    figures.depositFailures = new Set(
+      deposit.result.findings
+        .filter((f) => f.severity === "error")
+        .map((f) => f.testId ?? f.message),
+    ).size;
+  }
+  return figures;
+}
+
+/** HEAD's commit, or null: a repository without commits still has a ledger to count. */
+async function headCommitIfAny(root: string): Promise<string | null> {
+  try {
+    return await readHeadCommit(root);
+  } catch {
+    return null;
+  }
+}
+
+function appendHistory(path: string, stats: Stats): void {
+  try {
+    appendFileSync(path, serializeStats(stats));
+  } catch (error) {
+    throw refusal(
+      "write-failed",
+      {
+        what: "the history",
+        path,
+        why: (error as Error).message,
+        nothingWritten: false,
+      },
+      { cause: error },
+    );
+  }
+}
+
+function jsonReport({ stats, all, patch, warning, history }: StatsShown): string {
+  const body = {
+    schema: "freezegate/stats",
+    schemaVersion: 1,
+    stats,
+    history: history === null ? null : all,
+    compensation: patch.compensation === null ? null : patch.compensation.map(compensationFigure),
+    warning,
+    notes: patch.notes,
+  };
+  return `${JSON.stringify(body, null, 2)}\n`;
+}
+
+function textReport(
+  ledgerLabel: string,
+  { stats, all, patch, warning, history }: StatsShown,
+): string {
+  const out = [
+    `freezegate stats for ${ledgerLabel} on ${stats.date}`,
+    `  open freezes        ${stats.openFreezes}`,
+    `  median age (days)   ${stats.medianAgeDays ?? "n/a"}`,
+    `  expired             ${stats.expired}`,
+    `  deposit failures    ${stats.depositFailures ?? "n/a"}`,
+    `  orphaned properties ${stats.orphanedProperties}`,
+    `  shadow ratio        ${pct(stats.shadowRatio)}`,
+    ...(patch.compensation ?? []).map(
+      (c) => `  compensation of ${visible(c.testId)}: ${visible(compensationWords(c))}`,
+    ),
+  ];
+  for (const note of patch.notes) out.push(`note: ${note}`);
+  if (history !== null) {
+    out.push("", `trend (last ${Math.min(all.length, 10)} of ${all.length} runs in ${history}):`);
+    out.push("  date        freezes  expired  orphaned  shadow");
+    for (const s of all.slice(-10)) {
+      out.push(
+        `  ${s.date}  ${String(s.openFreezes).padStart(7)}  ${String(s.expired).padStart(7)}  ${String(s.orphanedProperties).padStart(8)}  ${pct(s.shadowRatio).padStart(6)}`,
+      );
+    }
+  }
+  if (warning) out.push("", `warning: ${warning}`);
+  return `${out.join("\n")}\n`;
+}

@@ -60,6 +60,31 @@ export const CLI = {
     (v: { value: string }) => `FREEZEGATE_NOW "${v.value}" is not an ISO date and time`,
     "unset it, or write an ISO instant such as 2026-10-18T23:30:00Z",
   ),
+  "directory-is-file": usage(
+    (v: { flag: string; dir: string; parent: string }) =>
+      `-C ${v.flag}: ${v.dir} is a file, not a directory`,
+    (v) => `give -C the directory to run in, e.g. -C ${v.parent}`,
+  ),
+  // Which changes to audit.
+  "nothing-to-audit": usage(
+    () => "nothing to audit: say which changes",
+    "pass --base REF (e.g. --base origin/main), --staged, --worktree or --diff FILE",
+  ),
+  "patch-sources-combined": usage(
+    (v: { flags: readonly string[] }) => `${v.flags.join(" and ")} cannot be combined`,
+    "choose one source of changes",
+  ),
+  "head-without-base": usage(() => "--head only applies to --base", "add --base REF"),
+  "bad-fail-on": usage(
+    (v: { where: string; value: string; verdict: string | null; verdicts: readonly string[] }) =>
+      v.verdict === null
+        ? `${v.where} "${v.value}" has an empty item`
+        : `${v.where}: unknown verdict "${v.verdict}"`,
+    (v) =>
+      v.verdict === null
+        ? `list verdicts separated by commas, with none empty: ${v.verdicts.join(", ")}`
+        : `use any of: ${v.verdicts.join(", ")}`,
+  ),
   "check-needs-base": usage(() => "check needs the patch: which changes are gated?", NEEDS_BASE),
   "deposit-needs-base": usage(
     () => "deposit check needs the patch: which files did it change?",
@@ -69,6 +94,39 @@ export const CLI = {
     (v: { why: string }) =>
       `cannot tell whether compensating properties are collected tests: ${v.why}`,
     KNOWN_TESTS_FIX,
+  ),
+  // freeze, extend and unfreeze.
+  "needs-one-test-id": usage(
+    (v: { command: string; count: number }) =>
+      v.count === 0
+        ? `${v.command}: which test? give its node id`
+        : `${v.command} takes one test id, got ${v.count}`,
+    (v) => `freezegate ${v.command} tests/test_x.py::test_y ...`,
+  ),
+  "not-one-test-id": usage(
+    (v: { command: string; given: string }) =>
+      `${v.command}: "${v.given}" is not one exact test id`,
+    "give the pytest node id, e.g. tests/test_x.py::test_y (no globs)",
+  ),
+  "freeze-needs-field": usage(
+    (v: { flag: string }) => `freeze needs --${v.flag}: a freeze is a reviewed record`,
+    "pass --owner, --reason, --invariant and --property (see freezegate freeze --help)",
+  ),
+  "property-is-frozen-test": usage(
+    (v: { testId: string }) => `${v.testId} cannot be its own compensating property`,
+    "name the property test that covers the invariant while this test is frozen",
+  ),
+  "days-over-policy-window": usage(
+    (v: { days: number; max: number }) =>
+      `--days ${v.days} is longer than the policy's window of ${v.max} days`,
+    (v) => `pass --days ${v.max} or fewer`,
+  ),
+  "freeze-needs-approver": usage(
+    (v: { owner: string | null }) =>
+      v.owner === null
+        ? "the ledger's policy requires an approver for every freeze"
+        : `the owner ${v.owner} cannot approve their own freeze`,
+    "pass --approved-by with someone other than the owner",
   ),
   "extend-needs-days": usage(
     () => "extend needs --days N",
@@ -153,11 +211,6 @@ export const CLI = {
   "queue-needs-records": usage(
     (v: { missing: string }) => `queue check needs both applied records (missing ${v.missing})`,
     "pass --parent with the previous queue entry's record and --child with this run's record",
-  ),
-  "ledger-outside-repository": usage(
-    (v: { ledger: string }) =>
-      `the ledger ${v.ledger} is outside the repository, so it cannot be read at a commit`,
-    "point --ledger at the ledger file checked into this repository",
   ),
   "queue-commit-unknown": git(
     (v: { ref: string }) => `--commit "${v.ref}" is not a commit in this repository`,

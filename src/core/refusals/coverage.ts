@@ -2,7 +2,7 @@
 // words), coverage.py's SQLite data files and JSON reports and the Node.js SQLite module that
 // reads them, and freezegate's Vitest data.
 
-import { environment, input } from "./define.js";
+import { environment, input, usage } from "./define.js";
 
 const RERUN_FIX = "re-run the tests with coverage (pytest --cov --cov-context=test)";
 const SHOW_CONTEXTS_FIX =
@@ -19,11 +19,32 @@ const VITEST_SAME_RUN_FIX =
 type What = { what: string };
 
 export const COVERAGE = {
+  // Finding the data.
+  "coverage-data-not-found": input(
+    // Each test runner's word on where it looked, joined.
+    (v: { looked: string; fix: string }) => v.looked,
+    (v) => v.fix,
+  ),
+  "data-of-two-runners": usage(
+    (v: { names: readonly string[] }) =>
+      `data of ${v.names.length} test runners is here (${v.names.join(" and ")}), so which run to audit cannot be told`,
+    "name the data of the run to audit with --coverage PATH (audit each runner's data in a run of its own)",
+  ),
   // SQLite data files.
   "coverage-data-none-given": input(() => "no coverage.py data file was given", RERUN_FIX),
   "coverage-data-measured-nothing": input(
     (v: { files: string }) => `coverage data ${v.files} measured no files at all`,
     MEASURED_NOTHING_FIX,
+  ),
+  "coverage-data-no-lines": input(
+    () =>
+      "the coverage data records no executed line at all (no contexts): the tests ran none of the code coverage.py was told to measure (an installed copy of the package, or a --cov source the tests do not import from)",
+    "run the tests against the checkout (pip install -e ., or PYTHONPATH=src) and record per-test contexts: pytest --cov --cov-context=test",
+  ),
+  "coverage-data-stale": input(
+    (v: { path: string; evidence: string }) =>
+      `the coverage data does not match ${v.path} on disk (${v.evidence}): it was recorded from another version of the file`,
+    "re-run the tests with coverage on this checkout, then run freezegate again",
   ),
   "coverage-data-malformed": input(
     (v: { path: string; problem: string }) => `${v.path} ${v.problem}`,

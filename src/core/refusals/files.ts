@@ -80,11 +80,6 @@ export const FILES = {
     (v: { why: string }) => `package.json is not valid JSON: ${v.why}`,
     'fix the JSON syntax (freezegate reads its "freezegate" key)',
   ),
-  "config-duplicate-key": config(
-    (v: { key: string; at: string }) =>
-      `package.json has the key ${JSON.stringify(v.key)} twice in ${v.at}: JSON readers keep only the last one, a person reading the file sees the first`,
-    (v) => `keep one ${JSON.stringify(v.key)} in ${v.at}`,
-  ),
   "config-in-two-places": config(
     () =>
       'freezegate settings are in both pyproject.toml [tool.freezegate] and package.json "freezegate"',
@@ -120,5 +115,34 @@ export const FILES = {
     (v: { file: string; why: string }) =>
       `${v.file}: ${v.why} (pytest cannot read this file either)`,
     "fix the file's syntax",
+  ),
+  "pytest-addopts-unreadable": config(
+    (v: { label: string; problem: "unclosed-quote" | "trailing-escape" | "not-string-or-list" }) =>
+      v.problem === "unclosed-quote"
+        ? `${v.label}: addopts has no closing quotation`
+        : v.problem === "trailing-escape"
+          ? `${v.label}: addopts ends with an escape character`
+          : `${v.label}: [tool.pytest.ini_options] addopts is neither a string nor a list of strings`,
+    (v) =>
+      v.problem === "unclosed-quote"
+        ? "close the quote"
+        : v.problem === "trailing-escape"
+          ? "remove the trailing backslash"
+          : 'write addopts = "..." or addopts = ["...", ...]',
+  ),
+  "setup-cfg-pytest-section": config(
+    (v: { label: string; section: string }) => `${v.label} has ${v.section}`,
+    "rename the section to [tool:pytest]",
+  ),
+  // What freezegate init edits.
+  "plugin-switched-off": config(
+    (v: { where: string; plugin: string }) =>
+      `${v.where} switches the plugin off (its addopts has -p no:${v.plugin})`,
+    (v) => `remove -p no:${v.plugin} from addopts first`,
+  ),
+  "init-pytest-toml": config(
+    (v: { where: string }) =>
+      `${v.where} is pytest 9's TOML configuration, which freezegate init does not edit (a pytest.ini beside it would replace it)`,
+    'add "-p", "freezegate_pytest" to its addopts list yourself, then run pytest with the plugin installed',
   ),
 };

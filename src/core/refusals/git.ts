@@ -1,6 +1,6 @@
 // Refusals where git failed, or the repository cannot answer the question asked of it.
 
-import { git, input } from "./define.js";
+import { git, input, usage } from "./define.js";
 
 const BUG = "report this as a freezegate bug";
 
@@ -60,9 +60,17 @@ export const GIT = {
     A_COMMIT,
   ),
   "ref-is-range": git(
-    (v: { flag: string; ref: string }) => `${v.flag} '${v.ref}' is a range, not one ref`,
+    (v: { flag: string; ref: string; withHead: boolean }) =>
+      `${v.flag} '${v.ref}' is a range, not one ref`,
     (v) =>
-      `pass one ref: freezegate audits REF...HEAD itself (e.g. ${v.flag} ${v.ref.split("..")[0] || "origin/main"})`,
+      v.withHead
+        ? "for A..B write --base A --head B (the audit reads the changes since their merge base)"
+        : `pass one ref: freezegate audits REF...HEAD itself (e.g. ${v.flag} ${v.ref.split("..")[0] || "origin/main"})`,
+  ),
+  "ref-has-control-character": usage(
+    (v: { flag: string; ref: string }) =>
+      `${v.flag} ${JSON.stringify(v.ref)} contains a control character`,
+    A_COMMIT,
   ),
   "ref-not-a-commit": git(
     (v: { flag: string; ref: string; type: string }) =>

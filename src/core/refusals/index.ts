@@ -13,6 +13,7 @@ import { LEDGER } from "./ledger.js";
 import { MUTANTS } from "./mutants.js";
 import { OUTPUT } from "./output.js";
 import { SOURCES } from "./sources.js";
+import { TESTS } from "./tests.js";
 
 /** One area's table, with the heading its codes are listed under in docs/refusals.md. */
 export interface RefusalArea<T extends RefusalTable = RefusalTable> {
@@ -52,6 +53,7 @@ export const AREAS = [
   { title: "Coverage data", table: COVERAGE },
   { title: "Path mapping and Python sources", table: SOURCES },
   { title: "Mutants", table: MUTANTS },
+  { title: "Tests, contexts and the frozen list", table: TESTS },
 ] as const satisfies readonly RefusalArea[];
 
 export const REFUSALS = combineAreas(AREAS);

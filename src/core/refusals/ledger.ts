@@ -17,6 +17,9 @@ const SAMPLES_FIX =
   'write {"version": 2, "commit": "<git rev-parse HEAD>", "properties": {"tests/props/test_x.py::test_y": {"distinct": 12}}} (see docs/samples-artifact.md)';
 const SWEEP_FIX =
   "pass the record the freezegate pytest plugin's --freezegate-sweep wrote (integrations/pytest/README.md, the sweep record), or remove the file";
+/** Where a missing sweep record comes from (the file reader's fix for --sweep). */
+export const SWEEP_NOT_FOUND_FIX =
+  "check the path; pytest --freezegate-sweep writes it (.freezegate/sweep.json in pytest's rootdir by default), and CI keeps it from the nightly sweep";
 const LOCK_FIX = "regenerate it with freezegate lock and review the change";
 const PYTEST_LET_THEM_RUN =
   "the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip";
@@ -143,14 +146,11 @@ export const LEDGER = {
       `lost the ledger lock ${v.lock} while writing (another process broke it): nothing was written`,
     "run the command again",
   ),
-  "ledger-not-written": input(
-    (v: { path: string; why: string }) => `cannot write the ledger ${v.path}: ${v.why}`,
-    "check that the directory exists and is writable",
-  ),
   // Where the gates read the ledger from.
   "ledger-outside-repo": input(
-    (v: { ledger: string }) => `the ledger ${v.ledger} is outside the repository`,
-    "keep the ledger in the repository, so that its changes are reviewed",
+    (v: { ledger: string }) =>
+      `the ledger ${v.ledger} is outside the repository, so its changes cannot be read from the commits`,
+    "keep the ledger in the repository, where its changes are reviewed, and point --ledger at it",
   ),
   "ledger-uncommitted": input(
     (v: { ledger: string; command: string }) =>
@@ -275,10 +275,6 @@ export const LEDGER = {
     KNOWN_TESTS_FIX,
   ),
   // The nightly sweep's record (freeze and check refuse a property that fails at its seed).
-  "sweep-record-not-found": input(
-    (v: { path: string }) => `sweep record not found: ${v.path}`,
-    "check the path; pytest --freezegate-sweep writes it (.freezegate/sweep.json in pytest's rootdir by default), and CI keeps it from the nightly sweep",
-  ),
   "sweep-record-malformed": input(
     (v: { label: string; at: string; problem: string }) =>
       `sweep record ${v.label}: ${v.at} ${v.problem}`,

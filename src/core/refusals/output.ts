@@ -84,8 +84,9 @@ export const OUTPUT = {
     "point --history at the file freezegate stats --history appends to, or leave it out",
   ),
   "write-failed": input(
-    (v: { path: string; why: string; nothingWritten: boolean }) =>
-      `cannot write ${v.path}: ${v.why}${v.nothingWritten ? "; no report file was written" : ""}`,
+    // `what`: the file's role where the path alone does not say it ("the ledger").
+    (v: { what?: string; path: string; why: string; nothingWritten: boolean }) =>
+      `cannot write ${v.what === undefined ? "" : `${v.what} `}${v.path}: ${v.why}${v.nothingWritten ? "; no report file was written" : ""}`,
     "check that the directory exists and is writable",
   ),
   "output-not-written": input((v: { why: string }) => `cannot write the output: ${v.why}`),

@@ -6,8 +6,8 @@
 // names (test-function-names.ts maps those to node ids). Pure: the test root's files come in
 // as a function.
 
-import { InputError } from "../../core/errors.js";
 import type { ParsedContext, TestFileExists, TestPhase } from "../../core/model.js";
+import { refusal } from "../../core/refusals/index.js";
 
 const PHASES = new Set(["run", "setup", "teardown"]);
 
@@ -55,20 +55,14 @@ export function nodeIdStart(
           : `"${head.slice(start)}" after a static context "${head.slice(0, start - 1)}"`,
       )
       .join(", ");
-    throw new InputError(
-      `the coverage data's context name "${raw}" has a "|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root (${readings}), so the test that ran cannot be told`,
-      {
-        fix: "set --test-root to pytest's rootdir (the rootdir: line pytest prints); if the patch deletes that test file, record the data on the patch",
-      },
-    );
+    throw refusal("context-pipe-unresolved", { raw, readings });
   }
   const [a, b] = found as [number, number];
-  throw new InputError(
-    `the coverage data's context name "${raw}" names two test files that both exist: "${head.slice(a)}"${a === 0 ? "" : ` (after a static context "${head.slice(0, a - 1)}")`}, and "${head.slice(b)}" after a static context "${head.slice(0, b - 1)}", so the test that ran cannot be told`,
-    {
-      fix: 'rename the test directory so that its path holds no "|", or record the data without a static context ([run] context)',
-    },
-  );
+  throw refusal("context-pipe-two-files", {
+    raw,
+    first: `"${head.slice(a)}"${a === 0 ? "" : ` (after a static context "${head.slice(0, a - 1)}")`}`,
+    second: `"${head.slice(b)}" after a static context "${head.slice(0, b - 1)}"`,
+  });
 }
 
 /**

@@ -6,7 +6,6 @@
 // The first are read by context-names.ts, the second by test-function-names.ts; this module
 // tells which the data holds and indexes them for the audit (ContextIndex).
 
-import { InputError } from "../../core/errors.js";
 import type {
   ContextIndex,
   ContextOverview,
@@ -14,6 +13,7 @@ import type {
   ParsedContext,
   TestFileExists,
 } from "../../core/model.js";
+import { refusal } from "../../core/refusals/index.js";
 import {
   isPlainTestId,
   looksLikeDottedTest,
@@ -24,16 +24,6 @@ import {
 } from "./context-names.js";
 import { testFunctionTests } from "./test-function-names.js";
 import { lazyTestFileExists, type ModuleIndex, moduleIndexOnFirstUse } from "./test-root-files.js";
-
-/**
- * Data without a single context recorded no executed line: the tests ran none of the code
- * coverage.py measured (an installed copy), whatever the context setting was.
- */
-export const NO_LINES_RECORDED = {
-  message:
-    "the coverage data records no executed line at all (no contexts): the tests ran none of the code coverage.py was told to measure (an installed copy of the package, or a --cov source the tests do not import from)",
-  fix: "run the tests against the checkout (pip install -e ., or PYTHONPATH=src) and record per-test contexts: pytest --cov --cov-context=test",
-};
 
 /**
  * Understand the context names in the data. Mixed styles are refused (a data file combined
@@ -90,12 +80,10 @@ export function indexContexts(
     if (looksLikeDottedTest(raw)) dotted.push(raw);
   }
   if (pytestCov > 0 && dotted.length > 0) {
-    throw new InputError(
-      `the coverage data mixes pytest-cov contexts (e.g. "${firstPytestCov}") with coverage.py test_function contexts (e.g. "${dotted[0]}")`,
-      {
-        fix: "record contexts one way only: pytest --cov-context=test, or dynamic_context = test_function",
-      },
-    );
+    throw refusal("contexts-mixed", {
+      pytestCov: firstPytestCov,
+      testFunction: dotted[0] as string,
+    });
   }
   // Dotted names start the cache: `get` answers them as mapped, and any other as no test.
   const cache =

@@ -10,9 +10,9 @@ import {
   listPythonFiles,
   readTextIfExists,
 } from "../../adapters/repo-files.js";
-import { UsageError } from "../../core/errors.js";
 import type { ContextIndex, CoverageSource } from "../../core/model.js";
 import { normalizePath } from "../../core/path-map.js";
+import { refusal } from "../../core/refusals/index.js";
 import type { DataTests } from "../runner.js";
 import { indexContextOverview, indexContexts } from "./contexts.js";
 import { buildModuleIndex, lazyTestFileExists, moduleIndexOnFirstUse } from "./test-root-files.js";
@@ -57,20 +57,14 @@ export function readPytestTests(
 function testRootOf(root: string, testRoot: string) {
   const normalized = normalizePath(testRoot);
   if (normalized.startsWith("/") || normalized.startsWith("..")) {
-    throw new UsageError(`--test-root "${testRoot}" is outside the repository`, {
-      fix: "give pytest's rootdir (the rootdir: line pytest prints), relative to the repository root",
-    });
+    throw refusal("bad-test-root", { testRoot, problem: "outside" });
   }
   // A mistyped test root would only show as node ids naming missing files, or not at all.
   if (normalized !== "" && !fileExists(join(root, normalized))) {
-    throw new UsageError(`--test-root "${testRoot}" does not exist in the repository`, {
-      fix: "give pytest's rootdir (the rootdir: line pytest prints), relative to the repository root",
-    });
+    throw refusal("bad-test-root", { testRoot, problem: "missing" });
   }
   if (normalized !== "" && !isDirectory(join(root, normalized))) {
-    throw new UsageError(`--test-root "${testRoot}" is a file, not a directory`, {
-      fix: "give pytest's rootdir, the directory on the rootdir: line pytest prints (relative to the repository root), not a file in it",
-    });
+    throw refusal("bad-test-root", { testRoot, problem: "file" });
   }
   if (normalized !== "") refuseNestedConfig(root, join(root, normalized));
   const prefix = normalized === "" ? "" : `${normalized}/`;

@@ -1,15 +1,15 @@
 // pytest's doctor check of the data's tests: contexts exist and name tests. (That their node ids
 // name test files that exist is every runner's check: checkTestIdFiles in src/core/doctor.ts.)
 
-import type { DoctorCheck } from "../../core/doctor.js";
+import { type DoctorCheck, failedCheck } from "../../core/doctor.js";
 import { sample } from "../../core/listing.js";
 import type { ContextIndex } from "../../core/model.js";
-import { NO_LINES_RECORDED } from "./contexts.js";
+import { refusal } from "../../core/refusals/index.js";
 
 /** Contexts exist and are not all the empty "no test" context. */
 export function checkContextsPresent(names: readonly string[], index: ContextIndex): DoctorCheck {
   if (names.length === 0) {
-    return { id: "contexts", status: "fail", ...NO_LINES_RECORDED };
+    return failedCheck("contexts", refusal("coverage-data-no-lines", undefined));
   }
   if (names.every((n) => n === "")) {
     return {

@@ -1,10 +1,11 @@
 // pytest's words and rules for the frozen tests it ran: a list as it applies to coverage.py's
 // test_function data, and the refusal for frozen tests that ran no body.
 
-import { InputError } from "../../core/errors.js";
+import type { FreezegateError } from "../../core/errors.js";
 import type { FrozenList } from "../../core/frozen.js";
 import { sampleOf } from "../../core/listing.js";
 import type { CoverageFormat } from "../../core/model.js";
+import { refusal } from "../../core/refusals/index.js";
 import { withoutParameters } from "./node-ids.js";
 
 /**
@@ -23,13 +24,11 @@ export function frozenForCollapsedContexts(list: FrozenList, label: string): Fro
   });
   const param = entries.find((e) => withoutParameters(e.pattern) !== e.pattern);
   if (param) {
-    const what = param.isGlob ? "parametrized cases" : "the parametrized case";
-    throw new InputError(
-      `${label} freezes ${what} "${param.pattern}", but the coverage data uses test_function contexts, which merge all cases of a test into one name and do not tell parametrized tests from others`,
-      {
-        fix: 'record node ids with pytest --cov --cov-context=test, or freeze every case of one test with "id[*]" (or the whole test)',
-      },
-    );
+    throw refusal("frozen-case-with-test-function", {
+      label,
+      pattern: param.pattern,
+      glob: param.isGlob,
+    });
   }
   return { ...list, entries };
 }
@@ -47,23 +46,12 @@ export function frozenWithoutRun(
   label: string,
   ids: readonly string[],
   format: CoverageFormat,
-): InputError | null {
+): FreezegateError | null {
   if (ids.length === 0) return null;
-  const list = sampleOf([...ids].sort().map((id) => JSON.stringify(id)));
-  const letThemRun =
-    "the freezegate pytest plugin's --freezegate-mode run, or xfail instead of skip";
-  if (format === "coverage.py-json") {
-    return new InputError(
-      `${ids.length} frozen test(s) in ${label} have setup or teardown contexts but no "|run" context in the coverage json report, which lists only the contexts that ran a measured line: it cannot show whether a test whose body ran no measured line ran, so the lines they would cover are unknown: ${list}`,
-      {
-        fix: `audit the .coverage data file of the same run (--coverage .coverage), which can show it (coverage.py 6.5 keeps such a test's empty "|run" context); a frozen test that was skipped must run with its failures ignored (${letThemRun})`,
-      },
-    );
-  }
-  return new InputError(
-    `${ids.length} frozen test(s) in ${label} ran no test body (the coverage data has their setup or teardown but no "|run" context: skipped, their setup failed, or their body ran no measured line), so the lines they would cover are unknown: ${list}`,
-    {
-      fix: `let frozen tests run with their failures ignored (${letThemRun}), re-run the tests, then audit; a test that cannot run on this platform (skipif) covers nothing here: leave it out of the frozen list (name the other cases instead of a glob)`,
-    },
-  );
+  return refusal("frozen-tests-not-run", {
+    count: ids.length,
+    label,
+    list: sampleOf([...ids].sort().map((id) => JSON.stringify(id))),
+    jsonReport: format === "coverage.py-json",
+  });
 }

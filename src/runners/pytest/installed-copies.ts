@@ -13,9 +13,10 @@ import {
   readFileBytes,
   readTextOrNull,
 } from "../../adapters/repo-files.js";
-import { InputError } from "../../core/errors.js";
+import type { FreezegateError } from "../../core/errors.js";
 import type { ChangedFile } from "../../core/model.js";
 import { dirOf } from "../../core/path-map.js";
+import { refusal } from "../../core/refusals/index.js";
 import { importedModulesIn, matchOf, sameModuleTree } from "../../languages/python/imports.js";
 import { pythonCodeText } from "../../languages/python/statements.js";
 import type { ExecutedOf } from "../runner.js";
@@ -41,7 +42,7 @@ export async function noneMeasured(
   toData: ReadonlyMap<string, string>,
   isTestFile: (path: string) => boolean,
   executedOf: ExecutedOf,
-): Promise<InputError | null> {
+): Promise<FreezegateError | null> {
   if (audited.length === 0 || audited.some((f) => toData.has(f.path))) return null;
   const tail = (path: string) => path.split("/").slice(-2).join("/");
   const measured = new Map<string, string>();
@@ -56,12 +57,7 @@ export async function noneMeasured(
     if (!sameText(join(root, twin), join(root, f.path)) && (await isTracked(root, twin))) {
       continue;
     }
-    return new InputError(
-      `none of the changed source files is in the coverage data, which measures ${twin} instead of ${f.path}: the tests ran another copy of the code (a build or an installed package)`,
-      {
-        fix: "run the tests against the checkout (an editable install, or PYTHONPATH), or map the copy onto it with --path-map FROM=TO",
-      },
-    );
+    return refusal("tests-ran-a-copy", { measured: "another-copy", copy: twin, path: f.path });
   }
   // Data with no executed line outside the test files (it measures the tests only, or also
   // files it holds without a line, such as the setup.py that `--cov=.` touches), while a test
@@ -77,12 +73,14 @@ export async function noneMeasured(
   for (const f of audited) {
     const importer = importerOf(f.path);
     if (importer === undefined) continue;
-    return new InputError(
-      `the coverage data ${tests.length === measuredFiles.length ? "measures" : "has executed lines in"} test files only (${tests.length}, e.g. ${importer}), not ${f.path}, which ${importer} imports: the tests ran a copy of the code that coverage.py did not measure (an installed package)`,
-      {
-        fix: `run the tests against the checkout (${checkoutFix(root, f.path)}), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO`,
-      },
-    );
+    return refusal("tests-ran-a-copy", {
+      measured: "tests-only",
+      only: tests.length === measuredFiles.length,
+      count: tests.length,
+      importer,
+      path: f.path,
+      checkout: checkoutFix(root, f.path),
+    });
   }
   return null;
 }
@@ -133,12 +131,12 @@ export function refuseUnexecutedImported(
     if (text !== null && !hasCode(text)) continue;
     const importer = importerOf(path);
     if (importer === undefined) continue;
-    throw new InputError(
-      `the coverage data holds ${path} without a single executed line, though ${importer}, which ran, imports it: the tests ran another copy of the code (an installed package) that coverage.py did not measure`,
-      {
-        fix: `run the tests against the checkout (${checkoutFix(root, path)}), or measure the package (--cov=PKG) and map its installed copy onto the checkout with --path-map FROM=TO`,
-      },
-    );
+    throw refusal("tests-ran-a-copy", {
+      measured: "not-executed",
+      importer,
+      path,
+      checkout: checkoutFix(root, path),
+    });
   }
 }
 

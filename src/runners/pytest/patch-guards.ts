@@ -6,10 +6,10 @@
 import { basename, join, posix } from "node:path";
 import { readBlobs } from "../../adapters/git-history.js";
 import { readTextOrNull } from "../../adapters/repo-files.js";
-import { InputError } from "../../core/errors.js";
 import { sample } from "../../core/listing.js";
 import type { ChangedFile, Patch } from "../../core/model.js";
 import { baseRevisionOf } from "../../core/patch-base.js";
+import { refusal } from "../../core/refusals/index.js";
 import { coverageSettingsIn, mayConfigureCoverage } from "./coverage-settings.js";
 
 /**
@@ -59,10 +59,8 @@ export async function refuseUnmeasuredAfterCoverageConfig(
     return now !== then;
   });
   if (changed.length === 0) return;
-  throw new InputError(
-    `the patch changes coverage.py's configuration (${sample(changed.map((f) => f.path))}) and its changed source ${sample(unmeasured.map((f) => f.path))} is not in the coverage data: the change may have taken it out`,
-    {
-      fix: "land the coverage configuration change in a patch of its own, or make the tests measure these files",
-    },
-  );
+  throw refusal("patch-changes-coverage-config", {
+    config: sample(changed.map((f) => f.path)),
+    sources: sample(unmeasured.map((f) => f.path)),
+  });
 }

@@ -5,8 +5,9 @@
 // way is refused. Pure: text in, text out (the `init` command reads and writes the files).
 
 import { parse as parseToml } from "smol-toml";
-import { ConfigError } from "../../core/errors.js";
+import type { FreezegateError } from "../../core/errors.js";
 import { type IniSection, IniSyntaxError, iniSections, textLines } from "../../core/ini.js";
+import { refusal } from "../../core/refusals/index.js";
 import { ShlexError, shlexSplit } from "../../core/shlex.js";
 import { canonicalToml, lineIndexAt, TomlScanError, tableEntries } from "../../core/toml-text.js";
 import {
@@ -39,11 +40,10 @@ function shlexArgs(text: string, label: string): string[] {
     return shlexSplit(text);
   } catch (error) {
     if (!(error instanceof ShlexError)) throw error;
-    throw error.reason === "no closing quotation"
-      ? new ConfigError(`${label}: addopts has no closing quotation`, { fix: "close the quote" })
-      : new ConfigError(`${label}: addopts ends with an escape character`, {
-          fix: "remove the trailing backslash",
-        });
+    throw refusal("pytest-addopts-unreadable", {
+      label,
+      problem: error.reason === "no closing quotation" ? "unclosed-quote" : "trailing-escape",
+    });
   }
 }
 
@@ -62,12 +62,7 @@ export function loadsPlugin(args: readonly string[]): "loads" | "blocks" | "abse
 
 function refuseBlocked(args: readonly string[], where: string): void {
   if (loadsPlugin(args) === "blocks") {
-    throw new ConfigError(
-      `${where} switches the plugin off (its addopts has -p no:${PLUGIN_MODULE})`,
-      {
-        fix: `remove -p no:${PLUGIN_MODULE} from addopts first`,
-      },
-    );
+    throw refusal("plugin-switched-off", { where, plugin: PLUGIN_MODULE });
   }
 }
 
@@ -84,10 +79,10 @@ function parseIniFile(text: string, label: string): IniSection[] {
     return iniSections(text);
   } catch (error) {
     if (!(error instanceof IniSyntaxError)) throw error;
-    throw new ConfigError(
-      `${label}:${error.line}: ${error.describe((s) => JSON.stringify(s))} (pytest cannot read this file either)`,
-      { fix: "fix the file's syntax" },
-    );
+    throw refusal("pytest-config-unreadable", {
+      file: `${label}:${error.line}`,
+      why: error.describe((s) => JSON.stringify(s)),
+    });
   }
 }
 
@@ -175,9 +170,11 @@ function verifyIni(
   };
 }
 
-function cannotEdit(label: string, why: string): ConfigError {
-  return new ConfigError(`cannot edit ${label} safely: ${why}; nothing was written`, {
-    fix: `add ${PLUGIN_TEXT} to addopts by hand`,
+function cannotEdit(label: string, why: string): FreezegateError {
+  return refusal("init-cannot-edit", {
+    label,
+    why,
+    byHand: `add ${PLUGIN_TEXT} to addopts by hand`,
   });
 }
 
@@ -201,33 +198,24 @@ function parseTomlFile(text: string, label: string): Toml {
     return parseToml(text) as Toml;
   } catch (error) {
     const first = String((error as Error).message).split("\n")[0];
-    throw new ConfigError(`${label} is not valid TOML: ${first}`, {
-      fix: "fix the TOML syntax (pytest cannot read it either)",
-      cause: error,
-    });
+    throw refusal(
+      "pytest-config-unreadable",
+      { file: label, why: `not valid TOML: ${first}` },
+      { cause: error },
+    );
   }
 }
 
 /** pytest 9's TOML configuration: init says what to add instead of editing it. */
-function nativeToml(where: string): ConfigError {
-  return new ConfigError(
-    `${where} is pytest 9's TOML configuration, which freezegate init does not edit (a pytest.ini beside it would replace it)`,
-    {
-      fix: 'add "-p", "freezegate_pytest" to its addopts list yourself, then run pytest with the plugin installed',
-    },
-  );
+function nativeToml(where: string): FreezegateError {
+  return refusal("init-pytest-toml", { where });
 }
 
 /** The arguments pytest takes from a TOML addopts value (a string is shlex-split). */
 function tomlArgs(value: unknown, label: string): string[] {
   if (typeof value === "string") return shlexArgs(value, label);
   if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
-  throw new ConfigError(
-    `${label}: [tool.pytest.ini_options] addopts is neither a string nor a list of strings`,
-    {
-      fix: 'write addopts = "..." or addopts = ["...", ...]',
-    },
-  );
+  throw refusal("pytest-addopts-unreadable", { label, problem: "not-string-or-list" });
 }
 
 /** Add the plugin to [tool.pytest.ini_options] addopts in a pyproject.toml. */
@@ -336,9 +324,7 @@ export function checkedConfigText(name: string, text: string, label: string): st
     !sections.some((s) => s.name === "tool:pytest") &&
     sections.some((s) => s.name === "pytest")
   ) {
-    throw new ConfigError(`${label} has ${SETUP_CFG_PYTEST_SECTION}`, {
-      fix: "rename the section to [tool:pytest]",
-    });
+    throw refusal("setup-cfg-pytest-section", { label, section: SETUP_CFG_PYTEST_SECTION });
   }
   return text;
 }

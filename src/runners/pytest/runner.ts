@@ -11,9 +11,9 @@ import {
 import { recordCandidates, samplesCandidates } from "../../adapters/pytest-ledger.js";
 import { nodeIdFile } from "../../core/deposits.js";
 import { checkTestIdFiles } from "../../core/doctor.js";
-import { InputError } from "../../core/errors.js";
 import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from "../../core/globs.js";
 import { sample } from "../../core/listing.js";
+import { refusal } from "../../core/refusals/index.js";
 import { PLUGIN_TOOL } from "../../core/samples.js";
 import { staleEvidence } from "../../core/stale.js";
 import {
@@ -23,7 +23,6 @@ import {
 import type { DataTests, Runner } from "../runner.js";
 import { pytestSourceReader, statementLinesOf } from "./changed-source.js";
 import { staticContextWithColons, staticContextWithColonsProblem } from "./context-names.js";
-import { NO_LINES_RECORDED } from "./contexts.js";
 import { readPytestTests } from "./data-tests.js";
 import { checkContextsPresent } from "./doctor-checks.js";
 import { frozenForCollapsedContexts, frozenWithoutRun } from "./frozen-tests.js";
@@ -91,15 +90,11 @@ export const pytestRunner: Runner = {
       if (index.style !== "none") return;
       // Without tests every name is outside them.
       const names = index.nonTestContexts;
-      if (names.length === 0) {
-        throw new InputError(NO_LINES_RECORDED.message, { fix: NO_LINES_RECORDED.fix });
-      }
-      throw new InputError(
-        `the coverage data names no tests (only ${sample(names)}), so it cannot say which test ran a line`,
-        {
-          fix: "record per-test contexts: pytest --cov --cov-context=test (or [run] dynamic_context = test_function)",
-        },
-      );
+      if (names.length === 0) throw refusal("coverage-data-no-lines", undefined);
+      throw refusal("data-names-no-tests", {
+        only: sample(names),
+        fix: "record per-test contexts: pytest --cov --cov-context=test (or [run] dynamic_context = test_function)",
+      });
     },
     unreadableIds: unreadablePytestIds,
     frozenList: (list, label, { index }) =>

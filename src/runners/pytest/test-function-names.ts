@@ -6,10 +6,10 @@
 // and so did unittest's testPartExecutor; anything else is refused. The source is read from
 // the test root (test-root-files.ts).
 
-import { InputError } from "../../core/errors.js";
 import { compileGlobs, compilePythonFilesGlob, type PathMatcher } from "../../core/globs.js";
 import type { ParsedContext } from "../../core/model.js";
 import { dirOf } from "../../core/path-map.js";
+import { refusal } from "../../core/refusals/index.js";
 import { type ClassHeader, classHeaders } from "../../languages/python/class-headers.js";
 import { dynamicPart } from "./context-names.js";
 import { PYTEST_DEFAULT_PYTHON_FILES, pytestPythonFiles } from "./pytest-config.js";
@@ -81,21 +81,24 @@ export function testFunctionTests(
       uncertain.push(`"${raw}" -> ${candidates[0]} (${reason})`);
     }
   }
-  const recordNodeIds = "record node ids instead: run pytest --cov --cov-context=test (pytest-cov)";
-  if (ambiguous.length > 0) {
-    throw new InputError(
-      `${ambiguous.length} test_function context name(s) fit more than one test file, e.g. ${ambiguous[0]}`,
-      {
-        fix: `if pytest ran in a subdirectory, give it as --test-root (names are relative to it); else ${recordNodeIds}`,
-      },
-    );
-  }
-  if (uncertain.length > 0) {
-    throw new InputError(
-      `${uncertain.length} test_function context name(s) cannot be told from an inherited test method, e.g. ${uncertain[0]}; test_function names a method after the class that defines it, so the tests that ran an inherited test method cannot be told`,
-      { fix: recordNodeIds },
-    );
-  }
+  // Names that cannot say which test ran: how many, one of them, and why.
+  const unclear = (
+    names: readonly string[],
+    problem:
+      | "ambiguous"
+      | "inherited-uncertain"
+      | "fixture-or-test"
+      | "undefined-test"
+      | "in-source"
+      | "in-library",
+  ) =>
+    refusal("test-function-names-unclear", {
+      count: names.length,
+      example: names[0] as string,
+      problem,
+    });
+  if (ambiguous.length > 0) throw unclear(ambiguous, "ambiguous");
+  if (uncertain.length > 0) throw unclear(uncertain, "inherited-uncertain");
   // A test method wrapped by a decorator without functools.wraps is named after the
   // wrapper: "test_utils.retry.<locals>.wrapper" names no test, yet a test ran under it.
   const wrapped = others.find((raw) => raw.includes(".<locals>."));
@@ -104,44 +107,22 @@ export function testFunctionTests(
       `"${wrapped}" (a function defined inside another: a decorator without functools.wraps gives a test method its wrapper's name)`,
     );
   }
-  if (fixtureOrTest.length > 0) {
-    throw new InputError(
-      `${fixtureOrTest.length} test_function context name(s) name a method that its file defines in classes both as a pytest fixture and as a test, e.g. ${fixtureOrTest[0]}, so whether a test ran cannot be told`,
-      { fix: recordNodeIds },
-    );
-  }
-  if (phantom.length > 0) {
-    throw new InputError(
-      `${phantom.length} test_function context name(s) name a test that their file does not define, e.g. ${phantom[0]}, so the test that ran cannot be told`,
-      { fix: recordNodeIds },
-    );
-  }
-  if (maybeTests.length > 0) {
-    throw new InputError(
-      `${maybeTests.length} test_function context name(s) in source modules may name a test, not a helper that ran outside tests, e.g. ${maybeTests[0]}`,
-      { fix: recordNodeIds },
-    );
-  }
+  if (fixtureOrTest.length > 0) throw unclear(fixtureOrTest, "fixture-or-test");
+  if (phantom.length > 0) throw unclear(phantom, "undefined-test");
+  if (maybeTests.length > 0) throw unclear(maybeTests, "in-source");
   // With no name in the repository at all, a wrong --test-root is the likelier cause.
   if (library.length > 0 && mapped.size === 0 && skippedHelpers === 0) {
     unmapped.push(...library.splice(0));
   }
-  if (library.length > 0) {
-    throw new InputError(
-      `${library.length} test_function context name(s) name a module outside the repository, e.g. "${library[0]}": a library function named test* (such as Hypothesis's @given runner) started the context, so the test that ran under it cannot be told`,
-      { fix: recordNodeIds },
-    );
-  }
+  if (library.length > 0) throw unclear(library, "in-library");
   if (unmapped.length > 0) {
-    throw new InputError(
-      `${unmapped.length} test_function context name(s) match no test file in the repository, e.g. "${unmapped[0]}"`,
-      {
-        fix: "check --test-root (pytest's rootdir), or record node ids with pytest --cov --cov-context=test",
-      },
-    );
+    throw refusal("test-function-names-unmapped", {
+      count: unmapped.length,
+      example: unmapped[0] as string,
+    });
   }
   const inherited = source.inheritedTest(mapped.values());
-  if (inherited !== null) throw new InputError(inherited, { fix: recordNodeIds });
+  if (inherited !== null) throw refusal("test-function-inherited", { why: inherited });
   return mapped;
 }
 
