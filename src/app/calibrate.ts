@@ -6,7 +6,9 @@
 // plugin's applied record of the run lists them). That record, when there is one, is also
 // compared with the frozen list the gate reads: a run that applied another list makes the
 // gate untrustworthy whatever the canaries say. Nothing is written: the diff's new side is
-// the files on disk.
+// the files on disk. With mutants asked for, the shadow and control canaries' statements are
+// also mutated and run by the tests that execute each (src/app/mutants.ts): which mutants the
+// live tests kill on the lines the gate calls defended, and which only frozen tests kill.
 
 import { join } from "node:path";
 import { readHeadCommit } from "../adapters/git.js";
@@ -34,14 +36,18 @@ import {
 } from "../core/canaries.js";
 import { testFileMatcher } from "../core/globs.js";
 import type { ChangedFile, ContextIndex, CoverageSource, StatementMap } from "../core/model.js";
+import type { MutationSite } from "../core/mutants.js";
 import type { PathMapping } from "../core/path-map.js";
+import { refusal } from "../core/refusals/index.js";
 import type { FailableVerdict } from "../core/shadow-audit.js";
 import { splitLines } from "../core/stale.js";
+import { mutationOf } from "../runners/mutations.js";
 import type { ChangedSourceReader, DataTests, Runner } from "../runners/runner.js";
 import { openData, readTests } from "./audit/data.js";
 import { mapCoverageToRepo } from "./audit/data-paths.js";
 import { linesOfFile } from "./audit/file-inputs.js";
 import { loadFrozenList, resolveFrozenTests } from "./audit/frozen-tests.js";
+import { type MutantsRequest, type MutantsRun, runMutants } from "./mutants.js";
 import { type AuditRequest, type AuditRun, runAudit } from "./run-audit.js";
 import { auditOfTheLedger } from "./run-check.js";
 import { mark } from "./timing.js";
@@ -65,6 +71,28 @@ export interface CalibrateRequest {
   max: number;
   /** The sample's seed: the same seed and data, the same canaries. */
   seed: number;
+  /**
+   * The mutant run of the shadow and control canaries' statements (at most `max` mutants,
+   * drawn with `seed`), or null for none.
+   */
+  mutants: CalibrateMutantsRequest | null;
+}
+
+export type CalibrateMutantsRequest = Pick<
+  MutantsRequest,
+  "cwd" | "command" | "python" | "env" | "jobs" | "timeoutSeconds" | "signal" | "onProgress"
+>;
+
+/**
+ * The mutants of the shadow and control canaries' statements, judged: each result's `group`
+ * is its canary's kind. A shadow statement's mutants run against the frozen tests that execute
+ * it (role `target`: a kill is one the freezes withdraw), a control's against the live tests
+ * that execute it in their body (role `live`: a survivor is executed, not defended).
+ */
+export interface CalibrationMutants {
+  /** The command that ran the tests. */
+  command: string;
+  run: MutantsRun;
 }
 
 /**
@@ -94,6 +122,8 @@ export interface Calibration {
   run: AuditRun | null;
   /** The coverage data files read (absolute). */
   dataFiles: string[];
+  /** The mutant run, when one was asked for. */
+  mutants: CalibrationMutants | null;
 }
 
 /** A source file of the data, as the choice of canaries reads it. */
@@ -134,9 +164,17 @@ export async function runCalibration(request: CalibrateRequest): Promise<Calibra
   let frozenCount: number;
   let mutedCount: number;
   let cannotFire: CannotFire | null = null;
+  let prefix = "";
   const dataFiles = [...data.meta.dataFiles];
+  // Refused before any canary is chosen: the run would end without its mutants.
+  const loadMutation = request.mutants === null ? null : mutationOf(runner);
+  if (request.mutants !== null && loadMutation === null) {
+    data.close();
+    throw refusal("mutants-language-unsupported", { runner: runner.name, command: "calibrate" });
+  }
   try {
     const tests = readTests(runner, root, audit.testRoot, data);
+    prefix = tests.prefix;
     // The frozen tests as the audit reads them (the same refusals), muted ones included.
     const resolved = resolveFrozenTests(runner, tests, data, list, audit);
     const frozen = resolved.tests;
@@ -172,8 +210,30 @@ export async function runCalibration(request: CalibrateRequest): Promise<Calibra
     qualified,
     dataFiles,
   };
+  const mutate = async (): Promise<CalibrationMutants | null> =>
+    request.mutants === null || loadMutation === null
+      ? null
+      : {
+          command: request.mutants.command,
+          run: await runMutants({
+            ...request.mutants,
+            root,
+            mutation: await loadMutation(),
+            prefix,
+            sites: canarySites(chosen),
+            max: request.max,
+            seed: request.seed,
+          }),
+        };
   if (chosen.length === 0) {
-    return { ...base, failOn: audit.failOn, canaries: [], cannotFire, run: null };
+    return {
+      ...base,
+      failOn: audit.failOn,
+      canaries: [],
+      cannotFire,
+      run: null,
+      mutants: await mutate(),
+    };
   }
   const run = await runAudit({
     ...audit,
@@ -188,7 +248,24 @@ export async function runCalibration(request: CalibrateRequest): Promise<Calibra
     ),
     cannotFire,
     run,
+    mutants: await mutate(),
   };
+}
+
+/**
+ * The mutation sites of the shadow and control canaries, grouped by kind so that the sample
+ * keeps both: a shadow statement with the frozen tests that execute it, a control with the
+ * live tests that execute it in their body (the tests that make the gate call it defended).
+ */
+function canarySites(canaries: readonly CanaryCandidate[]): MutationSite[] {
+  return canaries
+    .filter((c) => c.kind !== "uncovered")
+    .map((c) => ({
+      path: c.path,
+      line: c.line,
+      group: c.kind,
+      tests: c.tests.map((id) => ({ id, role: c.kind === "shadow" ? "target" : "live" })),
+    }));
 }
 
 /** How messages name the canaries' diff (it is no file). */

@@ -1,12 +1,13 @@
-// Mutant runs as an application service: the engine of `impact --mutants`, shaped so that any
-// command with mutation sites (statements and the tests that execute each) can run it. Steps:
-// the runner's mutator makes the mutants of the sites' statements; a seeded sample keeps at
-// most `max`; the tests run unchanged once in a temporary copy of the work tree (the baseline:
-// a test that fails there cannot judge anything, and its time sets the default timeout); a
-// probe per file shows the tests import the copy's module, not an installed one; then each
-// mutant is written into a copy, only its statement's tests run, and the original is put back.
-// `jobs` copies run side by side. The user's work tree and .git are never written; the copies
-// are removed however the run ends (an error, an interrupt through `signal`).
+// Mutant runs as an application service: the engine of `impact --mutants` and `calibrate
+// --mutants`, shaped so that any command with mutation sites (statements and the tests that
+// execute each) can run it. Steps: the runner's mutator makes the mutants of the sites'
+// statements; a seeded sample keeps at most `max` (each group of sites its share); the tests
+// run unchanged once in a temporary copy of the work tree (the baseline: a test that fails
+// there cannot judge anything, and its time sets the default timeout); a probe per file shows
+// the tests import the copy's module, not an installed one; then each mutant is written into a
+// copy, only its statement's tests run, and the original is put back. `jobs` copies run side
+// by side. The user's work tree and .git are never written; the copies are removed however the
+// run ends (an error, an interrupt through `signal`).
 
 import { join } from "node:path";
 import { listRepoFiles } from "../adapters/git-history.js";
@@ -76,6 +77,8 @@ export interface MutantsProgress {
 
 export interface MutantResult extends Judgment {
   mutant: Mutant;
+  /** Its site's group ("" for none). */
+  group: string;
   /** The tests that judged it: its statement's, less those that failed unchanged. */
   tests: SelectedTest[];
 }
@@ -115,6 +118,8 @@ const BASELINE_TIMEOUT_MS = 60 * 60 * 1000;
 interface Planned {
   mutant: Mutant;
   tests: SelectedTest[];
+  /** Its site's group ("" for none): the sample keeps each group's share. */
+  group: string;
   mutated: string;
 }
 
@@ -124,7 +129,7 @@ export async function runMutants(request: MutantsRequest): Promise<MutantsRun> {
     ...new Set(request.sites.filter((s) => !mutation.accepts(s.path)).map((s) => s.path)),
   ].sort();
   const made = await makeMutants(request);
-  const planned = sampleMutants(made.mutants, request.max, request.seed);
+  const planned = sampleMutants(made.mutants, request.max, request.seed, (p) => p.group);
   const base = {
     made: made.mutants.length,
     unmutable: made.unmutable,
@@ -132,7 +137,12 @@ export async function runMutants(request: MutantsRequest): Promise<MutantsRun> {
   };
   const union = uniqueTests(planned.flatMap((p) => p.tests));
   if (union.length === 0) {
-    const results = planned.map((p) => ({ mutant: p.mutant, tests: [], ...judgeMutant([], null) }));
+    const results = planned.map((p) => ({
+      mutant: p.mutant,
+      group: p.group,
+      tests: [],
+      ...judgeMutant([], null),
+    }));
     return { ...base, results, leftOut: [], timeoutSeconds: null };
   }
   const files = await listRepoFiles(request.root);
@@ -199,11 +209,13 @@ async function makeMutants(
       throw error;
     }
     const text = readTextFile(join(request.root, path), `source file ${path}`);
-    const testsAt = new Map(sites.map((s) => [s.line, s.tests]));
+    const siteAt = new Map(sites.map((s) => [s.line, s]));
     for (const mutant of answer.mutants) {
+      const site = siteAt.get(mutant.line);
       mutants.push({
         mutant,
-        tests: testsAt.get(mutant.line) ?? [],
+        tests: site?.tests ?? [],
+        group: site?.group ?? "",
         mutated: spliced(text, mutant, path, `the mutant at line ${mutant.line}`),
       });
     }
@@ -374,7 +386,7 @@ async function runEach(
   const indexes = judged.map((_, i) => i);
   request.onProgress?.({ stage: "mutants", done, total: judged.length, path: null });
   await inPool(copies, indexes, request.signal, async (copy, i, signal) => {
-    const { mutant, tests, mutated } = judged[i] as Planned;
+    const { mutant, tests, group, mutated } = judged[i] as Planned;
     let judgment: Judgment;
     if (tests.length === 0) {
       judgment = judgeMutant(tests, null);
@@ -392,7 +404,7 @@ async function runEach(
         run.timedOut ? { timedOut: true } : { timedOut: false, outcomes: run.outcomes },
       );
     }
-    results[i] = { mutant, tests, ...judgment };
+    results[i] = { mutant, group, tests, ...judgment };
     request.onProgress?.({
       stage: "mutants",
       done: ++done,

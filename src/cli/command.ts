@@ -254,3 +254,23 @@ export function listOpt(values: OptionValues, name: string): string[] | undefine
 export function boolOpt(values: OptionValues, name: string): boolean {
   return values[name] === true;
 }
+
+/**
+ * A whole-number flag of at least `min` (`fallback` when it is not given), or the bad-count
+ * refusal, whose fix shows `example` (default: the larger of `min`, `fallback` and 2).
+ */
+export function countOpt(
+  values: OptionValues,
+  flag: string,
+  fallback: number,
+  min: number,
+  example = Math.max(min, fallback, 2),
+): number {
+  const raw = stringOpt(values, flag);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min) {
+    throw refusal("bad-count", { flag, value: raw, min, example });
+  }
+  return n;
+}

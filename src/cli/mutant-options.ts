@@ -1,11 +1,19 @@
-// The flags of a mutant run (`impact --mutants`), checked before any data is read, and the
-// progress a run writes on stderr: on a terminal one line rewritten in place, elsewhere (CI
-// logs) at most one line every few seconds. stdout carries the report alone.
+// The flags of a mutant run (`impact --mutants`, `calibrate --mutants`), checked before any
+// data is read, and the progress a run writes on stderr: on a terminal one line rewritten in
+// place, elsewhere (CI logs) at most one line every few seconds. stdout carries the report
+// alone. An interrupt (SIGINT, SIGTERM) stops the run and removes its copies.
 
-import type { MutantsProgress } from "../app/mutants.js";
+import { relative, sep } from "node:path";
+import { MutantsInterrupted, type MutantsProgress, type MutantsRequest } from "../app/mutants.js";
 import { refusal } from "../core/refusals/index.js";
 import { visible } from "../reporters/words.js";
-import { type CommandIo, type OptionSpec, type OptionValues, stringOpt } from "./command.js";
+import {
+  type CommandIo,
+  countOpt,
+  type OptionSpec,
+  type OptionValues,
+  stringOpt,
+} from "./command.js";
 
 export const DEFAULT_MAX_MUTANTS = 30;
 
@@ -62,24 +70,18 @@ export interface MutantOptions {
   python: string;
 }
 
-/** A whole-number flag of at least `min`, or the bad-count refusal. */
-function count(values: OptionValues, flag: string, fallback: number, min: number): number {
-  const raw = stringOpt(values, flag);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min) {
-    throw refusal("bad-count", { flag, value: raw, min, example: Math.max(min, fallback, 2) });
-  }
-  return n;
-}
-
-/** The mutant run's settings, or null without --mutants (when no other of its flags may be given). */
+/**
+ * The mutant run's settings, or null without --mutants (when no other of its flags may be
+ * given, but those in `shared`: flags the command reads without --mutants too, as calibrate's
+ * --max).
+ */
 export function resolveMutantOptions(
   values: OptionValues,
   env: NodeJS.ProcessEnv,
+  shared: readonly string[] = [],
 ): MutantOptions | null {
   if (values.mutants !== true) {
-    const alone = WITH_MUTANTS.find((flag) => values[flag] !== undefined);
+    const alone = WITH_MUTANTS.find((flag) => values[flag] !== undefined && !shared.includes(flag));
     if (alone !== undefined) throw refusal("mutants-option-alone", { flag: alone });
     return null;
   }
@@ -88,9 +90,9 @@ export function resolveMutantOptions(
   const timeout = stringOpt(values, "timeout");
   return {
     command,
-    jobs: count(values, "jobs", 1, 1),
-    timeoutSeconds: timeout === undefined ? null : count(values, "timeout", 60, 1),
-    max: count(values, "max", DEFAULT_MAX_MUTANTS, 1),
+    jobs: countOpt(values, "jobs", 1, 1),
+    timeoutSeconds: timeout === undefined ? null : countOpt(values, "timeout", 60, 1),
+    max: countOpt(values, "max", DEFAULT_MAX_MUTANTS, 1),
     python: stringOpt(values, "python") ?? (env.FREEZEGATE_PYTHON || "python3"),
   };
 }
@@ -160,4 +162,43 @@ export function progressWriter(
       shown = false;
     },
   };
+}
+
+/** The user's directory relative to the root, as a repository path ("" for the root). */
+export function repositoryDirectory(root: string, cwd: string): string {
+  const rel = relative(root, cwd);
+  return rel.startsWith("..") ? "" : rel.split(sep).join("/");
+}
+
+/** What a mutant run is stopped and shows its progress through. */
+export type MutantHooks = Required<Pick<MutantsRequest, "signal" | "onProgress">>;
+
+/**
+ * `run` (a mutant run, or work that holds one), with the run's progress on stderr, and ended
+ * by SIGINT or SIGTERM: then its processes are killed and its copies removed before
+ * "interrupted" is returned.
+ */
+export async function withMutantProgress<T>(
+  io: Pick<CommandIo, "stderr">,
+  run: (hooks: MutantHooks) => Promise<T>,
+): Promise<T | "interrupted"> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  const progress = progressWriter(io);
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  try {
+    return await run({ signal: controller.signal, onProgress: progress.onProgress });
+  } catch (error) {
+    if (!(error instanceof MutantsInterrupted)) throw error;
+    progress.end();
+    io.stderr.write(
+      "freezegate: interrupted: the mutant runs were stopped and their temporary copies removed\n",
+    );
+    return "interrupted";
+  } finally {
+    progress.end();
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  }
 }

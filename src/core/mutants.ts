@@ -26,6 +26,8 @@ export interface MutationSite {
   path: string;
   line: number;
   tests: SelectedTest[];
+  /** Sites of one group share the sample as sampleMutants says (none: one group). */
+  group?: string;
 }
 
 export interface SiteInput {
@@ -196,15 +198,58 @@ export function splice(text: string, edit: LineEdit): string | null {
 
 /**
  * At most `max` of `mutants`, drawn with calibrate's seeded generator (the same seed, the same
- * sample), in their own order.
+ * sample), in their own order. A smaller `max` keeps a prefix of the same draw, so its sample
+ * is part of a larger one's. With `groupOf`, each group keeps its share of the sample
+ * (proportional to its mutants, largest remainders first, every group at least one while
+ * `max` allows): a group with few mutants is not left out by chance.
  */
-export function sampleMutants<T>(mutants: readonly T[], max: number, seed: number): T[] {
+export function sampleMutants<T>(
+  mutants: readonly T[],
+  max: number,
+  seed: number,
+  groupOf?: (mutant: T) => string,
+): T[] {
   if (mutants.length <= max) return [...mutants];
-  const order = mutants.map((_, i) => i);
-  const picked = seededShuffle(order, seededRandom(seed))
-    .slice(0, max)
+  const random = seededRandom(seed);
+  const groups = new Map<string, number[]>();
+  for (const [i, m] of mutants.entries()) {
+    const key = groupOf === undefined ? "" : groupOf(m);
+    groups.set(key, [...(groups.get(key) ?? []), i]);
+  }
+  const quotas = groupQuotas(
+    [...groups.keys()].sort(compareText).map((key) => [key, (groups.get(key) as number[]).length]),
+    max,
+  );
+  const picked = quotas
+    .flatMap(([key, quota]) => seededShuffle(groups.get(key) as number[], random).slice(0, quota))
     .sort((a, b) => a - b);
   return picked.map((i) => mutants[i] as T);
+}
+
+/**
+ * `max` (less than the sizes' total) split between groups of these sizes, in the groups'
+ * order: one each first while `max` allows, the rest in proportion to what each has left,
+ * largest remainders first (ties to the earlier group).
+ */
+function groupQuotas(sizes: readonly [string, number][], max: number): [string, number][] {
+  const quotas = sizes.map(([, size]) => (max >= sizes.length ? Math.min(1, size) : 0));
+  const room = sizes.map(([, size], i) => size - (quotas[i] as number));
+  const spare = max - quotas.reduce((n, q) => n + q, 0);
+  const total = room.reduce((n, r) => n + r, 0);
+  const shares = room.map((r) => (total === 0 ? 0 : (spare * r) / total));
+  for (const [i, share] of shares.entries()) quotas[i] = (quotas[i] as number) + Math.floor(share);
+  let left = max - quotas.reduce((n, q) => n + q, 0);
+  const order = shares
+    .map((share, i) => ({ i, rest: share - Math.floor(share) }))
+    .sort((a, b) => b.rest - a.rest || a.i - b.i);
+  for (const { i } of order) {
+    if (left === 0) break;
+    if ((quotas[i] as number) < (sizes[i] as [string, number])[1]) {
+      quotas[i] = (quotas[i] as number) + 1;
+      left--;
+    }
+  }
+  return sizes.map(([key], i) => [key, quotas[i] as number]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -348,6 +393,51 @@ export function mutantSentence(tests: readonly string[], counts: MutantCounts): 
   const kills = `${counts.killed} mutant kill${counts.killed === 1 ? "" : "s"}`;
   const base = `freezing ${tests.join(", ")} withdraws ${counts.withdrawn} of ${kills}`;
   return counts.recovered === null ? base : `${base}; its property recovers ${counts.recovered}`;
+}
+
+/** What the mutants of one kind of calibration statement came to. */
+export interface KindMutantCounts {
+  /** Mutants judged. */
+  mutants: number;
+  /** Killed by the tests that ran them: live ones for a control, frozen ones for a shadow. */
+  killed: number;
+  survived: number;
+  timeout: number;
+  unjudged: number;
+}
+
+export function kindMutantCounts(judged: readonly Judgment[]): KindMutantCounts {
+  const counts = countMutants(judged, false);
+  return {
+    mutants: counts.mutants,
+    killed: counts.killed,
+    survived: counts.classes.survived,
+    timeout: counts.classes.timeout,
+    unjudged: counts.classes.unjudged,
+  };
+}
+
+/**
+ * The sentence a reviewer reads of a calibration's mutants: "of 12 mutants of control
+ * statements, live tests kill 9 and 3 survive (executed, not defended); of 18 mutants of
+ * shadow statements, only frozen tests kill 14 (the kills the freezes withdraw)".
+ */
+export function calibrationMutantSentence(counts: {
+  shadow: KindMutantCounts;
+  control: KindMutantCounts;
+}): string {
+  const of = (c: KindMutantCounts, kind: string) =>
+    `of ${c.mutants} mutant${c.mutants === 1 ? "" : "s"} of ${kind} statements`;
+  const { control, shadow } = counts;
+  const survive = control.survived === 1 ? "survives" : "survive";
+  return [
+    control.mutants === 0
+      ? "no mutant of a control statement ran"
+      : `${of(control, "control")}, live tests kill ${control.killed}${control.survived === 0 ? "" : ` and ${control.survived} ${survive} (executed, not defended)`}`,
+    shadow.mutants === 0
+      ? "no mutant of a shadow statement ran"
+      : `${of(shadow, "shadow")}, only frozen tests kill ${shadow.killed} (the kills the freezes withdraw)`,
+  ].join("; ");
 }
 
 /** The timeout of a mutant run when none is given: three times the unchanged run, and 10 s. */

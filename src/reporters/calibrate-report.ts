@@ -15,9 +15,15 @@ import {
 } from "../core/canaries.js";
 import { formatError } from "../core/errors.js";
 import type { FailableVerdict } from "../core/shadow-audit.js";
-import { command } from "./github.js";
+import { ANNOTATIONS_PER_LEVEL, command } from "./github.js";
 import { escapeXml } from "./junit.js";
 import { mdCode, mdText } from "./markdown.js";
+import {
+  type CalibrateMutants,
+  calibrateMutants,
+  calibrateMutantsText,
+  killedWords,
+} from "./mutants-report.js";
 import type { RenderContext } from "./registry.js";
 import { paint } from "./text.js";
 import { plural, visible } from "./words.js";
@@ -56,6 +62,11 @@ export interface CalibrateReport {
   /** One sentence per canary the gate got wrong, and for a gate that cannot fire. */
   failures: string[];
   canaries: Array<Omit<CanaryResult, never>>;
+  /**
+   * With --mutants: the mutants of the shadow and control canaries' statements, judged (absent
+   * without it). They never change `passed` or `exitCode`.
+   */
+  mutants?: CalibrateMutants;
 }
 
 const CANNOT_FIRE: Record<CannotFire, (c: Calibration) => string> = {
@@ -133,6 +144,15 @@ export function buildCalibrateReport(c: Calibration, version: string): Calibrate
     summary,
     failures,
     canaries: c.canaries,
+    ...(c.mutants === null
+      ? {}
+      : {
+          mutants: calibrateMutants(c.mutants.run, {
+            command: c.mutants.command,
+            max: c.max,
+            seed: c.seed,
+          }),
+        }),
   };
 }
 
@@ -201,6 +221,28 @@ export const CALIBRATE_CODES: Record<CalibrateCode, { title: string; help: strin
     help: "No statement only frozen tests execute holds anything the canary edit changes (a comparison, a boolean, a number, a returned value, + or -): the calibration proves nothing.",
   },
 };
+
+/**
+ * What a calibration's mutants show, by code (SARIF notes, annotation titles): never a
+ * failure of the calibration, and present only in a run with --mutants.
+ */
+export type CalibrateMutantCode = "mutant-survived-live-tests" | "kill-withdrawn-by-freeze";
+
+export const MUTANT_CODES: Record<CalibrateMutantCode, { title: string; help: string }> = {
+  "mutant-survived-live-tests": {
+    title: "a mutant of a line live tests execute survived",
+    help: "A live test executes the control statement, so the gate calls a change there defended, but no live test that executes it fails on this mutant: the line is executed, not defended. Add an assertion that checks what the statement computes (or accept the mutant as equivalent).",
+  },
+  "kill-withdrawn-by-freeze": {
+    title: "only frozen tests kill a mutant",
+    help: "Only frozen tests execute the shadow statement, and they fail on this mutant: the freeze withdraws a kill, and while it lasts a change like this one passes the tests. The gate fails patches that change the line; a live test that checks it would defend it again.",
+  },
+};
+
+export const MUTANT_CODE_ORDER: readonly CalibrateMutantCode[] = [
+  "mutant-survived-live-tests",
+  "kill-withdrawn-by-freeze",
+];
 
 /** Every code in a fixed order: a SARIF rule's index must not depend on the run. */
 export const CALIBRATE_CODE_ORDER: readonly CalibrateCode[] = [
@@ -291,6 +333,7 @@ export function renderCalibrateText(
       if (c.reason !== null) out.push(`         ${visible(c.reason)}`);
     }
   }
+  if (r.mutants !== undefined) out.push(...calibrateMutantsText(r.mutants));
   out.push("");
   // Each canary's reason is printed under it; only the failures of no canary are not.
   if (r.appliedRecord?.message) out.push(`${NOT_APPLIED}: ${visible(r.appliedRecord.message)}`);
@@ -330,8 +373,34 @@ export function renderCalibrateMarkdown(r: CalibrateReport): string {
       );
     }
   }
+  if (r.mutants !== undefined) out.push("", ...mutantsMarkdown(r.mutants));
   out.push("", `<sub>freezegate ${mdText(r.tool.version)}</sub>`);
   return `${out.join("\n")}\n`;
+}
+
+function mutantsMarkdown(m: CalibrateMutants): string[] {
+  const out = [`#### Mutants (run by ${mdCode(m.command, false)})`, "", mdText(m.summary), ""];
+  if (m.mutants.length > 0) {
+    out.push("| canary | line | mutation | class | killed by |", "| --- | --- | --- | --- | --- |");
+    for (const x of m.mutants) {
+      out.push(
+        `| ${x.canary} | ${mdCode(`${x.path}:${x.line}`)} | ${x.kind}: ${mdText(x.description)} | ${x.class === "survived" && x.canary === "control" ? "**survived**" : x.class} | ${x.killedBy.map((id) => mdCode(id)).join(", ")} |`,
+      );
+    }
+    out.push("");
+  }
+  for (const n of m.notes) out.push(`- ${mdText(n)}`);
+  return out.at(-1) === "" ? out.slice(0, -1) : out;
+}
+
+/** A control statement's mutant that survived its live tests: executed, not defended. */
+export function survivorSentence(x: CalibrateMutants["mutants"][number]): string {
+  return `a live test executes ${x.path}:${x.line}, but none kills its mutant ${x.description} (${x.kind}): the line is executed, not defended`;
+}
+
+/** A shadow statement's mutant only frozen tests kill: a kill the freezes withdraw. */
+export function withdrawnKillSentence(x: CalibrateMutants["mutants"][number]): string {
+  return `only frozen tests kill the mutant ${x.description} (${x.kind}) of ${x.path}:${x.line} (${killedWords(x)}): the freezes withdraw this kill`;
 }
 
 export function renderCalibrateGithub(r: CalibrateReport): string {
@@ -356,6 +425,40 @@ export function renderCalibrateGithub(r: CalibrateReport): string {
         failureOf(c),
       ),
     );
+  }
+  if (r.mutants !== undefined) {
+    out.push(command("note", [["title", "freezegate: mutants"]], r.mutants.summary));
+    const survivors = r.mutants.mutants.filter(
+      (x) => x.canary === "control" && x.class === "survived",
+    );
+    // GitHub shows 10 warnings a step: past that, the 10th says how many more there are.
+    const shown =
+      survivors.length > ANNOTATIONS_PER_LEVEL
+        ? survivors.slice(0, ANNOTATIONS_PER_LEVEL - 1)
+        : survivors;
+    const title = `freezegate: ${MUTANT_CODES["mutant-survived-live-tests"].title}`;
+    for (const x of shown) {
+      out.push(
+        command(
+          "warning",
+          [
+            ["file", x.path],
+            ["line", x.line],
+            ["title", title],
+          ],
+          survivorSentence(x),
+        ),
+      );
+    }
+    if (shown.length < survivors.length) {
+      out.push(
+        command(
+          "warning",
+          [["title", title]],
+          `${survivors.length - shown.length} more mutants of control statements survived their live tests: the text, JSON or HTML report lists them`,
+        ),
+      );
+    }
   }
   out.push(visible(`freezegate calibrate: ${verdictLine(r)}`));
   return `${out.join("\n")}\n`;
@@ -388,13 +491,31 @@ export function renderCalibrateJunit(r: CalibrateReport): string {
     failure === null
       ? `    <testcase classname="freezegate" name="${escapeXml(name)}"/>`
       : `    <testcase classname="freezegate" name="${escapeXml(name)}">\n      <failure message="${escapeXml(failure.message)}" type="${escapeXml(failure.type)}"/>\n    </testcase>`;
-  const totals = `tests="${cases.length}" failures="${cases.filter((c) => c.failure !== null).length}" errors="0" skipped="0"`;
+  const failures = cases.filter((c) => c.failure !== null).length;
+  const totals = (tests: number) =>
+    `tests="${tests}" failures="${failures}" errors="0" skipped="0"`;
+  // The mutants are a report, never a failure: one passing testcase each, what became of it
+  // in its output.
+  const mutants = (r.mutants?.mutants ?? []).map(
+    (x) =>
+      `    <testcase classname="freezegate" name="${escapeXml(`${x.canary} ${x.path}:${x.line} ${x.kind}: ${x.description}`)}">\n      <system-out>${escapeXml(`${x.class}${x.killedBy.length === 0 ? "" : ` (${killedWords(x)})`}`)}</system-out>\n    </testcase>`,
+  );
+  const mutantSuite =
+    r.mutants === undefined
+      ? []
+      : [
+          `  <testsuite name="freezegate calibrate mutants" tests="${mutants.length}" failures="0" errors="0" skipped="0">`,
+          ...mutants,
+          `    <system-out>${escapeXml([r.mutants.summary, ...r.mutants.notes.map((n) => `note: ${n}`)].join("\n"))}</system-out>`,
+          "  </testsuite>",
+        ];
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="freezegate" ${totals}>`,
-    `  <testsuite name="freezegate calibrate" ${totals}>`,
+    `<testsuites name="freezegate" ${totals(cases.length + mutants.length)}>`,
+    `  <testsuite name="freezegate calibrate" ${totals(cases.length)}>`,
     ...cases.map(xml),
     "  </testsuite>",
+    ...mutantSuite,
     "</testsuites>",
     "",
   ].join("\n");

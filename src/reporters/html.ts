@@ -19,6 +19,7 @@ import { pct, type Stats } from "../core/stats.js";
 import type { AuditReport } from "./audit-report.js";
 import { type CalibrateReport, calibrateVerdict } from "./calibrate-report.js";
 import type { CheckGateReport, CheckLedgerEntry, CheckReport } from "./check-report.js";
+import type { CalibrateMutants } from "./mutants-report.js";
 import type { RenderContext, Renderer } from "./registry.js";
 import { describePatch, plural, recorderWords, SKIP_WORDS, sourceLines } from "./words.js";
 
@@ -622,6 +623,43 @@ const CANARY_KIND_MEANING: Record<CalibrateReport["canaries"][number]["kind"], s
   uncovered: "no test executes it: the gate fires when fail-on names uncovered",
 };
 
+/** A mutant's class as a badge: a control's survivor is the one to look at. */
+function mutantBadge(x: CalibrateMutants["mutants"][number]): Html {
+  const tone =
+    x.class === "survived" && x.canary === "control"
+      ? "b-bad"
+      : x.class === "live" || x.class === "frozen"
+        ? "b-ok"
+        : "b-none";
+  return h`<span class="badge ${tone}">${x.class}</span>`;
+}
+
+/** calibrate's mutants section: the sentence, the notes and every mutant; none without them. */
+function calibrateMutantsHtml(m: CalibrateMutants | undefined): Html | string {
+  if (m === undefined) return "";
+  const rows = m.mutants.map(
+    (x) =>
+      h`<tr><td>${x.canary}</td><td><code>${x.path}:${x.line}</code></td><td>${x.kind}: <code>${x.description}</code></td><td>${mutantBadge(x)}</td><td>${x.killedBy.map((id, i) => h`${i > 0 ? ", " : ""}<code>${id}</code>`)}</td></tr>
+`,
+  );
+  return h`
+<section id="mutants" aria-labelledby="mutants-h">
+<h2 id="mutants-h">Mutants</h2>
+<p>${m.summary}</p>
+<p>Run by <code>${m.command}</code>. A shadow statement's mutants ran against the frozen tests that execute it, a control's against the live tests that execute it; the mutants never change the verdict.</p>
+${m.notes.length === 0 ? "" : h`<ul>${m.notes.map((n) => h`<li>${n}</li>`)}</ul>`}
+${
+  rows.length === 0
+    ? ""
+    : h`<table class="ledger">
+<thead><tr><th scope="col">Canary</th><th scope="col">Statement</th><th scope="col">Mutation</th><th scope="col">Class</th><th scope="col">Killed by</th></tr></thead>
+<tbody>
+${rows}</tbody>
+</table>`
+}
+</section>`;
+}
+
 export function renderCalibrateHtml(r: CalibrateReport): string {
   const v = calibrateVerdict(r);
   const f = r.settings.frozen;
@@ -680,7 +718,7 @@ ${
 ${rows}</tbody>
 </table>`
 }
-</section>`;
+</section>${calibrateMutantsHtml(r.mutants)}`;
   return htmlPage(
     r.tool.version,
     `freezegate calibrate: ${v.passed ? "PASS" : "FAIL"}`,

@@ -1,9 +1,15 @@
-// What a freeze withdraws in killed mutants, as impact's report holds it (the `mutants` object
-// of its JSON, docs/json-contract.md) and as its text prints it. One object, both formats.
+// Mutant runs as reports hold them: what a freeze withdraws in killed mutants (impact's
+// `mutants` object, docs/json-contract.md, and its text), and what the live and frozen tests
+// kill on calibrate's canary statements (calibrate's `mutants` object, which every calibrate
+// format renders). One object per command, every format.
 
-import type { MutantsRun } from "../app/mutants.js";
+import type { MutantResult, MutantsRun } from "../app/mutants.js";
+import type { CanaryKind } from "../core/canaries.js";
 import {
+  calibrationMutantSentence,
   countMutants,
+  type KindMutantCounts,
+  kindMutantCounts,
   type MutantClass,
   type MutantCounts,
   type MutationKind,
@@ -32,16 +38,39 @@ export interface ImpactMutants {
   /** Each mutant run's limit; null when no test ran. */
   timeoutSeconds: number | null;
   /** Tests that did not pass unchanged, left out of every judgment. */
-  leftOut: { testId: string; role: TestRole; outcome: Outcome | null }[];
-  mutants: {
-    path: string;
-    line: number;
-    kind: MutationKind;
-    description: string;
-    class: MutantClass;
-    killedBy: string[];
-  }[];
+  leftOut: LeftOutRow[];
+  mutants: MutantRow[];
   notes: string[];
+}
+
+export interface LeftOutRow {
+  testId: string;
+  role: TestRole;
+  outcome: Outcome | null;
+}
+
+export interface MutantRow {
+  path: string;
+  line: number;
+  kind: MutationKind;
+  description: string;
+  class: MutantClass;
+  killedBy: string[];
+}
+
+function mutantRow(r: MutantResult): MutantRow {
+  return {
+    path: r.mutant.path,
+    line: r.mutant.line,
+    kind: r.mutant.kind,
+    description: r.mutant.description,
+    class: r.class,
+    killedBy: r.killedBy.map((t) => t.id),
+  };
+}
+
+function leftOutRows(run: MutantsRun): LeftOutRow[] {
+  return run.leftOut.map((t) => ({ testId: t.id, role: t.role, outcome: t.outcome }));
 }
 
 export function impactMutants(
@@ -62,29 +91,31 @@ export function impactMutants(
     },
     max: options.max,
     timeoutSeconds: run.timeoutSeconds,
-    leftOut: run.leftOut.map((t) => ({ testId: t.id, role: t.role, outcome: t.outcome })),
-    mutants: run.results.map((r) => ({
-      path: r.mutant.path,
-      line: r.mutant.line,
-      kind: r.mutant.kind,
-      description: r.mutant.description,
-      class: r.class,
-      killedBy: r.killedBy.map((t) => t.id),
-    })),
-    notes: mutantNotes(run, counts, options.max),
+    leftOut: leftOutRows(run),
+    mutants: run.results.map(mutantRow),
+    notes: mutantNotes(run, counts, {
+      sample: `--max ${options.max}: a seeded sample, the same on every run`,
+      statement: "withdrawn statement",
+    }),
   };
 }
 
-function mutantNotes(run: MutantsRun, counts: MutantCounts, max: number): string[] {
+/**
+ * The notes of a mutant run: the sample (`sample` says how it was drawn), statements (named
+ * `statement`) with nothing to mutate, files no mutator reads, tests left out, timeouts.
+ */
+function mutantNotes(
+  run: MutantsRun,
+  counts: Pick<MutantCounts, "mutants" | "classes">,
+  words: { sample: string; statement: string },
+): string[] {
   const notes: string[] = [];
   if (run.made > counts.mutants) {
-    notes.push(
-      `${counts.mutants} of the ${run.made} mutants ran (--max ${max}: a seeded sample, the same on every run)`,
-    );
+    notes.push(`${counts.mutants} of the ${run.made} mutants ran (${words.sample})`);
   }
   if (run.unmutable > 0) {
     notes.push(
-      `${plural(run.unmutable, "withdrawn statement")} ${run.unmutable === 1 ? "holds" : "hold"} nothing to mutate`,
+      `${plural(run.unmutable, words.statement)} ${run.unmutable === 1 ? "holds" : "hold"} nothing to mutate`,
     );
   }
   if (run.notMutated.length > 0) {
@@ -120,5 +151,68 @@ export function mutantsText(m: ImpactMutants): string[] {
       `    ${visible(x.path)}:${x.line} ${x.kind} ${visible(x.description)}: ${x.class}${by}`,
     );
   }
+  return out;
+}
+
+/** calibrate's `mutants`: the mutants of the shadow and control canaries' statements, judged. */
+export interface CalibrateMutants {
+  /** The command that ran the tests, as given with --run. */
+  command: string;
+  /** The sentence every format shows (calibrationMutantSentence). */
+  summary: string;
+  counts: {
+    /** Mutants the mutator made of the canaries' statements. */
+    made: number;
+    /** Of those, the sample that ran (at most the settings' `max`). */
+    judged: number;
+    shadow: KindMutantCounts;
+    control: KindMutantCounts;
+  };
+  /** Each mutant run's limit; null when no test ran. */
+  timeoutSeconds: number | null;
+  leftOut: LeftOutRow[];
+  /** Files by path, each file's mutants in the mutator's order; `canary` is its statement's kind. */
+  mutants: (MutantRow & { canary: Exclude<CanaryKind, "uncovered"> })[];
+  notes: string[];
+}
+
+export function calibrateMutants(
+  run: MutantsRun,
+  options: { command: string; max: number; seed: number },
+): CalibrateMutants {
+  const of = (kind: string) => kindMutantCounts(run.results.filter((r) => r.group === kind));
+  const counts = { shadow: of("shadow"), control: of("control") };
+  return {
+    command: options.command,
+    summary: calibrationMutantSentence(counts),
+    counts: { made: run.made, judged: run.results.length, ...counts },
+    timeoutSeconds: run.timeoutSeconds,
+    leftOut: leftOutRows(run),
+    mutants: run.results.map((r) => ({
+      canary: r.group === "shadow" ? "shadow" : "control",
+      ...mutantRow(r),
+    })),
+    notes: mutantNotes(run, countMutants(run.results, false), {
+      sample: `--max ${options.max} --seed ${options.seed}: a seeded sample, the same for the same seed`,
+      statement: "canary statement",
+    }),
+  };
+}
+
+/** Who killed a mutant, in words: "killed by a, b", or "" when nobody did. */
+export function killedWords(m: Pick<MutantRow, "killedBy">): string {
+  return m.killedBy.length === 0 ? "" : `killed by ${m.killedBy.join(", ")}`;
+}
+
+/** calibrate's text lines for its mutants (after the canaries). */
+export function calibrateMutantsText(m: CalibrateMutants): string[] {
+  const out = ["", `mutants (run by ${visible(m.command)}): ${visible(m.summary)}`];
+  for (const x of m.mutants) {
+    const by = x.killedBy.length === 0 ? "" : ` (${visible(killedWords(x))})`;
+    out.push(
+      `  ${x.canary.padEnd(7)} ${visible(x.path)}:${x.line} ${x.kind} ${visible(x.description)}: ${x.class}${by}`,
+    );
+  }
+  for (const n of m.notes) out.push(`  note: ${visible(n)}`);
   return out;
 }

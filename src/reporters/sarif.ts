@@ -24,6 +24,10 @@ import {
   type CalibrateReport,
   calibrateVerdict,
   failureOf,
+  MUTANT_CODE_ORDER,
+  MUTANT_CODES,
+  survivorSentence,
+  withdrawnKillSentence,
 } from "./calibrate-report.js";
 import {
   type AnyReport,
@@ -323,23 +327,44 @@ function sarifLog(run: {
  * calibrate's SARIF: one rule per reason a calibration fails (a canary the gate misjudged, by
  * why; the gate cannot fire, by why; the tests applied another frozen list); one error result
  * per misjudged canary at its line, one for a gate that cannot fire, at the frozen list, and
- * one at the applied record that disagrees with the frozen list.
+ * one at the applied record that disagrees with the frozen list. With --mutants, two rules
+ * more (after those, so their indexes stay put): a warning per mutant of a control statement
+ * that survived its live tests, a note per mutant of a shadow statement only frozen tests kill.
  */
 export function renderCalibrateSarif(report: CalibrateReport): string {
-  const index = new Map(CALIBRATE_CODE_ORDER.map((c, i) => [c, i]));
-  const rules = CALIBRATE_CODE_ORDER.map((code) => ({
+  const mutantCodes = report.mutants === undefined ? [] : MUTANT_CODE_ORDER;
+  const index = new Map<string, number>(
+    [...CALIBRATE_CODE_ORDER, ...mutantCodes].map((c, i) => [c, i]),
+  );
+  const MUTANT_LEVEL = {
+    "mutant-survived-live-tests": "warning",
+    "kill-withdrawn-by-freeze": "note",
+  } as const;
+  const rules = [
+    ...CALIBRATE_CODE_ORDER.map((code) => ({
+      code,
+      level: "error" as const,
+      ...CALIBRATE_CODES[code],
+    })),
+    ...mutantCodes.map((code) => ({ code, level: MUTANT_LEVEL[code], ...MUTANT_CODES[code] })),
+  ].map(({ code, level, title, help }) => ({
     id: code,
     name: code,
-    shortDescription: { text: CALIBRATE_CODES[code].title },
-    fullDescription: { text: CALIBRATE_CODES[code].help },
-    defaultConfiguration: { level: "error" as const },
-    properties: { "problem.severity": PROBLEM_SEVERITY.error },
+    shortDescription: { text: title },
+    fullDescription: { text: help },
+    defaultConfiguration: { level },
+    properties: { "problem.severity": PROBLEM_SEVERITY[level] },
   }));
   type Place = Pick<Issue, "path" | "line" | "endLine">;
-  const result = (code: CalibrateCode, message: string, place: Place, key: string) => ({
+  const result = (
+    code: CalibrateCode | (typeof mutantCodes)[number],
+    message: string,
+    place: Place,
+    key: string,
+  ) => ({
     ruleId: code,
     ruleIndex: index.get(code) ?? -1,
-    level: "error",
+    level: code in MUTANT_LEVEL ? MUTANT_LEVEL[code as keyof typeof MUTANT_LEVEL] : "error",
     message: { text: message },
     ...locationOf(place, report.settings.frozen.file),
     partialFingerprints: {
@@ -379,6 +404,33 @@ export function renderCalibrateSarif(report: CalibrateReport): string {
       },
     });
   }
+  for (const x of report.mutants?.mutants ?? []) {
+    const code =
+      x.canary === "control" && x.class === "survived"
+        ? "mutant-survived-live-tests"
+        : x.canary === "shadow" && x.class === "frozen"
+          ? "kill-withdrawn-by-freeze"
+          : null;
+    if (code === null) continue;
+    // The statement's text, as a canary's key has it: the result keeps its identity when
+    // lines above it move.
+    const text = report.canaries.find((c) => c.path === x.path && c.line === x.line)?.text;
+    results.push({
+      ...result(
+        code,
+        code === "mutant-survived-live-tests" ? survivorSentence(x) : withdrawnKillSentence(x),
+        at(x.path, x.line),
+        `${x.path}\u0001${text?.trim() ?? x.line}\u0001${x.kind}\u0001${x.description}`,
+      ),
+      properties: {
+        gate: "calibrate",
+        kind: x.canary,
+        mutation: x.kind,
+        class: x.class,
+        ...(x.killedBy.length > 0 ? { tests: x.killedBy } : {}),
+      },
+    });
+  }
   const verdict = calibrateVerdict(report);
   return sarifLog({
     version: report.tool.version,
@@ -389,6 +441,13 @@ export function renderCalibrateSarif(report: CalibrateReport): string {
       exitCodeDescription: `${verdict.passed ? "pass" : "fail"}: ${verdict.text}`,
     },
     results,
-    properties: { report: report.schema, passed: report.passed, summary: report.summary },
+    properties: {
+      report: report.schema,
+      passed: report.passed,
+      summary: report.summary,
+      ...(report.mutants === undefined
+        ? {}
+        : { mutants: { summary: report.mutants.summary, counts: report.mutants.counts } }),
+    },
   });
 }

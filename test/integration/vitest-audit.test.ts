@@ -325,6 +325,15 @@ describe("doctor and impact on Vitest data", () => {
       /^freezegate: error\[mutants-language-unsupported\]: --mutants mutates Python only so far, and this coverage data is Vitest's/,
     );
   });
+
+  it("calibrate --mutants refuses Vitest data with the same code, before any canary", () => {
+    const line = expectOneLineError(
+      cli(repo, "calibrate", "--mutants", "--run", "npx vitest run", "--format", "json"),
+    );
+    expect(line).toMatch(
+      /^freezegate: error\[mutants-language-unsupported\]: --mutants mutates Python only so far, and this coverage data is Vitest's \(fix: run calibrate without --mutants: the canaries are audited all the same\)/,
+    );
+  });
 });
 
 describe("without usable data", () => {

@@ -22,6 +22,17 @@ describe("resolveMutantOptions", () => {
     expect(resolveMutantOptions({}, {})).toBeNull();
     expect(codeOf(() => resolveMutantOptions({ jobs: "2" }, {}))).toBe("mutants-option-alone");
     expect(codeOf(() => resolveMutantOptions({ run: "pytest" }, {}))).toBe("mutants-option-alone");
+    expect(codeOf(() => resolveMutantOptions({ max: "3" }, {}))).toBe("mutants-option-alone");
+  });
+
+  it("lets a command keep a flag of its own that --mutants reads too (calibrate's --max)", () => {
+    expect(resolveMutantOptions({ max: "3" }, {}, ["max"])).toBeNull();
+    expect(codeOf(() => resolveMutantOptions({ max: "3", jobs: "2" }, {}, ["max"]))).toBe(
+      "mutants-option-alone",
+    );
+    expect(
+      resolveMutantOptions({ mutants: true, run: "pytest", max: "3" }, {}, ["max"]),
+    ).toMatchObject({ max: 3 });
   });
 
   it("needs --run, and whole counts", () => {

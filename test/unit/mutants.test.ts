@@ -3,10 +3,12 @@
 
 import { describe, expect, it } from "vitest";
 import {
+  calibrationMutantSentence,
   countMutants,
   defaultTimeoutSeconds,
   judgeMutant,
   killedFor,
+  kindMutantCounts,
   mutantSentence,
   mutationSites,
   outcomeOf,
@@ -159,6 +161,33 @@ describe("sampleMutants", () => {
     expect(sampleMutants(all, 7, 1)).toEqual(a);
     expect(sampleMutants(all, 7, 2)).not.toEqual(a);
   });
+
+  it("draws a smaller sample from the same draw: it is part of the larger one", () => {
+    const large = sampleMutants(all, 20, 3);
+    for (const max of [1, 3, 10]) {
+      for (const m of sampleMutants(all, max, 3)) expect(large).toContain(m);
+    }
+  });
+
+  it("keeps every group's share, in proportion, at least one each", () => {
+    // 2 of group "b" among 40: a sample of 4 drawn at random would often miss them.
+    const groupOf = (i: number) => (i % 20 === 7 ? "b" : "a");
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const picked = sampleMutants(all, 4, seed, groupOf);
+      expect(picked).toHaveLength(4);
+      expect(picked.filter((i) => groupOf(i) === "b")).toHaveLength(1);
+      expect([...picked].sort((x, y) => x - y)).toEqual(picked);
+    }
+    // In proportion: 30 of "a", 10 of "b", a sample of 8 keeps 6 and 2.
+    const quarter = (i: number) => (i % 4 === 0 ? "b" : "a");
+    const eight = sampleMutants(all, 8, 1, quarter);
+    expect(eight.filter((i) => quarter(i) === "b")).toHaveLength(2);
+    // Fewer places than groups: the largest shares get them.
+    const three = (i: number) => ["a", "b", "c"][i % 3] as string;
+    expect(sampleMutants(all, 2, 1, three)).toHaveLength(2);
+    // One group draws as no group does.
+    expect(sampleMutants(all, 7, 1, () => "x")).toEqual(sampleMutants(all, 7, 1));
+  });
 });
 
 describe("outcomes", () => {
@@ -248,6 +277,27 @@ describe("judgeMutant and the counts", () => {
     );
     expect(mutantSentence([T, L], countMutants(judged.slice(1, 2), false))).toBe(
       `freezing ${T}, ${L} withdraws 1 of 1 mutant kill`,
+    );
+  });
+
+  it("says what the live tests kill on control statements and the frozen ones on shadow statements", () => {
+    const control = [L].map((id) => ({ id, role: "live" as const }));
+    const shadow = [F].map((id) => ({ id, role: "target" as const }));
+    const counts = {
+      control: kindMutantCounts([
+        judgeMutant(control, run([L])),
+        judgeMutant(control, run([])),
+        judgeMutant(control, { timedOut: true }),
+      ]),
+      shadow: kindMutantCounts([judgeMutant(shadow, run([F])), judgeMutant(shadow, run([F]))]),
+    };
+    expect(counts.control).toEqual({ mutants: 3, killed: 1, survived: 1, timeout: 1, unjudged: 0 });
+    expect(calibrationMutantSentence(counts)).toBe(
+      "of 3 mutants of control statements, live tests kill 1 and 1 survives (executed, not defended); of 2 mutants of shadow statements, only frozen tests kill 2 (the kills the freezes withdraw)",
+    );
+    const none = kindMutantCounts([]);
+    expect(calibrationMutantSentence({ control: none, shadow: counts.shadow })).toBe(
+      "no mutant of a control statement ran; of 2 mutants of shadow statements, only frozen tests kill 2 (the kills the freezes withdraw)",
     );
   });
 

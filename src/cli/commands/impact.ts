@@ -5,11 +5,10 @@
 // With --mutants, the withdrawn statements are mutated and the tests that execute each run
 // against its mutants (src/app/mutants.ts): which kills the freeze withdraws.
 
-import { relative, sep } from "node:path";
 import { readLedgerFile } from "../../adapters/ledger-file.js";
 import { fileExists } from "../../adapters/repo-files.js";
 import { compensationIn } from "../../app/compensation.js";
-import { MutantsInterrupted, type MutantsRequest, runMutants } from "../../app/mutants.js";
+import { type MutantsRequest, runMutants } from "../../app/mutants.js";
 import { type WithdrawnData, withWithdrawnData } from "../../app/withdrawn-data.js";
 import { type CompensationState, compensationFigure } from "../../core/compensation.js";
 import { InputError, UsageError } from "../../core/errors.js";
@@ -26,10 +25,15 @@ import { jsonText, visible } from "../../reporters/words.js";
 import { mutationOf } from "../../runners/mutations.js";
 import type { RunnerMutation } from "../../runners/runner.js";
 import { DATA_OPTIONS, resolveDataOptions } from "../audit-options.js";
-import { type CommandIo, type CommandSpec, listOpt, stringOpt } from "../command.js";
+import { type CommandSpec, listOpt, stringOpt } from "../command.js";
 import { FORMAT_OPTION, resolveFormat } from "../gate-output.js";
 import { DIRECTORY_OPTION, LEDGER_OPTION, resolveLedgerContext } from "../ledger-options.js";
-import { MUTANT_OPTIONS, progressWriter, resolveMutantOptions } from "../mutant-options.js";
+import {
+  MUTANT_OPTIONS,
+  repositoryDirectory,
+  resolveMutantOptions,
+  withMutantProgress,
+} from "../mutant-options.js";
 
 const DATA_OPTION_NAMES = ["coverage", "path-map", "test-root", "test-files", "source-files"];
 
@@ -236,22 +240,23 @@ Exit codes:
     });
     const { report, plan } = made;
     if (mutantOptions !== null && plan !== null) {
-      const run = await runWithProgress(
-        {
+      const mutation = await plan.load();
+      const run = await withMutantProgress(io, (hooks) =>
+        runMutants({
           root,
           cwd: repositoryDirectory(root, ctx.cwd),
           command: mutantOptions.command,
           python: mutantOptions.python,
           env: io.env,
-          mutation: await plan.load(),
+          mutation,
           prefix: plan.prefix,
           sites: plan.sites,
           max: mutantOptions.max,
           seed: MUTANT_SEED,
           jobs: mutantOptions.jobs,
           timeoutSeconds: mutantOptions.timeoutSeconds,
-        },
-        io,
+          ...hooks,
+        }),
       );
       if (run === "interrupted") return 130;
       report.mutants = impactMutants(run, {
@@ -288,7 +293,8 @@ function mutantPlan(
 ): MutantPlan {
   const { runner } = read;
   const load = mutationOf(runner);
-  if (load === null) throw refusal("mutants-language-unsupported", { runner: runner.name });
+  if (load === null)
+    throw refusal("mutants-language-unsupported", { runner: runner.name, command: "impact" });
   const contexts = read.tests.index;
   const property =
     who.property === undefined
@@ -317,43 +323,4 @@ function mutantPlan(
       property,
     }),
   };
-}
-
-/** The user's directory relative to the root, as a repository path ("" for the root). */
-function repositoryDirectory(root: string, cwd: string): string {
-  const rel = relative(root, cwd);
-  return rel.startsWith("..") ? "" : rel.split(sep).join("/");
-}
-
-/**
- * The mutant run, with its progress on stderr, and ended by SIGINT or SIGTERM: then its
- * processes are killed and its copies removed before "interrupted" is returned.
- */
-async function runWithProgress(
-  request: Omit<MutantsRequest, "signal" | "onProgress">,
-  io: CommandIo,
-): Promise<Awaited<ReturnType<typeof runMutants>> | "interrupted"> {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  const progress = progressWriter(io);
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  try {
-    return await runMutants({
-      ...request,
-      signal: controller.signal,
-      onProgress: progress.onProgress,
-    });
-  } catch (error) {
-    if (!(error instanceof MutantsInterrupted)) throw error;
-    progress.end();
-    io.stderr.write(
-      "freezegate: interrupted: the mutant runs were stopped and their temporary copies removed\n",
-    );
-    return "interrupted";
-  } finally {
-    progress.end();
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
-  }
 }

@@ -1,4 +1,4 @@
-// Refusals of mutant runs (`impact --mutants`): the flags, the mutator, the tests' command
+// Refusals of mutant runs (`impact --mutants`, `calibrate --mutants`): the flags, the mutator, the tests' command
 // and the guards that keep a run from reporting "every mutant survived" for a reason that is
 // no mutant's.
 
@@ -16,9 +16,10 @@ export const MUTANTS = {
     (v) => `add --mutants, or leave --${v.flag} out`,
   ),
   "mutants-language-unsupported": usage(
-    (v: { runner: string }) =>
+    (v: { runner: string; command: "impact" | "calibrate" }) =>
       `--mutants mutates Python only so far, and this coverage data is ${v.runner}'s`,
-    "run impact without --mutants: the withdrawn lines are reported all the same",
+    (v) =>
+      `run ${v.command} without --mutants: ${v.command === "impact" ? "the withdrawn lines are reported" : "the canaries are audited"} all the same`,
   ),
   "mutants-plugin-missing": environment(
     () =>
