@@ -131,7 +131,7 @@ function requirePython(): PythonEnv {
 /** Runs the Python interpreter with an isolated environment; never throws on a bad exit. */
 export function runPython(
   args: string[],
-  opts: { cwd: string; env?: Record<string, string>; input?: string },
+  opts: { cwd: string; env?: Record<string, string>; input?: string; timeoutMs?: number },
 ): { status: number; stdout: string; stderr: string } {
   const python = requirePython();
   const result = spawnSync(python.exe, args, {
@@ -140,7 +140,7 @@ export function runPython(
     encoding: "utf8",
     input: opts.input,
     maxBuffer: 256 * 1024 * 1024,
-    timeout: 170_000,
+    timeout: opts.timeoutMs ?? 170_000,
   });
   if (result.error) throw result.error;
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };

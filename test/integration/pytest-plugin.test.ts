@@ -26,7 +26,7 @@ describePython("the pytest plugin's own suite (pytester)", () => {
         "-rs",
         `--basetemp=${basetemp}`,
       ],
-      { cwd: PLUGIN_DIR },
+      { cwd: PLUGIN_DIR, timeoutMs: 290_000 },
     );
     const output = `${result.stdout}\n${result.stderr}`;
     expect(result.status, output).toBe(0);
