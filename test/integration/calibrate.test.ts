@@ -7,7 +7,7 @@
 import { copyFileSync, cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { REPO_ROOT, runCli } from "../helpers/cli.js";
+import { expectRefusal, REPO_ROOT, runCli } from "../helpers/cli.js";
 import { makeTempRepo, type TempRepo } from "../helpers/git-repo.js";
 import { describePython, makeTempDir, runPytestCov, runPython } from "../helpers/python.js";
 import { validateSarif } from "../helpers/sarif.js";
@@ -86,6 +86,16 @@ describePython("calibrate on data recorded by pytest-cov", () => {
     expect(uncovered.length).toBeGreaterThan(0);
     for (const c of uncovered) expect(c).toMatchObject({ verdict: "uncovered", fired: true });
     for (const c of a.canaries.filter((x) => x.kind === "uncovered")) expect(c.fired).toBe(false);
+  });
+
+  it("refuses --ledger with --frozen: two frozen lists, and which gate is meant cannot be told", () => {
+    const refused = expectRefusal(
+      runCli(["calibrate", "--ledger", "freeze-ledger.json", "--frozen", writeList([])], {
+        cwd: repo.dir,
+      }),
+      "ledger-and-frozen",
+    );
+    expect(refused).toContain("--ledger and --frozen");
   });
 
   it("exits 1 when nothing is frozen: the calibration proves nothing", () => {

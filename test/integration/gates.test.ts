@@ -841,10 +841,13 @@ describe("impact on the bundled example's real per-test coverage", () => {
     );
     expect(none.files).toEqual([]);
     expect(none.notes).toContain("no measured file matches the source filter");
-    const line = expectOneLineError(
+    const line = expectRefusal(
       runCli(["impact", "tests/test_billing.py::test_typo"], { cwd: repo.dir }),
+      "tests-not-in-data",
     );
     expect(line).toContain("tests/test_billing.py::test_typo is not in the coverage data");
-    expect(expectOneLineError(runCli(["impact"], { cwd: repo.dir }))).toContain("test ids");
+    expect(expectRefusal(runCli(["impact"], { cwd: repo.dir }), "impact-needs-test-ids")).toContain(
+      "test ids",
+    );
   });
 });

@@ -10,7 +10,7 @@ import { loadConfig } from "../../adapters/config-files.js";
 import { findRepoRoot } from "../../adapters/git.js";
 import { entryExists } from "../../adapters/repo-files.js";
 import { runCalibration } from "../../app/calibrate.js";
-import { UsageError } from "../../core/errors.js";
+import { refusal } from "../../core/refusals/index.js";
 import { buildCalibrateReport } from "../../reporters/calibrate-report.js";
 import {
   auditSettings,
@@ -133,9 +133,7 @@ ${outputDetails()}`,
     const plan = planOutputs(request, config.format, io.stdout);
     const ledgerFlag = stringOpt(args.values, "ledger");
     if (ledgerFlag !== undefined && stringOpt(args.values, "frozen") !== undefined) {
-      throw new UsageError("--ledger and --frozen both name the frozen tests", {
-        fix: "give one: --ledger LEDGER calibrates check's gate, --frozen FILE audit's",
-      });
+      throw refusal("ledger-and-frozen", { command: "calibrate" });
     }
     const ledger = ledgerFlag === undefined ? undefined : resolve(cwd, ledgerFlag);
     const data = resolveDataOptions(args.values, config, cwd, root);

@@ -11,7 +11,6 @@ import { compensationIn } from "../../app/compensation.js";
 import { type MutantsRequest, runMutants } from "../../app/mutants.js";
 import { type WithdrawnData, withWithdrawnData } from "../../app/withdrawn-data.js";
 import { type CompensationState, compensationFigure } from "../../core/compensation.js";
-import { InputError, UsageError } from "../../core/errors.js";
 import type { Finding } from "../../core/findings.js";
 import { DEFAULT_TEST_GLOBS } from "../../core/globs.js";
 import { type ImpactFile, resolveTestIds, withdrawnLines } from "../../core/impact.js";
@@ -159,9 +158,7 @@ Exit codes:
     const format = resolveFormat(args.values);
     const written = [...new Set(args.positionals)];
     if (written.length === 0) {
-      throw new UsageError("impact needs the test ids to judge", {
-        fix: "pass one or more node ids, e.g. freezegate impact tests/test_a.py::test_x",
-      });
+      throw refusal("impact-needs-test-ids", undefined);
     }
     const mutantOptions = resolveMutantOptions(args.values, io.env);
     const ctx = await resolveLedgerContext(args, io);
@@ -190,10 +187,7 @@ Exit codes:
       const contexts = read.tests.index;
       const { ids: targets, unknown } = resolveTestIds(written, contexts.testIds);
       if (unknown.length > 0) {
-        throw new InputError(
-          `${unknown.length === 1 ? "test" : "tests"} ${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} not in the coverage data`,
-          { fix: runner.advice.exactIds },
-        );
+        throw refusal("tests-not-in-data", { ids: unknown, fix: runner.advice.exactIds });
       }
       // The ledger's freezes match tests as the audit matches them (exact, or "*" globs);
       // only the ids typed here stand for their parametrized cases.

@@ -103,6 +103,14 @@ export const CLI = {
         : `${v.command} takes one test id, got ${v.count}`,
     (v) => `freezegate ${v.command} tests/test_x.py::test_y ...`,
   ),
+  "impact-needs-test-ids": usage(
+    () => "impact needs the test ids to judge",
+    "pass one or more node ids, e.g. freezegate impact tests/test_a.py::test_x",
+  ),
+  "ledger-and-frozen": usage(
+    (v: { command: string }) => `${v.command}: --ledger and --frozen both name the frozen tests`,
+    "give one: --ledger LEDGER calibrates check's gate, --frozen FILE audit's",
+  ),
   "not-one-test-id": usage(
     (v: { command: string; given: string }) =>
       `${v.command}: "${v.given}" is not one exact test id`,

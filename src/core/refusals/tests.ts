@@ -40,6 +40,12 @@ export const TESTS = {
       `the coverage data mixes pytest-cov contexts (e.g. "${v.pytestCov}") with coverage.py test_function contexts (e.g. "${v.testFunction}")`,
     "record contexts one way only: pytest --cov-context=test, or dynamic_context = test_function",
   ),
+  "tests-not-in-data": input(
+    // The fix is the runner's word on how its test ids are written.
+    (v: { ids: readonly string[]; fix: string }) =>
+      `${v.ids.length === 1 ? "test" : "tests"} ${v.ids.join(", ")} ${v.ids.length === 1 ? "is" : "are"} not in the coverage data`,
+    (v) => v.fix,
+  ),
   "context-pipe-unresolved": input(
     (v: { raw: string; readings: string }) =>
       `the coverage data's context name "${v.raw}" has a "|" before its first "::", which may end a static context or belong to the test file's path, and no reading names a file under the test root (${v.readings}), so the test that ran cannot be told`,
