@@ -50,6 +50,8 @@ export function measureVitestCost({ root, rounds = 3, config, extra = [], log = 
   const cpu = { plain: [], record: [] };
   // The recorder's data goes to a file of the bench's own, not over the project's.
   const data = join(tmpdir(), `fg-vitest-cost-${process.pid}.jsonl`);
+  // And istanbul's json report (both modes write it) to a directory of its own.
+  const reports = join(tmpdir(), `fg-vitest-cost-${process.pid}-coverage`);
   const runs = [];
   let recorded = null;
   try {
@@ -61,7 +63,16 @@ export function measureVitestCost({ root, rounds = 3, config, extra = [], log = 
         const cpuBefore = childCpuSeconds();
         const res = spawnSync(
           process.execPath,
-          [bin, "run", "--root", root, "--config", configs[mode], ...extra],
+          [
+            bin,
+            "run",
+            "--root",
+            root,
+            "--config",
+            configs[mode],
+            `--coverage.reportsDirectory=${reports}`,
+            ...extra,
+          ],
           {
             cwd: root,
             encoding: "utf8",
@@ -100,6 +111,7 @@ export function measureVitestCost({ root, rounds = 3, config, extra = [], log = 
   } finally {
     for (const c of Object.values(configs)) rmSync(c, { force: true });
     rmSync(data, { force: true });
+    rmSync(reports, { recursive: true, force: true });
   }
   const plain = median(times.plain);
   const record = median(times.record);
