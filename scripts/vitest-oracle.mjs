@@ -468,8 +468,10 @@ async function serve(opts) {
     } catch (e) {
       error = String(e?.stack ?? e);
     }
-    const state = vitest.state.idMap.get(t.taskId)?.result?.state;
-    const outcome = state === "pass" || state === "fail" ? state : "?";
+    const result = vitest.state.idMap.get(t.taskId)?.result;
+    const outcome = result?.state === "pass" || result?.state === "fail" ? result.state : "?";
+    // Why it failed alone: the first line of its first error.
+    const failure = result?.errors?.[0]?.message?.split("\n")[0];
     let report = null;
     try {
       report = readReport(outDir, opts.root);
@@ -477,7 +479,10 @@ async function serve(opts) {
       error = String(e?.stack ?? e);
     }
     await new Promise((r) =>
-      process.send({ i: t.i, how: t.pattern ? "name" : "task id", report, outcome, error }, r),
+      process.send(
+        { i: t.i, how: t.pattern ? "name" : "task id", report, outcome, failure, error },
+        r,
+      ),
     );
   }
   await vitest.close();
@@ -545,6 +550,7 @@ async function check(opts) {
         diffs,
         spanDiffs,
         outcomeAlone: res.outcome,
+        failureAlone: res.failure,
         seconds: res.seconds,
       };
       if (opts.expectOut) {
@@ -647,6 +653,7 @@ async function check(opts) {
       `MISMATCH ${m.id} [${m.taskId}] (by ${m.how}; ${m.state} in the run, ${m.outcomeAlone ?? "?"} alone)`,
     );
     if (m.reason) console.log(`  ${m.reason}`);
+    if (m.failureAlone) console.log(`  alone it failed: ${m.failureAlone}`);
     for (const d of m.diffs ?? []) {
       console.log(
         `  ${d.source}: recorder only ${JSON.stringify(d.extra)}, isolated run only ${JSON.stringify(d.missing)}`,
