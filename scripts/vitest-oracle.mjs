@@ -402,7 +402,9 @@ function sharedRuns(opts, data, indices, config, bin, outDir, onResult) {
       onResult(m.i, {
         ...m,
         seconds,
-        reason: m.report ? undefined : `no coverage report: ${m.error ?? ""} ${out.slice(-400)}`,
+        reason: m.report
+          ? undefined
+          : (m.reason ?? `no coverage report: ${m.error ?? ""} ${out.slice(-400)}`),
       });
     });
     child.on("close", (code) => {
@@ -452,6 +454,11 @@ async function serve(opts) {
     // No report must be read from an earlier run.
     rmSync(join(outDir, "coverage-final.json"), { force: true });
     const project = vitest.projects.find((p) => p.name === t.project) ?? vitest.getRootProject();
+    if (!t.pattern && !byName) {
+      const reason = `Vitest ${vitest.version} cannot select a test by task id (4.0 can), and this test's name is not unique in its file`;
+      await new Promise((r) => process.send({ i: t.i, how: "task id", report: null, reason }, r));
+      continue;
+    }
     let spec;
     if (t.pattern && byName) {
       spec = project.createSpecification(t.file, { testNamePattern: t.pattern });
