@@ -11,7 +11,9 @@
 //   --write          also write the tables to bench/RESULTS.md (between its bench markers)
 //   --runs N         timed freezegate runs per workload, median reported (default 5)
 //   --baseline-runs  runs of the slow baselines (default 3 on small workloads, 1 on large)
-//   --only           workload shapes to run: small, large-30, large-900, large2x-30
+//   --only           workload shapes to run: small, large-30, large-900, large2x-30, and
+//                    vitest (the Vitest section below)
+//   --vitest-rounds  rounds of the Vitest cost measurement (default 3)
 //   --generate       only make the workloads (no freezegate needed), then stop
 //   --profile        also run freezegate once under --cpu-prof per workload and print where
 //                    its time goes (profiles kept in bench/work/<shape>/<kind>-out/)
@@ -22,6 +24,13 @@
 // default /work/shared/bench) and are run in place, never copied. They need Debian's python3
 // with coverage.py (FREEZEGATE_PYTHON, default /usr/bin/python3): another python3 may come
 // first on PATH without it.
+//
+// The Vitest section (optional) measures what per-test recording costs on a real Vitest
+// project (bench/vitest-cost.mjs): its whole suite run alternately with plain istanbul
+// coverage and with freezegate's recorder. It runs when FREEZEGATE_BENCH_VITEST_ROOT names the
+// project's directory (with its dependencies, Vitest and @vitest/coverage-istanbul installed;
+// default /work/ext/h3 when that exists), with FREEZEGATE_BENCH_VITEST_ARGS as extra Vitest
+// arguments (default --typecheck.enabled=false); otherwise it says that it skipped.
 
 import { spawnSync } from "node:child_process";
 import {
@@ -37,6 +46,7 @@ import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AUDIT, BENCH_ENV, BenchError, GNU_TIME, measure, median, summarize } from "./measure.mjs";
+import { measureVitestCost } from "./vitest-cost.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, "..");
@@ -76,6 +86,17 @@ const SHAPES = [
 ];
 const KINDS = ["lines", "arcs"];
 
+/** The real Vitest project of the Vitest section, or null when none is configured. */
+const VITEST_ROOT =
+  process.env.FREEZEGATE_BENCH_VITEST_ROOT ??
+  (existsSync("/work/ext/h3/node_modules/vitest") ? "/work/ext/h3" : null);
+const VITEST_ARGS = (process.env.FREEZEGATE_BENCH_VITEST_ARGS ?? "--typecheck.enabled=false")
+  .split(/\s+/)
+  .filter(Boolean);
+/** The issue's goal: recording costs at most 1.3x the wall time, on at least 400 tests. */
+const VITEST_MAX_RATIO = 1.3;
+const VITEST_MIN_TESTS = 400;
+
 /** Which changed lines expected.json lists under each key, and the verdict each must get. */
 const EXPECTED_VERDICT = {
   shadowed: "shadowed",
@@ -94,6 +115,7 @@ function parseArgs(argv) {
     write: false,
     runs: 5,
     baselineRuns: null,
+    vitestRounds: 3,
     only: null,
     generate: false,
     profile: false,
@@ -112,14 +134,15 @@ function parseArgs(argv) {
     else if (arg === "--profile") opts.profile = true;
     else if (arg === "--runs") opts.runs = positiveInt(arg, value());
     else if (arg === "--baseline-runs") opts.baselineRuns = positiveInt(arg, value());
+    else if (arg === "--vitest-rounds") opts.vitestRounds = positiveInt(arg, value());
     else if (arg === "--only") opts.only = value().split(",");
     else throw new BenchError(`unknown option ${arg} (see the usage at the top of bench/run.mjs)`);
   }
   if (opts.only) {
-    const unknown = opts.only.filter((n) => !SHAPES.some((s) => s.name === n));
+    const unknown = opts.only.filter((n) => n !== "vitest" && !SHAPES.some((s) => s.name === n));
     if (unknown.length > 0) {
       throw new BenchError(
-        `--only: unknown shape ${unknown.join(", ")} (use ${SHAPES.map((s) => s.name).join(", ")})`,
+        `--only: unknown shape ${unknown.join(", ")} (use ${SHAPES.map((s) => s.name).join(", ")}, vitest)`,
       );
     }
   }
@@ -664,7 +687,7 @@ function measureDoubling(results, opts) {
   });
 }
 
-function targets(results, doubling) {
+function targets(results, doubling, vitest) {
   const out = [];
   for (const kind of KINDS) {
     const typical = byName(results, `large-30/${kind}`);
@@ -699,7 +722,64 @@ function targets(results, doubling) {
       pass: d.ratio <= 1.3,
     });
   }
+  if (vitest?.cost) {
+    const c = vitest.cost;
+    out.push({
+      what: `Vitest per-test recording costs <= ${VITEST_MAX_RATIO}x plain istanbul (wall time, a real project of >= ${VITEST_MIN_TESTS} tests: ${c.tests})`,
+      got: `${c.ratio.toFixed(2)}x`,
+      pass: c.ratio <= VITEST_MAX_RATIO && c.tests >= VITEST_MIN_TESTS,
+    });
+  }
   return out;
+}
+
+/**
+ * The Vitest section: the cost of recording on VITEST_ROOT, or why it did not run (one line
+ * that says so, never a silent pass).
+ */
+function benchVitest(opts) {
+  if (opts.only && !opts.only.includes("vitest")) return null;
+  if (opts.quick) return { skipped: "--quick runs the small workloads only" };
+  if (!VITEST_ROOT) {
+    return {
+      skipped:
+        "no Vitest project configured (set FREEZEGATE_BENCH_VITEST_ROOT to a project with Vitest and @vitest/coverage-istanbul installed)",
+    };
+  }
+  if (!existsSync(VITEST_ROOT)) {
+    throw new BenchError(
+      `FREEZEGATE_BENCH_VITEST_ROOT=${VITEST_ROOT} does not exist: name a Vitest project's directory, or set it empty to skip the Vitest section`,
+    );
+  }
+  progress(
+    `vitest: ${VITEST_ROOT} ${VITEST_ARGS.join(" ")}, plain istanbul and recorded runs in turn, x${opts.vitestRounds}`,
+  );
+  let cost;
+  try {
+    cost = measureVitestCost({
+      root: VITEST_ROOT,
+      rounds: opts.vitestRounds,
+      extra: VITEST_ARGS,
+      log: (line) => progress(`vitest: ${line}`),
+    });
+  } catch (error) {
+    throw new BenchError(`vitest: ${error.message}`);
+  }
+  return { root: VITEST_ROOT, args: VITEST_ARGS, cost };
+}
+
+function vitestLines(vitest) {
+  if (!vitest) return [];
+  if (vitest.skipped) return [`VITEST COST SKIPPED: ${vitest.skipped}`];
+  const c = vitest.cost;
+  return [
+    `Vitest cost on ${vitest.root}${vitest.args.length ? ` (${vitest.args.join(" ")})` : ""}, Vitest ${c.vitest}, ${c.tests} tests, medians of ${c.runs.length / 2} alternating runs each: plain istanbul ${c.plain.toFixed(1)} s, recorded ${c.record.toFixed(1)} s = ${c.ratio.toFixed(2)}x wall time; CPU ${c.cpuPlain.toFixed(1)} s against ${c.cpuRecord.toFixed(1)} s = ${c.cpuRatio.toFixed(2)}x`,
+    ...(c.sameTests
+      ? []
+      : [
+          `Vitest cost: the runs did not all print the same test counts (${[...new Set(c.runs.map((r) => r.tests))].join("; ")})`,
+        ]),
+  ];
 }
 
 const SEED_NOTE =
@@ -741,8 +821,8 @@ function machine(tools) {
   ].join("\n");
 }
 
-function renderMarkdown(results, doubling, tools, argv) {
-  const ts = targets(results, doubling);
+function renderMarkdown(results, doubling, vitest, tools, argv) {
+  const ts = targets(results, doubling, vitest);
   const notes = results
     .filter((r) => r.check.mismatches.length > 0)
     .map((r) => `- ${r.name}: ${r.check.mismatches.slice(0, 5).join("; ")}`);
@@ -776,6 +856,7 @@ function renderMarkdown(results, doubling, tools, argv) {
           "",
         ]
       : []),
+    ...vitestLines(vitest).flatMap((line) => [`- ${line}`, ""]),
     ...(ts.length > 0
       ? ["Targets:", "", ...ts.map((t) => `- ${t.pass ? "PASS" : "MISS"} ${t.what}: ${t.got}`), ""]
       : []),
@@ -843,18 +924,22 @@ function main() {
     return 0;
   }
   const doubling = measureDoubling(results, opts);
+  const vitest = benchVitest(opts);
 
   process.stdout.write(`\n${machine(tools)}\n\n`);
-  process.stdout.write(`${textTable(mainTable(results))}\n\n`);
-  process.stdout.write(`baseline steps (ms / MB):\n${textTable(stepsTable(results))}\n\n`);
-  process.stdout.write(`answers:\n${textTable(answersTable(results))}\n\n`);
+  if (results.length > 0) {
+    process.stdout.write(`${textTable(mainTable(results))}\n\n`);
+    process.stdout.write(`baseline steps (ms / MB):\n${textTable(stepsTable(results))}\n\n`);
+    process.stdout.write(`answers:\n${textTable(answersTable(results))}\n\n`);
+  }
   for (const r of results) if (r.profile) process.stdout.write(`${profileText(r)}\n\n`);
   for (const d of doubling) {
     process.stdout.write(
       `doubling ratio (${d.kind}, alternating runs): large2x-30 ${d.two.ms.toFixed(0)} ms / large-30 ${d.one.ms.toFixed(0)} ms = ${d.ratio.toFixed(2)}x\n`,
     );
   }
-  const ts = targets(results, doubling);
+  for (const line of vitestLines(vitest)) process.stdout.write(`${line}\n`);
+  const ts = targets(results, doubling, vitest);
   for (const t of ts) process.stdout.write(`${t.pass ? "PASS" : "MISS"} ${t.what}: ${t.got}\n`);
   let mismatches = 0;
   for (const r of results) {
@@ -868,7 +953,7 @@ function main() {
     process.stdout.write(`note (${seedZero.map((r) => r.name).join(", ")}): ${SEED_NOTE}\n`);
   }
   if (opts.write) {
-    writeResults(renderMarkdown(results, doubling, tools, argv));
+    writeResults(renderMarkdown(results, doubling, vitest, tools, argv));
     process.stdout.write(`wrote ${RESULTS}\n`);
   }
   return mismatches === 0 && ts.every((t) => t.pass) ? 0 : 1;

@@ -5,6 +5,7 @@
 // test/fixtures/vitest/basic --expect-out test/fixtures/vitest/basic/oracle-lines.json`).
 // Which phase a line belongs to is checked at lines found by their text in the sources.
 
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,8 +63,11 @@ interface Oracle {
 const oracle = JSON.parse(readFileSync(join(FIXTURE, "oracle-lines.json"), "utf8")) as Oracle;
 
 let runs = 0;
+/** The data file of the latest recording. */
+let lastData = "";
 function record(...args: string[]): Recording {
-  return recordVitest(FIXTURE, join(work, `run-${runs++}.jsonl`), ...args);
+  lastData = join(work, `run-${runs++}.jsonl`);
+  return recordVitest(FIXTURE, lastData, ...args);
 }
 
 function read(path: string): Data {
@@ -128,9 +132,11 @@ function indexOf(data: Data, id: string): number {
 
 describe("Vitest recorder on a real project (forks, isolated)", () => {
   let data: Data;
+  let dataFile: string;
 
   it("records every test's lines exactly as the test run alone executes them", () => {
     data = recordOk();
+    dataFile = lastData;
     expect(data.header).toMatchObject({
       format: "freezegate-vitest-coverage",
       version: 1,
@@ -153,6 +159,33 @@ describe("Vitest recorder on a real project (forks, isolated)", () => {
         expect(mine.sort(), `${test.id} ${source}`).toEqual(spans);
       }
     }
+  });
+
+  it("is what the oracle finds too when one Vitest runs the tests one after the other", () => {
+    // oracle-lines.json came from a `vitest run` process per test; the oracle's fast mode
+    // runs them all in one Vitest instance, each in a fresh worker with its own coverage.
+    // A timer left running by a test fires within the 50 ms settle time in both.
+    const expectOut = join(work, "oracle-shared.json");
+    const res = spawnSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, "scripts/vitest-oracle.mjs"),
+        "check",
+        "--root",
+        FIXTURE,
+        "--data",
+        dataFile,
+        "--settle",
+        "50",
+        "--expect-out",
+        expectOut,
+      ],
+      { cwd: FIXTURE, encoding: "utf8", env: { ...process.env, FORCE_COLOR: "0" } },
+    );
+    expect(res.status, `${res.stdout}${res.stderr}`).toBe(0);
+    expect(res.stdout).toContain("11/11 tests match the isolated runs (2 isolated by task id");
+    const shared = JSON.parse(readFileSync(expectOut, "utf8")) as Oracle;
+    expect(shared.tests).toEqual(oracle.tests);
   });
 
   it("names tests as Vitest prints them, from the files Vitest's include matched", () => {
