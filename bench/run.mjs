@@ -11,8 +11,9 @@
 //   --write          also write the tables to bench/RESULTS.md (between its bench markers)
 //   --runs N         timed freezegate runs per workload, median reported (default 5)
 //   --baseline-runs  runs of the slow baselines (default 3 on small workloads, 1 on large)
-//   --only           workload shapes to run: small, large-30, large-900, large2x-30, and
-//                    vitest (the Vitest section below)
+//   --only           workload shapes to run: small, large-30, large-900, large2x-30,
+//                    vitest (the Vitest section below) and mutants (bench/mutants.mjs: mutant
+//                    runs with per-test selection against the whole suite, on attrs)
 //   --vitest-rounds  rounds of the Vitest cost measurement (default 3)
 //   --generate       only make the workloads (no freezegate needed), then stop
 //   --profile        also run freezegate once under --cpu-prof per workload and print where
@@ -139,10 +140,12 @@ function parseArgs(argv) {
     else throw new BenchError(`unknown option ${arg} (see the usage at the top of bench/run.mjs)`);
   }
   if (opts.only) {
-    const unknown = opts.only.filter((n) => n !== "vitest" && !SHAPES.some((s) => s.name === n));
+    const unknown = opts.only.filter(
+      (n) => n !== "vitest" && n !== "mutants" && !SHAPES.some((s) => s.name === n),
+    );
     if (unknown.length > 0) {
       throw new BenchError(
-        `--only: unknown shape ${unknown.join(", ")} (use ${SHAPES.map((s) => s.name).join(", ")}, vitest)`,
+        `--only: unknown shape ${unknown.join(", ")} (use ${SHAPES.map((s) => s.name).join(", ")}, vitest, mutants)`,
       );
     }
   }
@@ -956,7 +959,26 @@ function main() {
     writeResults(renderMarkdown(results, doubling, vitest, tools, argv));
     process.stdout.write(`wrote ${RESULTS}\n`);
   }
-  return mismatches === 0 && ts.every((t) => t.pass) ? 0 : 1;
+  const mutants = benchMutants(opts);
+  return mismatches === 0 && ts.every((t) => t.pass) && mutants === 0 ? 0 : 1;
+}
+
+/**
+ * The mutant-run bench (bench/mutants.mjs) in its own process: it prepares and measures a real
+ * project of its own, prints its own table and target, and writes its own section.
+ */
+function benchMutants(opts) {
+  if (opts.only && !opts.only.includes("mutants")) return 0;
+  if (opts.quick) {
+    process.stdout.write("MUTANTS SKIPPED: --quick runs the small workloads only\n");
+    return 0;
+  }
+  const r = spawnSync(
+    process.execPath,
+    [join(HERE, "mutants.mjs"), ...(opts.write ? ["--write"] : [])],
+    { stdio: "inherit", env: BENCH_ENV },
+  );
+  return r.status ?? 2;
 }
 
 try {
