@@ -661,7 +661,7 @@ export function renderCalibrateHtml(r: CalibrateReport): string {
   });
   const rows = r.canaries.map(
     (c) =>
-      h`<tr><td>${c.kind}</td><td><code>${c.path}:${c.line}</code></td><td>${c.mutation}: <code>${c.text.trim()}</code> → <code>${c.mutant.trim()}</code></td><td>${c.verdict === null ? h`<span class="skip">skipped: ${c.skipped}</span>` : badge(c.verdict)}</td><td>${c.ok ? h`<span class="badge b-ok">yes</span>` : h`<span class="badge b-bad">no</span> ${c.reason}`}</td></tr>
+      h`<tr><td>${c.kind}</td><td><code>${c.path}:${c.line}</code></td><td>${c.mutation}: <code>${c.text.trim()}</code> \u2192 <code>${c.mutant.trim()}</code></td><td>${c.verdict === null ? h`<span class="skip">skipped: ${c.skipped}</span>` : badge(c.verdict)}</td><td>${c.ok ? h`<span class="badge b-ok">yes</span>` : h`<span class="badge b-bad">no</span> ${c.reason}`}</td></tr>
 `,
   );
   const main = h`${failures}<section id="summary" aria-labelledby="summary-h">
