@@ -3,8 +3,9 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { gitBlobId } from "../../src/core/git-blob.js";
+import { gitBlobId, SHA1_WASM } from "../../src/core/git-blob.js";
 
 /** git's id of `content`, as node:crypto hashes it. */
 function reference(content: Uint8Array, algorithm: "sha1" | "sha256"): string {
@@ -63,6 +64,13 @@ describe("gitBlobId", () => {
     for (const n of [0, 1, 64, 1000]) {
       expect(gitBlobId(bytes(n), 64)).toBe(reference(bytes(n), "sha256"));
     }
+  });
+
+  it("holds the module that scripts/sha1-wasm.mjs assembles", () => {
+    const script = fileURLToPath(new URL("../../scripts/sha1-wasm.mjs", import.meta.url));
+    const printed = execFileSync(process.execPath, [script], { encoding: "utf8" });
+    const text = [...printed.matchAll(/"([^"]*)"/g)].map((m) => m[1]).join("");
+    expect(text).toBe(SHA1_WASM);
   });
 
   it("answers the same for the same bytes, whatever was hashed before", () => {
