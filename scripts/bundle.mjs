@@ -11,7 +11,7 @@
 // module one (no ES module loader to set up; Node 24 starts both alike; docs/performance.md).
 // The bundle is the same code; only import.meta.url needs a stand-in.
 
-import { chmodSync, copyFileSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { build } from "esbuild";
 import { writeCodeCache } from "./code-cache.mjs";
@@ -52,6 +52,8 @@ await build({
   },
 });
 
+refuseNonAscii("dist/bin/audit.cjs");
+
 copyFileSync("scripts/bin-entry.cjs", "dist/bin/freezegate.cjs");
 chmodSync("dist/bin/freezegate.cjs", 0o755);
 
@@ -61,4 +63,25 @@ try {
   writeCodeCache(resolve("dist/bin"));
 } catch (error) {
   process.stderr.write(`bundle: no code cache for audit.cjs (${String(error).trim()})\n`);
+}
+
+/**
+ * esbuild writes every other character outside ASCII as an escape, but not in a tagged
+ * template's text, whose raw form the tag could read. One such character makes V8 hold the
+ * whole bundle as a string of two-byte characters: twice the memory, and its decoding at
+ * every start costs more than the rest of reading the file (docs/performance.md).
+ */
+function refuseNonAscii(file) {
+  const bytes = readFileSync(file);
+  const at = bytes.findIndex((byte) => byte > 0x7f);
+  if (at < 0) return;
+  const line = bytes.subarray(0, at).toString("latin1").split("\n").length;
+  const char = bytes
+    .subarray(at, at + 4)
+    .toString("utf8")
+    .codePointAt(0)
+    .toString(16);
+  throw new Error(
+    `${file}:${line} holds U+${char.padStart(4, "0")}, which esbuild leaves as it is only in a tagged template: write it as \\u${char} in the source (the tag gets the same text)`,
+  );
 }

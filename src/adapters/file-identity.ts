@@ -3,7 +3,7 @@
 // writer's callers ask it before writing, so that a report never replaces an input, and two
 // reports never replace each other.
 
-import * as fs from "node:fs";
+import { fstatSync, lstatSync, readlinkSync, realpathSync, type Stats, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 
 export type Entry =
@@ -15,9 +15,9 @@ export type Entry =
 
 /** What `path` names now, symbolic links followed; null when nothing (or a dangling link). */
 export function entryAt(path: string): Entry | null {
-  let stat: fs.Stats;
+  let stat: Stats;
   try {
-    stat = fs.statSync(path);
+    stat = statSync(path);
   } catch {
     return null;
   }
@@ -28,7 +28,7 @@ export function entryAt(path: string): Entry | null {
 /** Whether `path` itself is a regular file: not a link, even to one. */
 export function isPlainFile(path: string): boolean {
   try {
-    return fs.lstatSync(path).isFile();
+    return lstatSync(path).isFile();
   } catch {
     return false;
   }
@@ -39,8 +39,8 @@ export function linkEnd(path: string): string {
   let end = path;
   for (let hops = 0; hops < 40; hops++) {
     try {
-      if (!fs.lstatSync(end).isSymbolicLink()) break;
-      end = resolve(dirname(end), fs.readlinkSync(end));
+      if (!lstatSync(end).isSymbolicLink()) break;
+      end = resolve(dirname(end), readlinkSync(end));
     } catch {
       break;
     }
@@ -51,10 +51,10 @@ export function linkEnd(path: string): string {
 /** A path as the file system resolves it (through links), also for a file not made yet. */
 export function canonicalPath(path: string): string {
   try {
-    return fs.realpathSync(path);
+    return realpathSync(path);
   } catch {
     try {
-      return join(fs.realpathSync(dirname(path)), basename(path));
+      return join(realpathSync(dirname(path)), basename(path));
     } catch {
       return resolve(path);
     }
@@ -79,8 +79,8 @@ export function fileIdentity(path: string): string {
 /** Whether `path` is the file or stream this process's stdout writes to. */
 export function isOwnStdout(path: string): boolean {
   try {
-    const own = fs.fstatSync(1);
-    const named = fs.statSync(path);
+    const own = fstatSync(1);
+    const named = statSync(path);
     return own.dev === named.dev && own.ino === named.ino;
   } catch {
     return false;

@@ -223,6 +223,7 @@ export function readTextFile(path: string, label: string, opts: ReadOptions = {}
  * that keeps it from being read is an InputError, as for readTextFile.
  */
 export function readTextIfExists(path: string, label: string): string | null {
+  if (nothingAt(path)) return null;
   try {
     return readTextFile(path, label);
   } catch (error) {
@@ -236,11 +237,26 @@ export function readTextIfExists(path: string, label: string): string | null {
 
 /** A file's text, or null when it is missing or cannot be read (no evidence either way). */
 export function readTextOrNull(path: string): string | null {
+  if (nothingAt(path)) return null;
   try {
     return readTextFile(path, "file");
   } catch (error) {
     if (error instanceof FreezegateError) return null;
     throw error;
+  }
+}
+
+/**
+ * Whether nothing is at `path` (nor at the end of a link from it), asked without building an
+ * error: most of the configuration files an audit looks for are absent, and each read of an
+ * absent one built two of Node's errors and a refusal only to return null. Any other problem
+ * is left to the read, which says what it is.
+ */
+function nothingAt(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
   }
 }
 

@@ -12,7 +12,6 @@
 // until every rename succeeded, so a failed rename puts it back). When any step fails, the
 // temporary files are removed and no target is new or changed.
 
-import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { FreezegateError } from "../core/errors.js";
@@ -52,10 +51,9 @@ export function writeTargetOf(path: string, ops: TargetOps = fs): WriteTarget {
 
 /** A name for a temporary file beside `path` (same directory, so a rename is atomic). */
 export function siblingName(path: string, kind: "tmp" | "bak"): string {
-  return join(
-    dirname(path),
-    `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.${kind}`,
-  );
+  // node:crypto is loaded when a file is written, not by every audit that loads this module.
+  const token = process.getBuiltinModule("node:crypto").randomBytes(4).toString("hex");
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${token}.${kind}`);
 }
 
 /** Remove a file (a report an earlier run left); throws as the file system does. */

@@ -11,7 +11,6 @@
 // scripts, network and any style but our own, so even a bug in the escaping could neither run
 // code nor fetch anything.
 
-import { createHash } from "node:crypto";
 import { CANARY_KINDS } from "../core/canaries.js";
 import { describeSource } from "../core/ledger.js";
 import type { Verdict } from "../core/shadow-audit.js";
@@ -155,9 +154,19 @@ summary{cursor:pointer}
 .skip{color:var(--muted)}
 `;
 
-// The inline stylesheet is allowed by its hash, so the policy can refuse every other style.
-const CSS_HASH = createHash("sha256").update(CSS).digest("base64");
-const CSP = `default-src 'none'; style-src 'sha256-${CSS_HASH}'; img-src data:; script-src 'none'; base-uri 'none'; form-action 'none'`;
+let csp: string | null = null;
+
+/**
+ * The page's policy. The inline stylesheet is allowed by its hash, so the policy can refuse
+ * every other style. Made on first use: node:crypto is loaded only when a page is written,
+ * not by every audit that loads this module (docs/performance.md).
+ */
+function contentSecurityPolicy(): string {
+  const hash = () =>
+    process.getBuiltinModule("node:crypto").createHash("sha256").update(CSS).digest("base64");
+  csp ??= `default-src 'none'; style-src 'sha256-${hash()}'; img-src data:; script-src 'none'; base-uri 'none'; form-action 'none'`;
+  return csp;
+}
 
 function badge(verdict: Verdict): Html {
   return h`<span class="badge b-${verdict}">${VERDICT_LABEL[verdict]}</span>`;
@@ -595,7 +604,7 @@ function htmlPage(version: string, title: string, header: Html, main: Html): str
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy()}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="freezegate ${version}">
 <title>${title}</title>
@@ -699,7 +708,7 @@ export function renderCalibrateHtml(r: CalibrateReport): string {
   });
   const rows = r.canaries.map(
     (c) =>
-      h`<tr><td>${c.kind}</td><td><code>${c.path}:${c.line}</code></td><td>${c.mutation}: <code>${c.text.trim()}</code> → <code>${c.mutant.trim()}</code></td><td>${c.verdict === null ? h`<span class="skip">skipped: ${c.skipped}</span>` : badge(c.verdict)}</td><td>${c.ok ? h`<span class="badge b-ok">yes</span>` : h`<span class="badge b-bad">no</span> ${c.reason}`}</td></tr>
+      h`<tr><td>${c.kind}</td><td><code>${c.path}:${c.line}</code></td><td>${c.mutation}: <code>${c.text.trim()}</code> \u2192 <code>${c.mutant.trim()}</code></td><td>${c.verdict === null ? h`<span class="skip">skipped: ${c.skipped}</span>` : badge(c.verdict)}</td><td>${c.ok ? h`<span class="badge b-ok">yes</span>` : h`<span class="badge b-bad">no</span> ${c.reason}`}</td></tr>
 `,
   );
   const main = h`${failures}<section id="summary" aria-labelledby="summary-h">

@@ -15,7 +15,6 @@
 // passes no sources) the line numbers stand in for the text. Line text rather than number
 // keeps a result's identity when lines above it move.
 
-import { createHash } from "node:crypto";
 import { FINDING_CODES, type FindingCode } from "../core/findings.js";
 import {
   CALIBRATE_CODE_ORDER,
@@ -43,6 +42,14 @@ import {
   verdictSentence,
 } from "./issues.js";
 import { jsonText, sourceLines } from "./words.js";
+
+/**
+ * SHA-256 as hex. node:crypto is loaded when a SARIF report is made, not by every audit that
+ * loads this module (docs/performance.md).
+ */
+function sha256Hex(text: string): string {
+  return process.getBuiltinModule("node:crypto").createHash("sha256").update(text).digest("hex");
+}
 
 export const SARIF_SCHEMA_URI =
   "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
@@ -140,7 +147,7 @@ function fingerprints(issues: readonly Issue[], sources: ReadonlyMap<string, str
     // Two findings at one place about one thing (rare) still get distinct identities.
     const n = seen.get(key) ?? 0;
     seen.set(key, n + 1);
-    const hash = createHash("sha256").update(`${key}\u0001${n}`).digest("hex");
+    const hash = sha256Hex(`${key}\u0001${n}`);
     return `${hash.slice(0, 32)}:${n + 1}`;
   });
 }
@@ -246,7 +253,7 @@ export function renderSarif(
         ? locationOf({ ...(omitted[0] as Issue), path: null }, fallback)
         : locationOf(at, fallback)),
       partialFingerprints: {
-        [FINGERPRINT_KEY]: `${createHash("sha256").update(TRUNCATED_RULE).digest("hex").slice(0, 32)}:1`,
+        [FINGERPRINT_KEY]: `${sha256Hex(TRUNCATED_RULE).slice(0, 32)}:1`,
       },
       properties: { gate: "report", omitted: omitted.length },
     });
@@ -368,7 +375,7 @@ export function renderCalibrateSarif(report: CalibrateReport): string {
     message: { text: message },
     ...locationOf(place, report.settings.frozen.file),
     partialFingerprints: {
-      [FINGERPRINT_KEY]: `${createHash("sha256").update(`${code}\u0001${key}`).digest("hex").slice(0, 32)}:1`,
+      [FINGERPRINT_KEY]: `${sha256Hex(`${code}\u0001${key}`).slice(0, 32)}:1`,
     },
   });
   const at = (path: string | null, line: number | null): Place => ({ path, line, endLine: line });

@@ -155,8 +155,10 @@ function fileSection(
     lineRuns([file], (l) => (l.verdict === verdict ? sameVerdictAndTests(l) : null));
   const span = (run: LineRun) =>
     run.line === run.endLine ? `${run.line}` : `${run.line}-${run.endLine}`;
-  const lines = source === undefined ? null : sourceLines(source);
-  for (const run of runsOf("shadowed")) {
+  const shadowed = runsOf("shadowed");
+  // Split into lines only for a file with a run to show: most files of a patch have none.
+  const lines = source === undefined || shadowed.length === 0 ? null : sourceLines(source);
+  for (const run of shadowed) {
     out.push(
       `  ${p.bad("SHADOWED")} ${span(run)}: only frozen tests cover it: ${listTests(run.first.frozenTests)}`,
       ...sourceExcerpt(lines, run.line, run.endLine, p),

@@ -11,6 +11,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -443,6 +444,30 @@ describe("bad input is exit 2 with one line, never a pass", () => {
       expect(flagWins.status).toBe(0);
     } finally {
       repo.remove("pyproject.toml");
+    }
+  });
+});
+
+describe("what an audit loads", () => {
+  it("no node:crypto for an audit of a range: its blob ids are hashed in WebAssembly", () => {
+    // node:crypto costs more to load than all the hashing (docs/performance.md).
+    const dir = mkdtempSync(join(tmpdir(), "freezegate-loaded-"));
+    try {
+      const preload = join(dir, "loaded.cjs");
+      writeFileSync(
+        preload,
+        'process.on("exit", () => process.stderr.write("loaded: " + process.moduleLoadList + "\\n"));\n',
+      );
+      const r = runCli(["audit", "--base", "base", "--format", "json"], {
+        cwd: repo.dir,
+        env: { NODE_OPTIONS: `--require ${preload}` },
+      });
+      expect(r.status).toBe(1);
+      const loaded = /^loaded: (.*)$/m.exec(r.stderr)?.[1]?.split(",") ?? [];
+      expect(loaded).toContain("NativeModule child_process");
+      expect(loaded).not.toContain("NativeModule crypto");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
