@@ -17,7 +17,7 @@ beforeAll(() => {
 });
 afterAll(() => repo.cleanup());
 
-describe("check's ledger.format is the layout id of ledger check (finding 1)", () => {
+describe("check's ledger.format is the layout id of ledger check", () => {
   const layouts: Array<[string, object]> = [
     ["freezegate", { version: 1, freezes: [{ test_id: FROZEN }], properties: [] }],
     ["seed-004-ledger", { schema: 1, freezes: [{ test_id: FROZEN }] }],
@@ -46,7 +46,7 @@ describe("check's ledger.format is the layout id of ledger check (finding 1)", (
   });
 });
 
-describe("doctor names an unreadable frozen file relative to the repository root (finding 3)", () => {
+describe("doctor names an unreadable frozen file relative to the repository root", () => {
   const frozenCheck = (file: string) => {
     const r = runCli(["doctor", "--base", "base", "--frozen", file, "--format", "json"], {
       cwd: repo.dir,
@@ -101,7 +101,7 @@ describe("doctor names an unreadable frozen file relative to the repository root
   });
 });
 
-describe("structural ledger errors give each key its own fix (finding 4)", () => {
+describe("structural ledger errors give each key its own fix", () => {
   const refusal = (policy: object) => {
     repo.write("bad-ledger.json", `${JSON.stringify({ version: 1, policy })}\n`);
     const r = runCli(["ledger", "check", "--ledger", "bad-ledger.json"], { cwd: repo.dir });
@@ -127,7 +127,7 @@ describe("structural ledger errors give each key its own fix (finding 4)", () =>
   });
 });
 
-describe("a command group without a subcommand (finding 5a)", () => {
+describe("a command group without a subcommand", () => {
   it("prints the group's help on stderr and exits 2, as bare freezegate does", () => {
     const r = runCli(["ledger"], { cwd: repo.dir });
     expect(r.status).toBe(2);
