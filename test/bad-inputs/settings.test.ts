@@ -268,7 +268,9 @@ describePython("other settings a patch could judge itself by", () => {
       `freezegate: error[patch-changes-pinned-setting]: the patch changes coverage in the repository's config (now ${partial}; no coverage at ${mergeBase}), which names the data the patch is judged by: a patch cannot choose that for itself (fix: change coverage in a patch that changes no audited source file, or pass --coverage)`,
     );
     const doctor = runCli(["doctor", "--base", "main"], { cwd: repo.dir });
-    expect(doctor.stdout).toMatch(/^FAIL {2}freshness: the patch changes coverage /m);
+    expect(doctor.stdout).toMatch(
+      /^FAIL {2}freshness: error\[patch-changes-pinned-setting\]: the patch changes coverage /m,
+    );
     expect(doctor.status).toBe(2);
   });
 

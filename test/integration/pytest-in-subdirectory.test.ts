@@ -84,7 +84,7 @@ describePython("pytest run in tests/ beside older data at the repository root", 
     const doctor = runCli(["doctor", "--base", "main"], { cwd: join(repo.dir, "tests") });
     expect(doctor.status).toBe(2);
     expect(doctor.stdout).toContain(
-      "FAIL  data: coverage data is in the working directory (.coverage) and in the repository root (../.coverage)",
+      "FAIL  data: error[data-of-two-runs]: coverage data is in the working directory (.coverage) and in the repository root (../.coverage)",
     );
     // The test root is a place pytest writes its data too.
     expect(expectOneLineError(audit(".", "--test-root", "tests"))).toBe(

@@ -286,7 +286,9 @@ describe("audit of a TypeScript patch", () => {
     expect(line).toContain("is from a filtered run (-t /adds/)");
     const doctor = cli(repo, "doctor", "--base", "main", "--coverage", filtered);
     expect(doctor.status).toBe(2);
-    expect(doctor.stdout).toMatch(/^FAIL\s+contexts: the Vitest data is from a filtered run/m);
+    expect(doctor.stdout).toMatch(
+      /^FAIL\s+contexts: error\[vitest-run-filtered\]: the Vitest data is from a filtered run/m,
+    );
   }, 60_000);
 });
 
