@@ -82,3 +82,16 @@ export function summarize(runs) {
     n: runs.length,
   };
 }
+
+/** A table for the terminal: columns padded to their widest cell. */
+export function textTable({ head, rows }) {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join(" | ");
+  return [line(head), widths.map((w) => "-".repeat(w)).join("-|-"), ...rows.map(line)].join("\n");
+}
+
+/** The same table as Markdown. */
+export function markdownTable({ head, rows }) {
+  const line = (cells) => `| ${cells.join(" | ")} |`;
+  return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
+}

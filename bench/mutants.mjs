@@ -31,6 +31,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { markdownTable, textTable } from "./measure.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, "..");
@@ -363,17 +364,6 @@ function lines(r) {
         ? `the ${r.compared.length} mutants run both ways are judged alike`
         : `FINDING: ${r.compared.filter((c) => !c.agree).length} of ${r.compared.length} mutants run both ways are judged differently${r.missing > 0 ? `, and ${r.missing} whole-suite mutants are not in the selection's sample` : ""}`,
   };
-}
-
-function textTable({ head, rows }) {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join(" | ");
-  return [line(head), widths.map((w) => "-".repeat(w)).join("-|-"), ...rows.map(line)].join("\n");
-}
-
-function markdownTable({ head, rows }) {
-  const line = (cells) => `| ${cells.join(" | ")} |`;
-  return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
 }
 
 function machine() {

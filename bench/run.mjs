@@ -46,7 +46,17 @@ import {
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AUDIT, BENCH_ENV, BenchError, GNU_TIME, measure, median, summarize } from "./measure.mjs";
+import {
+  AUDIT,
+  BENCH_ENV,
+  BenchError,
+  GNU_TIME,
+  markdownTable,
+  measure,
+  median,
+  summarize,
+  textTable,
+} from "./measure.mjs";
 import { measureVitestCost } from "./vitest-cost.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -793,17 +803,6 @@ function seedZeroShadow(results) {
   return results.filter(
     (r) => r.seedSays && r.seedSays.shadowed === 0 && r.check.expectedCounts.shadowed > 0,
   );
-}
-
-function textTable({ head, rows }) {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join(" | ");
-  return [line(head), widths.map((w) => "-".repeat(w)).join("-|-"), ...rows.map(line)].join("\n");
-}
-
-function markdownTable({ head, rows }) {
-  const line = (cells) => `| ${cells.join(" | ")} |`;
-  return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
 }
 
 function commandLine(argv) {
