@@ -11,7 +11,7 @@ if (r.status !== 0) throw new Error("git");
 const files = [...r.stdout.matchAll(/^\+\+\+ b\/(.*)$/gm)].map((m) => m[1]);
 const { DatabaseSync } = require("node:sqlite");
 const db = new DatabaseSync(".coverage", { readOnly: true });
-db.exec("PRAGMA cache_size = -2000");
+db.exec("PRAGMA cache_size = -128");
 const n = db
   .prepare(
     "SELECT count(*) AS n, min(id) AS lo, max(id) AS hi, sum(context GLOB '*|run') AS run FROM context",
