@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LongestFirst } from "./test/sequencer.js";
 
 export default defineConfig({
   test: {
@@ -10,5 +11,7 @@ export default defineConfig({
     // core idle: on 2 cores two workers ran the suite in 587 s instead of 775 s.
     maxWorkers: 2,
     globalSetup: ["test/global-setup.ts"],
+    // Longest files first, so that no long file runs alone at the end (test/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
   },
 });
