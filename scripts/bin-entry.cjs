@@ -2,7 +2,7 @@
 "use strict";
 // The freezegate binary (copied to dist/bin/freezegate.cjs by scripts/bundle.mjs).
 // `freezegate audit` runs from one CommonJS file, every other command from the full ES
-// module CLI (with Node's compile cache, at the end of this file).
+// module CLI.
 //
 // audit.cjs is compiled with the V8 code cache the build wrote next to it (bytecode of every
 // function a sample audit ran), which saves compiling 600 kB of JavaScript on each run. The
@@ -111,11 +111,5 @@ if (process.argv[2] === "audit") {
     loadFailed(error);
   }
 } else {
-  // Every other command loads the ES module CLI. Node's own compile cache keeps its compiled
-  // code between runs (in the system's temporary directory, or NODE_COMPILE_CACHE; off with
-  // NODE_DISABLE_COMPILE_CACHE=1): about 15 ms less per command. It never throws, and Node
-  // checks each entry against the source, so it changes how fast a command starts, never
-  // what it does. A Node.js too old to have it goes on to the CLI, which says so.
-  Module.enableCompileCache?.();
   import("./cli.mjs").catch(loadFailed);
 }
